@@ -1,0 +1,18 @@
+//! Partitioning schemes, the parallel replay engine and the metrics of shardlab.
+//!
+//! ```
+//! use analysis::schemes::{BuildContext, SchemeSpec};
+//! let spec = &SchemeSpec::parse_list("hash").unwrap()[0];
+//! let ctx = BuildContext { shards: 16, warmup_keys: &[], key_type: Default::default() };
+//! let hash = spec.build(&ctx).unwrap();
+//! assert!(hash.shard_of(b"user42") < 16);
+//! ```
+
+pub mod error;
+pub mod key_counts;
+pub mod partitioner;
+pub mod schemes;
+
+pub use error::AnalysisError;
+pub use key_counts::KeyCounts;
+pub use partitioner::{Partitioner, ShardId, ShardSet};

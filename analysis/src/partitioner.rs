@@ -1,0 +1,120 @@
+//! The [`Partitioner`] trait every scheme implements, and [`ShardSet`] for scan routing.
+
+use crate::{AnalysisError, KeyCounts};
+
+/// A shard number in `0..shard_count()`.
+pub type ShardId = u32;
+
+/// A partitioning scheme with a fixed configuration: who owns a key, which shards a scan
+/// contacts, and how the scheme grows or shrinks.
+///
+/// Implementations must be deterministic: the same configuration gives the same owner for the
+/// same key on every run, platform and release (hashes are pinned, never `DefaultHasher`).
+pub trait Partitioner: Send + Sync {
+    /// The scheme's label in reports, e.g. `ring:vnodes=256`.
+    fn label(&self) -> &str;
+
+    /// Number of shards `N`; every owner is in `0..N`.
+    fn shard_count(&self) -> u32;
+
+    /// The shard that owns `key`.
+    fn shard_of(&self, key: &[u8]) -> ShardId;
+
+    /// Adds to `out` every shard that a scan of `[start, end)` must contact. A scan whose end
+    /// is not after its start still contacts the owner of `start`, so at least one shard is
+    /// added.
+    fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet);
+
+    /// This scheme after growing or shrinking to `shards` shards, by the scheme's own rule.
+    /// `keys` are the distinct keys seen with their request counts, for rules that weigh
+    /// data (range moves the cheapest ranges first).
+    fn resized(&self, shards: u32, keys: &KeyCounts) -> Result<Box<dyn Partitioner>, AnalysisError>;
+
+    /// For key-range schemes: the start key of every range in key order (the first is the
+    /// empty key), so that split quality can be judged. `None` for hashed schemes.
+    fn range_starts(&self) -> Option<&[Vec<u8>]> {
+        None
+    }
+}
+
+/// A set of shards, as a bitset that remembers how many members it has.
+#[derive(Clone, Debug, Default)]
+pub struct ShardSet {
+    words: Vec<u64>,
+    len: u32,
+}
+
+impl ShardSet {
+    /// An empty set able to hold shards `0..shards`.
+    pub fn new(shards: u32) -> Self {
+        ShardSet { words: vec![0; (shards as usize).div_ceil(64)], len: 0 }
+    }
+
+    /// Adds a shard; returns true when it was not there yet.
+    #[inline]
+    pub fn insert(&mut self, shard: ShardId) -> bool {
+        let (w, b) = ((shard / 64) as usize, shard % 64);
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        let fresh = self.words[w] & (1 << b) == 0;
+        self.words[w] |= 1 << b;
+        self.len += fresh as u32;
+        fresh
+    }
+
+    /// Adds every shard in `0..shards`.
+    pub fn insert_all(&mut self, shards: u32) {
+        for s in 0..shards {
+            self.insert(s);
+        }
+    }
+
+    /// Number of shards in the set.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True when no shard is in the set.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// True when `shard` is in the set.
+    pub fn contains(&self, shard: ShardId) -> bool {
+        self.words.get((shard / 64) as usize).is_some_and(|w| w & (1 << (shard % 64)) != 0)
+    }
+
+    /// Empties the set, keeping its allocation.
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.len = 0;
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = ShardId> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64u32).filter(move |b| w & (1 << b) != 0).map(move |b| i as u32 * 64 + b)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_set_counts_each_member_once() {
+        let mut s = ShardSet::new(70);
+        assert!(s.insert(3));
+        assert!(!s.insert(3));
+        assert!(s.insert(69));
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.iter().collect::<Vec<_>>(), [3, 69]);
+        assert!(s.contains(69) && !s.contains(4));
+        s.clear();
+        assert!(s.is_empty());
+        s.insert_all(5);
+        assert_eq!(s.len(), 5);
+    }
+}

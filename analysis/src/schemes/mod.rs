@@ -1,0 +1,107 @@
+//! The partitioning schemes and their registry.
+//!
+//! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
+//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
+
+pub mod hash;
+pub mod pinned_hash;
+pub mod range;
+pub mod ring;
+pub mod salted;
+
+use crate::{AnalysisError, Partitioner};
+use workloads::{KeyType, Spec};
+
+/// What a scheme may use when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildContext<'a> {
+    /// Number of shards `N`.
+    pub shards: u32,
+    /// Distinct keys of the warm-up prefix, sorted (empty when there is no warm-up).
+    pub warmup_keys: &'a [Vec<u8>],
+    /// How key text in files (boundaries) is read.
+    pub key_type: KeyType,
+}
+
+/// A registered scheme family: its name, what it is, its parameters and its constructor.
+pub struct SchemeKind {
+    /// The name used in `--schemes` (e.g. `ring`).
+    pub name: &'static str,
+    /// One line for `--help` and error messages.
+    pub about: &'static str,
+    /// Parameter names with a short description each.
+    pub params: &'static [(&'static str, &'static str)],
+    /// True when this spec learns from a warm-up prefix of the events.
+    pub needs_warmup: fn(&Spec) -> bool,
+    /// Builds the partitioner; errors name the spec and the bad value.
+    pub build: fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>,
+}
+
+/// Every scheme, in the order reports show them.
+pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
+
+/// A scheme spec that names a registered scheme with known parameters.
+#[derive(Clone)]
+pub struct SchemeSpec {
+    /// The parsed spec (its `Display` is the label in reports).
+    pub spec: Spec,
+    kind: &'static SchemeKind,
+}
+
+impl std::fmt::Debug for SchemeSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SchemeSpec({})", self.spec)
+    }
+}
+
+impl SchemeSpec {
+    /// Checks that the spec names a registered scheme and only its parameters.
+    pub fn new(spec: Spec) -> Result<SchemeSpec, AnalysisError> {
+        let kind = SCHEMES.iter().copied().find(|k| k.name == spec.name).ok_or_else(|| {
+            spec.error(format!(
+                "unknown scheme '{}'; valid schemes: {}",
+                spec.name,
+                SCHEMES.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        let names: Vec<&str> = kind.params.iter().map(|(n, _)| *n).collect();
+        spec.check(&names)?;
+        Ok(SchemeSpec { spec, kind })
+    }
+
+    /// Parses a comma-separated list such as `range,ring:vnodes=64,hash`.
+    pub fn parse_list(text: &str) -> Result<Vec<SchemeSpec>, AnalysisError> {
+        Spec::parse_list(text)?.into_iter().map(SchemeSpec::new).collect()
+    }
+
+    /// The default set: every registered scheme with default parameters.
+    pub fn all_defaults() -> Vec<SchemeSpec> {
+        SCHEMES
+            .iter()
+            .map(|k| SchemeSpec { spec: Spec { name: k.name.to_string(), params: Vec::new() }, kind: k })
+            .collect()
+    }
+
+    /// The registered family.
+    pub fn kind(&self) -> &'static SchemeKind {
+        self.kind
+    }
+
+    /// The label used in reports (the spec as written, normalised).
+    pub fn label(&self) -> String {
+        self.spec.to_string()
+    }
+
+    /// True when the scheme learns boundaries from a warm-up prefix.
+    pub fn needs_warmup(&self) -> bool {
+        (self.kind.needs_warmup)(&self.spec)
+    }
+
+    /// Builds the partitioner for `ctx.shards` shards.
+    pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        if ctx.shards == 0 {
+            return Err(AnalysisError::Config("the shard count must be at least 1 (got 0)".into()));
+        }
+        (self.kind.build)(&self.spec, ctx)
+    }
+}

@@ -1,0 +1,10 @@
+//! stub: being written.
+use super::SchemeKind;
+/// Registration.
+pub const KIND: SchemeKind = SchemeKind {
+    name: "range",
+    about: "stub",
+    params: &[],
+    needs_warmup: |_| false,
+    build: |_, _| Err(crate::AnalysisError::Config("not yet".into())),
+};

@@ -1,0 +1,10 @@
+//! stub: being written.
+use super::SchemeKind;
+/// Registration.
+pub const KIND: SchemeKind = SchemeKind {
+    name: "ring",
+    about: "stub",
+    params: &[],
+    needs_warmup: |_| false,
+    build: |_, _| Err(crate::AnalysisError::Config("not yet".into())),
+};

@@ -1,0 +1,37 @@
+//! Errors of the workloads crate.
+
+use std::path::PathBuf;
+
+/// Anything that can go wrong while describing, opening or reading a workload.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// A workload spec string is malformed or names unknown things.
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    /// A trace file could not be opened or read.
+    #[error("cannot read trace '{path}': {source}")]
+    Io {
+        /// The trace file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A trace record is malformed; `location` is `line N` for text or `byte N` for binary.
+    #[error("{path}:{location}: {message}")]
+    Invalid {
+        /// The trace file.
+        path: PathBuf,
+        /// `line N` or `byte offset N`.
+        location: String,
+        /// What was wrong, and what was expected.
+        message: String,
+    },
+    /// The trace as a whole is unusable (empty, missing column, wrong format).
+    #[error("trace '{path}': {message}")]
+    Trace {
+        /// The trace file.
+        path: PathBuf,
+        /// What was wrong, and what to do about it.
+        message: String,
+    },
+}

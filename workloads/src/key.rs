@@ -1,0 +1,137 @@
+//! Keys: byte strings compared as bytes; integers encoded big-endian so that byte order is
+//! numeric order.
+
+use std::fmt::Write as _;
+
+/// How the key text of a trace is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyType {
+    /// The text's bytes are the key.
+    #[default]
+    Bytes,
+    /// Decimal unsigned integers, stored as 8 big-endian bytes.
+    U64,
+}
+
+impl KeyType {
+    /// Parses `bytes` or `u64`.
+    pub fn from_name(name: &str) -> Option<KeyType> {
+        match name {
+            "bytes" => Some(KeyType::Bytes),
+            "u64" => Some(KeyType::U64),
+            _ => None,
+        }
+    }
+
+    /// Appends the key that `text` denotes to `out`; on failure says what was expected.
+    pub fn parse_into(self, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        match self {
+            KeyType::Bytes => {
+                if text.is_empty() {
+                    return Err("the key is empty".into());
+                }
+                out.extend_from_slice(text);
+            }
+            KeyType::U64 => {
+                let n = parse_u64(text).ok_or_else(|| {
+                    format!(
+                        "'{}' is not a decimal integer key (--key-type u64 expects 0..=18446744073709551615)",
+                        String::from_utf8_lossy(text)
+                    )
+                })?;
+                out.extend_from_slice(&encode_u64(n));
+            }
+        }
+        Ok(())
+    }
+
+    /// Renders a key for people: the decimal number for 8-byte `u64` keys, the text for
+    /// printable byte keys, and hex (`0x...`) otherwise.
+    pub fn display(self, key: &[u8]) -> String {
+        if self == KeyType::U64 {
+            if let Some(n) = decode_u64(key) {
+                return n.to_string();
+            }
+        }
+        display_bytes(key)
+    }
+}
+
+/// Renders printable ASCII as text and anything else as `0x` followed by hex.
+pub fn display_bytes(key: &[u8]) -> String {
+    if !key.is_empty() && key.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        String::from_utf8_lossy(key).into_owned()
+    } else {
+        let mut s = String::with_capacity(2 + key.len() * 2);
+        s.push_str("0x");
+        for b in key {
+            let _ = write!(s, "{b:02x}");
+        }
+        s
+    }
+}
+
+/// Parses a decimal `u64` with no sign, spaces or overflow.
+pub fn parse_u64(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 20 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in text {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(d as u64)?;
+    }
+    Some(n)
+}
+
+/// The 8-byte big-endian key of an integer.
+#[inline]
+pub fn encode_u64(n: u64) -> [u8; 8] {
+    n.to_be_bytes()
+}
+
+/// The integer of an 8-byte key, or `None` for keys of another length.
+#[inline]
+pub fn decode_u64(key: &[u8]) -> Option<u64> {
+    <[u8; 8]>::try_from(key).ok().map(u64::from_be_bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn byte_order_of_encoded_integers_is_numeric_order(a: u64, b: u64) {
+            prop_assert_eq!(a.cmp(&b), encode_u64(a).cmp(&encode_u64(b)));
+        }
+
+        #[test]
+        fn decimal_keys_round_trip(n: u64) {
+            let mut out = Vec::new();
+            KeyType::U64.parse_into(n.to_string().as_bytes(), &mut out).unwrap();
+            prop_assert_eq!(decode_u64(&out), Some(n));
+            prop_assert_eq!(KeyType::U64.display(&out), n.to_string());
+        }
+    }
+
+    #[test]
+    fn bad_integer_keys_are_refused_with_the_reason() {
+        let mut out = Vec::new();
+        for bad in ["", "-1", "1.5", "18446744073709551616", "12a"] {
+            let err = KeyType::U64.parse_into(bad.as_bytes(), &mut out).unwrap_err();
+            assert!(err.contains("decimal integer") || err.contains("empty"), "{err}");
+        }
+    }
+
+    #[test]
+    fn unprintable_keys_display_as_hex() {
+        assert_eq!(display_bytes(b"user42"), "user42");
+        assert_eq!(display_bytes(&[0, 255]), "0x00ff");
+    }
+}

@@ -1,0 +1,22 @@
+//! The stream interface every workload and trace reader implements.
+
+use crate::{EventChunk, WorkloadError};
+
+/// A stream of events, read in chunks; memory stays bounded whatever the stream's length.
+pub trait EventSource: Send {
+    /// Appends up to `max` further events to `chunk` and returns how many were appended;
+    /// 0 means the stream has ended.
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError>;
+
+    /// The number of events the stream will yield, when known in advance.
+    fn len_hint(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Reads a whole source into one chunk (for tests and small traces).
+pub fn collect(source: &mut dyn EventSource) -> Result<EventChunk, WorkloadError> {
+    let mut chunk = EventChunk::default();
+    while source.fill(&mut chunk, 1 << 16)? > 0 {}
+    Ok(chunk)
+}
