@@ -16,3 +16,5 @@ pub mod schemes;
 pub use error::AnalysisError;
 pub use key_counts::KeyCounts;
 pub use partitioner::{Partitioner, ShardId, ShardSet};
+pub mod metrics;
+pub mod replay;

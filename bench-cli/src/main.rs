@@ -1,1 +1,26 @@
-fn main() {}
+//! The `shardlab` command: parse options, run, report. All logic lives in the library crates.
+
+mod cli;
+mod progress;
+mod run;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Run(args) => run::run(args),
+    };
+    if let Err(err) = result {
+        if is_broken_pipe(&err) {
+            std::process::exit(0);
+        }
+        eprintln!("Error: {err:#}");
+        std::process::exit(1);
+    }
+}
+
+/// A closed stdout (`shardlab run | head`) is not an error worth reporting.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+}

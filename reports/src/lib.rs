@@ -1,1 +1,31 @@
-//! shardlab outputs.
+//! shardlab's outputs: tidy CSV, the run manifest, console tables (and, later, charts and the
+//! design-review report). Exporters render bytes; [`output::OutputDir`] writes them safely.
+//!
+//! ```
+//! use reports::{exporters, RunReport, Manifest};
+//! let report = RunReport { results: vec![], manifest: Manifest::default() };
+//! let csv = exporters::SummaryCsv.render(&report).unwrap();
+//! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(reports::summary::SUMMARY_HEADER));
+//! ```
+
+pub mod error;
+pub mod exporters;
+pub mod manifest;
+pub mod output;
+pub mod summary;
+pub mod table;
+
+pub use error::ReportError;
+pub use exporters::Exporter;
+pub use manifest::Manifest;
+
+use analysis::metrics::WorkloadResult;
+
+/// Everything a run produced: the results of every workload and the manifest.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// One result per workload (and per sweep combination), in run order.
+    pub results: Vec<WorkloadResult>,
+    /// Configuration, version, seed, inputs and timing.
+    pub manifest: Manifest,
+}

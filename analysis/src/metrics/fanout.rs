@@ -1,0 +1,77 @@
+//! Scan fan-out: how many shards each range scan contacts.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Mergeable histogram of shards contacted per scan.
+#[derive(Clone, Debug)]
+pub struct FanoutAccumulator {
+    hist: Histogram<u64>,
+}
+
+impl Default for FanoutAccumulator {
+    fn default() -> Self {
+        // Fan-outs are small integers; 3 significant digits records them exactly up to 2048.
+        FanoutAccumulator { hist: Histogram::new(3).expect("3 significant digits is a valid precision") }
+    }
+}
+
+impl FanoutAccumulator {
+    /// Records one scan that contacted `shards` shards.
+    #[inline]
+    pub fn record(&mut self, shards: u32) {
+        self.hist.saturating_record(shards as u64);
+    }
+
+    /// Adds another accumulator's scans.
+    pub fn merge(&mut self, other: &FanoutAccumulator) {
+        // Both histograms auto-resize, so adding cannot fail on range.
+        let _ = self.hist.add(&other.hist);
+    }
+
+    /// The summary, or `None` when there were no scans.
+    pub fn finish(&self) -> Option<ScanFanout> {
+        let h = &self.hist;
+        (h.len() > 0).then(|| ScanFanout {
+            scans: h.len(),
+            mean: h.mean(),
+            p99: h.value_at_quantile(0.99),
+            max: h.max(),
+        })
+    }
+}
+
+/// Shards contacted per scan.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ScanFanout {
+    /// Number of scans.
+    pub scans: u64,
+    /// Mean shards per scan.
+    pub mean: f64,
+    /// 99th percentile of shards per scan.
+    pub p99: u64,
+    /// Largest number of shards one scan contacted.
+    pub max: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fanout_statistics_are_exact_for_small_counts() {
+        let mut a = FanoutAccumulator::default();
+        let mut b = FanoutAccumulator::default();
+        for f in [1, 1, 2] {
+            a.record(f);
+        }
+        b.record(16);
+        a.merge(&b);
+        let s = a.finish().unwrap();
+        assert_eq!(s.scans, 4);
+        assert!((s.mean - 5.0).abs() < 1e-9);
+        assert_eq!(s.max, 16);
+        assert_eq!(s.p99, 16);
+        assert!(FanoutAccumulator::default().finish().is_none());
+    }
+}

@@ -1,0 +1,154 @@
+//! Per-shard load: requests per shard over the whole replay and per window of events.
+
+use serde::Serialize;
+use statrs::statistics::Statistics;
+
+/// Mergeable per-shard request counts, whole-trace and per window.
+#[derive(Clone, Debug)]
+pub struct LoadAccumulator {
+    shards: usize,
+    window: u64,
+    /// Requests per shard over everything recorded.
+    pub totals: Vec<u64>,
+    /// Per window index, the requests per shard (windows are whole within a chunk).
+    windows: Vec<(u64, Vec<u32>)>,
+}
+
+impl LoadAccumulator {
+    /// An empty accumulator for `shards` shards and windows of `window` events.
+    pub fn new(shards: u32, window: u64) -> Self {
+        LoadAccumulator { shards: shards as usize, window: window.max(1), totals: vec![0; shards as usize], windows: Vec::new() }
+    }
+
+    /// Counts one request to `shard` made by the event at measured position `index`.
+    #[inline]
+    pub fn record(&mut self, index: u64, shard: u32) {
+        self.totals[shard as usize] += 1;
+        let w = index / self.window;
+        if self.windows.last().is_none_or(|(idx, _)| *idx != w) {
+            self.windows.push((w, vec![0; self.shards]));
+        }
+        if let Some((_, counts)) = self.windows.last_mut() {
+            counts[shard as usize] += 1;
+        }
+    }
+
+    /// Adds another accumulator's counts (its windows must not overlap this one's partially:
+    /// the replay cuts chunks at window boundaries, so a window is never split).
+    pub fn merge(&mut self, other: LoadAccumulator) {
+        for (t, o) in self.totals.iter_mut().zip(&other.totals) {
+            *t += o;
+        }
+        self.windows.extend(other.windows);
+    }
+
+    /// The final figures; windows are put in order, so the result does not depend on the
+    /// order in which chunks were merged.
+    pub fn finish(mut self) -> ShardLoad {
+        self.windows.sort_unstable_by_key(|(w, _)| *w);
+        ShardLoad::from_counts(self.totals, self.windows.into_iter().map(|(_, c)| c).collect())
+    }
+}
+
+/// Requests per shard, and the statistics of their spread.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShardLoad {
+    /// Requests per shard.
+    pub shard_requests: Vec<u64>,
+    /// Requests per shard in each window, in window order.
+    pub window_requests: Vec<Vec<u32>>,
+    /// Sum of all shard requests.
+    pub requests: u64,
+    /// Max shard requests / all requests (0 when there were none).
+    pub hottest_shard_share: f64,
+    /// `hottest_shard_share * N` (1.0 is a perfect spread).
+    pub hottest_shard_ratio: f64,
+    /// Population standard deviation of shard requests / their mean.
+    pub load_cv: f64,
+    /// The hottest shard's share within each window.
+    pub window_hottest_share: Vec<f64>,
+    /// The mean of `window_hottest_share`.
+    pub hottest_shard_share_windowed: f64,
+}
+
+impl ShardLoad {
+    /// Computes the statistics from whole-trace and per-window counts.
+    pub fn from_counts(shard_requests: Vec<u64>, window_requests: Vec<Vec<u32>>) -> Self {
+        let n = shard_requests.len().max(1) as f64;
+        let requests: u64 = shard_requests.iter().sum();
+        let hottest_shard_share = share(shard_requests.iter().copied().max().unwrap_or(0), requests);
+        let loads: Vec<f64> = shard_requests.iter().map(|&c| c as f64).collect();
+        let mean = loads.iter().mean();
+        let load_cv = if requests == 0 || loads.len() < 2 { 0.0 } else { loads.iter().population_std_dev() / mean };
+        let window_hottest_share: Vec<f64> = window_requests
+            .iter()
+            .map(|w| {
+                let total: u64 = w.iter().map(|&c| c as u64).sum();
+                share(w.iter().copied().max().unwrap_or(0) as u64, total)
+            })
+            .collect();
+        let hottest_shard_share_windowed = if window_hottest_share.is_empty() {
+            0.0
+        } else {
+            window_hottest_share.iter().sum::<f64>() / window_hottest_share.len() as f64
+        };
+        ShardLoad {
+            shard_requests,
+            window_requests,
+            requests,
+            hottest_shard_share,
+            hottest_shard_ratio: hottest_shard_share * n,
+            load_cv,
+            window_hottest_share,
+            hottest_shard_share_windowed,
+        }
+    }
+}
+
+fn share(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        part as f64 / total as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_and_cv_match_hand_computed_values() {
+        // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(5.25)
+        let load = ShardLoad::from_counts(vec![6, 2, 2, 0], vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]]);
+        assert_eq!(load.requests, 10);
+        assert!((load.hottest_shard_share - 0.6).abs() < 1e-12);
+        assert!((load.hottest_shard_ratio - 2.4).abs() < 1e-12);
+        assert!((load.load_cv - 5.25f64.sqrt() / 2.5).abs() < 1e-12);
+        assert!((load.hottest_shard_share_windowed - (0.75 + 0.5) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn windows_merge_in_window_order_whatever_the_merge_order() {
+        let mut a = LoadAccumulator::new(2, 2);
+        let mut b = LoadAccumulator::new(2, 2);
+        b.record(2, 1);
+        b.record(3, 1);
+        a.record(0, 0);
+        a.record(1, 1);
+        let mut ab = a.clone();
+        ab.merge(b.clone());
+        b.merge(a);
+        let (x, y) = (ab.finish(), b.finish());
+        assert_eq!(x.window_requests, vec![vec![1, 1], vec![0, 2]]);
+        assert_eq!(x.window_requests, y.window_requests);
+        assert_eq!(x.shard_requests, vec![1, 3]);
+    }
+
+    #[test]
+    fn an_empty_load_has_zero_shares() {
+        let load = ShardLoad::from_counts(vec![0, 0], vec![]);
+        assert_eq!(load.hottest_shard_share, 0.0);
+        assert_eq!(load.load_cv, 0.0);
+    }
+}

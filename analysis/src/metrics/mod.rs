@@ -1,0 +1,176 @@
+//! The metrics shardlab reports: one plain result struct per workload and scheme, and the
+//! table of metric names, units and definitions that every output reads.
+
+pub mod fanout;
+pub mod latency;
+pub mod load;
+pub mod remap;
+pub mod split;
+
+use serde::Serialize;
+use workloads::KeyType;
+
+pub use fanout::ScanFanout;
+pub use latency::{Latency, LatencyConfig};
+pub use load::ShardLoad;
+pub use remap::Remap;
+pub use split::SplitBalance;
+
+/// Everything measured for one scheme on one workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct SchemeResult {
+    /// The scheme's label (its spec string).
+    pub scheme: String,
+    /// Shard count `N`.
+    pub shards: u32,
+    /// Requests per shard and their spread.
+    pub load: ShardLoad,
+    /// Distinct point-operation keys owned by each shard.
+    pub shard_distinct_keys: Vec<u64>,
+    /// What changes owner from `N` to the target shard count.
+    pub remap: Remap,
+    /// Shards contacted per scan (`None` without scans).
+    pub fanout: Option<ScanFanout>,
+    /// Lookup latency (`None` when not measured).
+    pub latency: Option<Latency>,
+    /// Split quality of the hottest range (static range scheme only).
+    pub split: Option<SplitBalance>,
+}
+
+/// Everything measured for one workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadResult {
+    /// The workload's label (spec string or trace path).
+    pub workload: String,
+    /// A sentence describing the workload.
+    pub description: String,
+    /// How keys are displayed.
+    pub key_type: KeyType,
+    /// Events counted in the metrics (after the warm-up).
+    pub events_measured: u64,
+    /// Events used only to learn range boundaries.
+    pub warmup_events: u64,
+    /// Distinct keys of measured point operations.
+    pub distinct_keys: u64,
+    /// Measured point operations.
+    pub point_requests: u64,
+    /// Measured scans.
+    pub scans: u64,
+    /// The most requested key and its point requests.
+    pub hottest_key: Option<(Vec<u8>, u64)>,
+    /// One result per scheme, in the order the schemes were given.
+    pub schemes: Vec<SchemeResult>,
+}
+
+/// A metric's name, unit and definition.
+#[derive(Clone, Copy, Debug)]
+pub struct MetricDef {
+    /// Column value in `summary.csv`.
+    pub name: &'static str,
+    /// Unit of the value.
+    pub unit: &'static str,
+    /// What it means, for the README and the report.
+    pub definition: &'static str,
+}
+
+/// One metric value of one scheme on one workload; `value` is `None` when undefined (for
+/// example scan fan-out without scans).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricValue {
+    /// The metric.
+    pub name: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// The value.
+    pub value: Option<f64>,
+}
+
+macro_rules! metric_table {
+    ($($name:literal, $unit:literal, $def:literal;)*) => {
+        /// Every metric in `summary.csv`, in row order.
+        pub static METRICS: &[MetricDef] = &[$(MetricDef { name: $name, unit: $unit, definition: $def }),*];
+    };
+}
+
+metric_table! {
+    "events_measured", "events", "Events the metrics cover (after the warm-up); the same events for every scheme.";
+    "warmup_events", "events", "Leading events used only to learn range boundaries (0 when no scheme learns).";
+    "requests", "requests", "Shard requests: one per point operation, one per shard contacted by a scan.";
+    "distinct_keys", "keys", "Distinct keys of measured point operations.";
+    "hottest_key_share", "share", "Point requests of the most requested key / all point requests. No scheme can spread one key.";
+    "hottest_shard_share", "share", "Max shard requests / all requests, over the whole trace.";
+    "hottest_shard_ratio", "ratio", "hottest_shard_share x N; 1.0 is a perfect spread.";
+    "load_cv", "ratio", "Coefficient of variation (population) of shard requests.";
+    "hottest_shard_share_windowed", "share", "Mean over consecutive windows of --window events of the hottest shard's share within the window.";
+    "remap_fraction", "share", "Distinct keys whose owner changes from N to M shards / distinct keys.";
+    "remap_fraction_traffic", "share", "Point requests whose key changes owner from N to M / point requests.";
+    "remap_ideal", "share", "The least any scheme must move: |M-N| / max(M,N).";
+    "remap_to_new_shards", "share", "Of the keys that move, the share that moves to a shard added by the growth.";
+    "scans", "scans", "Measured scans.";
+    "scan_fanout_mean", "shards", "Mean shards contacted per scan.";
+    "scan_fanout_p99", "shards", "99th percentile of shards contacted per scan.";
+    "scan_fanout_max", "shards", "Most shards contacted by one scan.";
+    "lookup_ns_p50", "ns", "Median ns per shard_of lookup (per-batch means, timer overhead subtracted).";
+    "lookup_ns_p99", "ns", "99th percentile ns per lookup (of per-batch means).";
+    "lookup_ns_p999", "ns", "99.9th percentile ns per lookup (of per-batch means).";
+    "lookup_ns_mean", "ns", "Mean ns per lookup.";
+    "lookups_per_sec", "lookups/s", "Single-threaded lookups per second (1e9 / mean).";
+    "split_balance", "ratio", "Range only: |L-R|/(L+R) of the hottest range's point load split at its median distinct key.";
+    "split_balance_optimal", "ratio", "Range only: the same at the exact load-halving key.";
+}
+
+impl WorkloadResult {
+    /// The metric values of one scheme, in [`METRICS`] order; metrics that do not apply to the
+    /// scheme (split balance for hashed schemes) are left out.
+    pub fn metric_values(&self, s: &SchemeResult) -> Vec<MetricValue> {
+        METRICS
+            .iter()
+            .filter_map(|m| {
+                self.value_of(s, m.name).map(|value| MetricValue { name: m.name, unit: m.unit, value })
+            })
+            .collect()
+    }
+
+    /// One metric of one scheme: outer `None` = not applicable, inner `None` = undefined.
+    fn value_of(&self, s: &SchemeResult, name: &str) -> Option<Option<f64>> {
+        let lat = |f: fn(&Latency) -> f64| Some(s.latency.as_ref().map(f));
+        let fan = |f: fn(&ScanFanout) -> f64| Some(s.fanout.as_ref().map(f));
+        let split = |f: fn(&SplitBalance) -> f64| s.split.as_ref().map(|x| Some(f(x)));
+        let v = |x: f64| Some(Some(x));
+        match name {
+            "events_measured" => v(self.events_measured as f64),
+            "warmup_events" => v(self.warmup_events as f64),
+            "requests" => v(s.load.requests as f64),
+            "distinct_keys" => v(self.distinct_keys as f64),
+            "hottest_key_share" => v(match &self.hottest_key {
+                Some((_, n)) if self.point_requests > 0 => *n as f64 / self.point_requests as f64,
+                _ => 0.0,
+            }),
+            "hottest_shard_share" => v(s.load.hottest_shard_share),
+            "hottest_shard_ratio" => v(s.load.hottest_shard_ratio),
+            "load_cv" => v(s.load.load_cv),
+            "hottest_shard_share_windowed" => v(s.load.hottest_shard_share_windowed),
+            "remap_fraction" => v(s.remap.remap_fraction),
+            "remap_fraction_traffic" => v(s.remap.remap_fraction_traffic),
+            "remap_ideal" => v(s.remap.remap_ideal),
+            "remap_to_new_shards" => v(s.remap.moved_to_new_shards),
+            "scans" => v(self.scans as f64),
+            "scan_fanout_mean" => fan(|f| f.mean),
+            "scan_fanout_p99" => fan(|f| f.p99 as f64),
+            "scan_fanout_max" => fan(|f| f.max as f64),
+            "lookup_ns_p50" => lat(|l| l.p50_ns),
+            "lookup_ns_p99" => lat(|l| l.p99_ns),
+            "lookup_ns_p999" => lat(|l| l.p999_ns),
+            "lookup_ns_mean" => lat(|l| l.mean_ns),
+            "lookups_per_sec" => lat(|l| l.lookups_per_sec),
+            "split_balance" => split(|x| x.median_balance),
+            "split_balance_optimal" => split(|x| x.optimal_balance),
+            _ => None,
+        }
+    }
+}
+
+/// True for metrics that measure time and so differ between identical runs.
+pub fn is_timing(name: &str) -> bool {
+    name.starts_with("lookup_ns_") || name == "lookups_per_sec"
+}

@@ -1,0 +1,353 @@
+//! The parallel replay engine.
+//!
+//! One workload at a time: a reader thread streams the events in chunks cut at window
+//! boundaries; one worker per rayon thread routes every chunk through every scheme into its
+//! own accumulators; the accumulators are merged at the end. Counts and histograms add
+//! exactly and windows are kept by index, so the results do not depend on the thread count.
+//! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
+
+use std::collections::HashSet;
+
+use crossbeam_channel::bounded;
+use rayon::prelude::*;
+use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+
+use crate::metrics::fanout::FanoutAccumulator;
+use crate::metrics::load::LoadAccumulator;
+use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
+use crate::schemes::{BuildContext, SchemeSpec};
+use crate::{AnalysisError, KeyCounts, Partitioner, ShardSet};
+
+/// How a replay is run.
+#[derive(Clone, Debug)]
+pub struct ReplayConfig {
+    /// Shard count `N`.
+    pub shards: u32,
+    /// Shard count `M` for the remap measurement (grow or shrink).
+    pub target_shards: u32,
+    /// Events per window for windowed metrics.
+    pub window: u64,
+    /// Share of the events used as warm-up when a scheme learns boundaries.
+    pub warmup_fraction: f64,
+    /// Events per chunk (rounded up to a whole number of windows).
+    pub chunk_events: usize,
+    /// How lookups are timed; `None` skips timing.
+    pub latency: Option<LatencyConfig>,
+    /// Point keys kept (in trace order) for timing lookups.
+    pub latency_sample: usize,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            shards: 16,
+            target_shards: 17,
+            window: 10_000,
+            warmup_fraction: 0.1,
+            chunk_events: 1 << 16,
+            latency: Some(LatencyConfig::default()),
+            latency_sample: 1 << 16,
+        }
+    }
+}
+
+/// A workload to replay: its label, description and a way to open its event stream (twice
+/// when the length must be counted before the warm-up can be sized).
+pub struct WorkloadInput<'a> {
+    /// Label in reports.
+    pub label: String,
+    /// One sentence for people.
+    pub description: String,
+    /// How keys are displayed.
+    pub key_type: KeyType,
+    /// Opens the stream from its start.
+    pub open: &'a (dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync),
+}
+
+/// Progress reported during a replay.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// A workload starts; `events` is its length when known.
+    Started {
+        /// The workload label.
+        workload: &'a str,
+        /// Events expected, when known.
+        events: Option<u64>,
+    },
+    /// This many more events were processed (warm-up or measured).
+    Events(u64),
+    /// A named phase starts (`remap`, `latency`).
+    Phase(&'static str),
+}
+
+/// Replays one workload through every scheme.
+pub fn replay(
+    input: &WorkloadInput<'_>,
+    schemes: &[SchemeSpec],
+    cfg: &ReplayConfig,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<WorkloadResult, AnalysisError> {
+    if cfg.shards == 0 || cfg.target_shards == 0 {
+        return Err(AnalysisError::Config("shard counts must be at least 1".into()));
+    }
+    let mut source = (input.open)()?;
+    let total = match source.len_hint() {
+        Some(n) => Some(n),
+        None if schemes.iter().any(SchemeSpec::needs_warmup) => Some(count_events((input.open)()?.as_mut())?),
+        None => None,
+    };
+    progress(Progress::Started { workload: &input.label, events: total });
+    let warmup_events = if schemes.iter().any(SchemeSpec::needs_warmup) {
+        (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64
+    } else {
+        0
+    };
+    let warmup_keys = read_warmup(source.as_mut(), warmup_events, progress)?;
+    let ctx = BuildContext { shards: cfg.shards, warmup_keys: &warmup_keys, key_type: input.key_type };
+    let parts: Vec<Box<dyn Partitioner>> = schemes.iter().map(|s| s.build(&ctx)).collect::<Result<_, _>>()?;
+    drop(warmup_keys);
+
+    let acc = replay_measured(source, &parts, cfg, progress)?;
+    if acc.events == 0 {
+        return Err(AnalysisError::Config(format!(
+            "workload '{}' has no events to measure after a warm-up of {warmup_events} events",
+            input.label
+        )));
+    }
+    progress(Progress::Phase("remap"));
+    let mut results = Vec::with_capacity(parts.len());
+    for ((spec, part), sacc) in schemes.iter().zip(&parts).zip(acc.schemes) {
+        let target = part.resized(cfg.target_shards, &acc.keys)?;
+        let split = match (spec.kind().name, part.range_starts()) {
+            ("range", Some(starts)) => split::measure(starts, &acc.keys),
+            _ => None,
+        };
+        results.push(SchemeResult {
+            scheme: spec.label(),
+            shards: part.shard_count(),
+            shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
+            load: sacc.load.finish(),
+            remap: remap::measure(part.as_ref(), target.as_ref(), &acc.keys),
+            fanout: sacc.fanout.finish(),
+            latency: None,
+            split,
+        });
+    }
+    if let Some(lcfg) = &cfg.latency {
+        progress(Progress::Phase("latency"));
+        let mut sample = acc.sample;
+        sample.sort_unstable_by_key(|(i, _)| *i);
+        let keys: Vec<Vec<u8>> = sample.into_iter().map(|(_, k)| k).collect();
+        for (r, part) in results.iter_mut().zip(&parts) {
+            r.latency = latency::measure(part.as_ref(), &keys, lcfg);
+        }
+    }
+    let hottest_key = acc
+        .keys
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(k, n)| (k.to_vec(), n));
+    Ok(WorkloadResult {
+        workload: input.label.clone(),
+        description: input.description.clone(),
+        key_type: input.key_type,
+        events_measured: acc.events,
+        warmup_events,
+        distinct_keys: acc.keys.len() as u64,
+        point_requests: acc.keys.total(),
+        scans: acc.scans,
+        hottest_key,
+        schemes: results,
+    })
+}
+
+/// Counts the events of a stream (used when the warm-up share needs the length).
+fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> {
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    let mut n = 0;
+    loop {
+        chunk.clear();
+        match source.fill(&mut chunk, 1 << 16)? {
+            0 => return Ok(n),
+            k => n += k as u64,
+        }
+    }
+}
+
+/// Reads the first `events` events and returns their distinct keys (point keys and scan
+/// starts), sorted.
+fn read_warmup(
+    source: &mut dyn EventSource,
+    events: u64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<Vec<u8>>, AnalysisError> {
+    let mut keys: HashSet<Vec<u8>> = HashSet::new();
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    let mut left = events;
+    while left > 0 {
+        chunk.clear();
+        let n = source.fill(&mut chunk, left.min(1 << 16) as usize)?;
+        if n == 0 {
+            break;
+        }
+        for ev in chunk.iter() {
+            if !keys.contains(ev.key) {
+                keys.insert(ev.key.to_vec());
+            }
+        }
+        left -= n as u64;
+        progress(Progress::Events(n as u64));
+    }
+    let mut sorted: Vec<Vec<u8>> = keys.into_iter().collect();
+    sorted.sort_unstable();
+    Ok(sorted)
+}
+
+/// Per-scheme accumulators of one worker.
+#[derive(Clone)]
+struct SchemeAcc {
+    load: LoadAccumulator,
+    fanout: FanoutAccumulator,
+}
+
+/// Everything one worker accumulates.
+struct WorkerAcc {
+    schemes: Vec<SchemeAcc>,
+    keys: KeyCounts,
+    sample: Vec<(u64, Vec<u8>)>,
+    events: u64,
+    scans: u64,
+}
+
+impl WorkerAcc {
+    fn new(parts: &[Box<dyn Partitioner>], window: u64) -> Self {
+        WorkerAcc {
+            schemes: parts
+                .iter()
+                .map(|p| SchemeAcc { load: LoadAccumulator::new(p.shard_count(), window), fanout: FanoutAccumulator::default() })
+                .collect(),
+            keys: KeyCounts::new(),
+            sample: Vec::new(),
+            events: 0,
+            scans: 0,
+        }
+    }
+
+    fn merge(mut self, other: WorkerAcc) -> WorkerAcc {
+        for (a, b) in self.schemes.iter_mut().zip(other.schemes) {
+            a.load.merge(b.load);
+            a.fanout.merge(&b.fanout);
+        }
+        self.keys = self.keys.merge(other.keys);
+        self.sample.extend(other.sample);
+        self.events += other.events;
+        self.scans += other.scans;
+        self
+    }
+
+    /// Routes every event of `chunk` through every scheme.
+    fn record(&mut self, chunk: &EventChunk, parts: &[Box<dyn Partitioner>], sample_limit: u64, set: &mut ShardSet) {
+        for (i, ev) in chunk.iter().enumerate() {
+            let index = chunk.first_index + i as u64;
+            if ev.op.is_point() {
+                self.keys.add(ev.key, 1);
+                if index < sample_limit {
+                    self.sample.push((index, ev.key.to_vec()));
+                }
+            } else {
+                self.scans += 1;
+            }
+        }
+        self.events += chunk.len() as u64;
+        for (part, acc) in parts.iter().zip(&mut self.schemes) {
+            record_scheme(part.as_ref(), chunk, acc, set);
+        }
+    }
+}
+
+/// Routes a chunk through one scheme.
+fn record_scheme(part: &dyn Partitioner, chunk: &EventChunk, acc: &mut SchemeAcc, set: &mut ShardSet) {
+    for (i, ev) in chunk.iter().enumerate() {
+        let index = chunk.first_index + i as u64;
+        if ev.op.is_point() {
+            acc.load.record(index, part.shard_of(ev.key));
+        } else {
+            set.clear();
+            part.scan_shards(ev.key, ev.end.unwrap_or(ev.key), set);
+            acc.fanout.record(set.len());
+            for shard in set.iter() {
+                acc.load.record(index, shard);
+            }
+        }
+    }
+}
+
+/// Streams the measured events through the workers and merges their accumulators.
+fn replay_measured(
+    mut source: Box<dyn EventSource>,
+    parts: &[Box<dyn Partitioner>],
+    cfg: &ReplayConfig,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<WorkerAcc, AnalysisError> {
+    let window = cfg.window.max(1);
+    let chunk_events = (cfg.chunk_events.max(1) as u64).div_ceil(window) * window;
+    let threads = rayon::current_num_threads();
+    let (tx, rx) = bounded::<EventChunk>(threads * 2);
+    let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> Result<(), WorkloadError> {
+            let mut next = 0u64;
+            loop {
+                let mut chunk = EventChunk::with_capacity(chunk_events as usize);
+                chunk.first_index = next;
+                while (chunk.len() as u64) < chunk_events {
+                    let room = (chunk_events - chunk.len() as u64) as usize;
+                    if source.fill(&mut chunk, room)? == 0 {
+                        break;
+                    }
+                }
+                if chunk.is_empty() {
+                    return Ok(());
+                }
+                let full = chunk.len() as u64 == chunk_events;
+                next += chunk.len() as u64;
+                if tx.send(chunk).is_err() || !full {
+                    return Ok(());
+                }
+            }
+        });
+        let accs: Vec<WorkerAcc> = (0..threads)
+            .into_par_iter()
+            .map(|_| {
+                let mut acc = WorkerAcc::new(parts, window);
+                let mut set = ShardSet::new(max_shards);
+                for chunk in rx.iter() {
+                    acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
+                    progress(Progress::Events(chunk.len() as u64));
+                }
+                acc
+            })
+            .collect();
+        reader.join().map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
+        Ok(accs.into_iter().reduce(WorkerAcc::merge).unwrap_or_else(|| WorkerAcc::new(parts, window)))
+    })
+}
+
+/// Distinct keys owned by each shard.
+fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
+    let entries: Vec<&[u8]> = keys.iter().map(|(k, _)| k).collect();
+    let n = part.shard_count() as usize;
+    entries
+        .par_chunks(4096)
+        .map(|keys| {
+            let mut counts = vec![0u64; n];
+            for k in keys {
+                counts[part.shard_of(k) as usize] += 1;
+            }
+            counts
+        })
+        .reduce(|| vec![0; n], |mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            a
+        })
+}

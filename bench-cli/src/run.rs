@@ -1,0 +1,156 @@
+//! `shardlab run`: build the workloads and schemes, replay, print and export.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use analysis::metrics::LatencyConfig;
+use analysis::replay::{replay, Progress, ReplayConfig, WorkloadInput};
+use analysis::schemes::{BuildContext, SchemeSpec};
+use anyhow::{bail, Context, Result};
+use reports::manifest::{now_utc, InputFile};
+use reports::output::OutputDir;
+use reports::{exporters, Manifest, RunReport};
+use workloads::trace::TraceOptions;
+use workloads::{KeyType, WorkloadSpec};
+
+use crate::cli::RunArgs;
+use crate::progress::events_bar;
+
+/// The built-in suite run by `shardlab run` without workloads or a trace.
+pub const DEFAULT_SUITE: [&str; 3] = ["zipf:s=1.0,scans=0.05", "uniform:scans=0.05", "sequential:scans=0.05"];
+
+/// Runs `shardlab run`.
+pub fn run(args: RunArgs) -> Result<()> {
+    let started = Instant::now();
+    let started_utc = now_utc();
+    let schemes = SchemeSpec::parse_list(&args.schemes)?;
+    let key_type = KeyType::from_name(&args.key_type).unwrap_or_default();
+    let target = args.grow.unwrap_or(args.shards + 1);
+    check_schemes(&schemes, args.shards, key_type)?;
+    let inputs = workload_inputs(&args, key_type)?;
+    let out = OutputDir::claim(&default_out(&args), args.force)?;
+
+    let cfg = ReplayConfig {
+        shards: args.shards,
+        target_shards: target,
+        window: args.window,
+        warmup_fraction: args.warmup,
+        latency: (!args.no_latency).then(LatencyConfig::default),
+        ..ReplayConfig::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0) as usize)
+        .build()
+        .context("cannot start the worker threads")?;
+    let bar = events_bar(args.quiet);
+    let mut results = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let workload = WorkloadInput { label: input.label.clone(), description: input.description.clone(), key_type: input.key_type, open: &*input.open };
+        let on_progress = |p: Progress<'_>| match p {
+            Progress::Started { workload, events } => {
+                bar.reset();
+                bar.set_length(events.unwrap_or(0));
+                bar.set_prefix(workload.to_string());
+                bar.set_message("");
+            }
+            Progress::Events(n) => bar.inc(n),
+            Progress::Phase(name) => bar.set_message(name),
+        };
+        let result = pool
+            .install(|| replay(&workload, &schemes, &cfg, &on_progress))
+            .with_context(|| format!("replaying workload '{}'", input.label))?;
+        results.push(result);
+    }
+    bar.finish_and_clear();
+
+    let manifest = Manifest {
+        tool: "shardlab".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        seed: args.seed,
+        parameters: serde_json::json!({
+            "run": &args,
+            "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
+            "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
+            "target_shards": target,
+            "chunk_events": cfg.chunk_events,
+            "latency_sample_keys": cfg.latency_sample,
+        }),
+        inputs: input_checksums(&args, &schemes)?,
+        threads: pool.current_num_threads(),
+        started_utc,
+        duration_secs: started.elapsed().as_secs_f64(),
+    };
+    let report = RunReport { results, manifest };
+    let written = out.write_all(&report, &exporters::all())?;
+    if !args.quiet {
+        print!("{}", reports::table::comparison_tables(&report.results));
+        println!("report: {} ({} files)", out.path().display(), written.len());
+    }
+    Ok(())
+}
+
+/// A workload ready to open, with its label.
+struct Input {
+    label: String,
+    description: String,
+    key_type: KeyType,
+    open: Box<dyn Fn() -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>,
+}
+
+/// The workloads of the run: the trace, the given specs, or the built-in suite.
+fn workload_inputs(args: &RunArgs, key_type: KeyType) -> Result<Vec<Input>> {
+    let mut inputs = Vec::new();
+    if let Some(path) = &args.trace {
+        let opts = TraceOptions { path: path.clone(), key_type };
+        inputs.push(Input {
+            label: path.display().to_string(),
+            description: format!("recorded trace {}", path.display()),
+            key_type,
+            open: Box::new(move || workloads::trace::open(&opts)),
+        });
+    }
+    let specs: Vec<String> = if args.workloads.is_empty() && args.trace.is_none() {
+        DEFAULT_SUITE.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.workloads.clone()
+    };
+    for text in specs {
+        let spec = WorkloadSpec::parse(&text)?;
+        let (seed, events) = (args.seed, args.events);
+        inputs.push(Input {
+            label: spec.label(),
+            description: spec.describe(),
+            key_type: spec.key_type(),
+            open: Box::new(move || spec.open(seed, events)),
+        });
+    }
+    Ok(inputs)
+}
+
+/// Builds every scheme once without data, so bad parameters fail before any replay.
+fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Result<()> {
+    if schemes.is_empty() {
+        bail!("--schemes is empty; valid schemes: range, hash, ring, salted");
+    }
+    let ctx = BuildContext { shards, warmup_keys: &[], key_type };
+    for s in schemes {
+        s.build(&ctx).with_context(|| format!("checking scheme '{}'", s.label()))?;
+    }
+    Ok(())
+}
+
+/// `--out`, or `results/<UTC time>` (colons left out so the name is portable).
+fn default_out(args: &RunArgs) -> PathBuf {
+    args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(now_utc().replace(':', "")))
+}
+
+/// Checksums of the trace and of every boundaries file.
+fn input_checksums(args: &RunArgs, schemes: &[SchemeSpec]) -> Result<Vec<InputFile>> {
+    let mut paths: Vec<PathBuf> = args.trace.iter().cloned().collect();
+    paths.extend(schemes.iter().filter_map(|s| s.spec.get("boundaries")).map(PathBuf::from));
+    paths
+        .iter()
+        .map(|p| InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display())))
+        .collect()
+}

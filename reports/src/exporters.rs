@@ -1,0 +1,55 @@
+//! Exporters: each renders one output file from a [`RunReport`] and never touches the disk.
+//!
+//! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
+
+use crate::{summary, ReportError, RunReport};
+
+/// Renders one output file.
+pub trait Exporter: Sync {
+    /// The file name inside the output directory.
+    fn file_name(&self) -> &'static str;
+    /// The file's bytes.
+    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError>;
+}
+
+/// `summary.csv`: one row per workload, scheme and metric.
+pub struct SummaryCsv;
+/// `shards.csv`: one row per workload, scheme and shard.
+pub struct ShardsCsv;
+/// `manifest.json`: configuration, version, seed, inputs and timing.
+pub struct ManifestJson;
+
+impl Exporter for SummaryCsv {
+    fn file_name(&self) -> &'static str {
+        "summary.csv"
+    }
+    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
+        summary::summary_csv(&report.results)
+    }
+}
+
+impl Exporter for ShardsCsv {
+    fn file_name(&self) -> &'static str {
+        "shards.csv"
+    }
+    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
+        summary::shards_csv(&report.results)
+    }
+}
+
+impl Exporter for ManifestJson {
+    fn file_name(&self) -> &'static str {
+        "manifest.json"
+    }
+    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
+        let mut bytes = serde_json::to_vec_pretty(&report.manifest)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// Every exporter a run writes, in writing order (the manifest last: its presence marks a
+/// complete report).
+pub fn all() -> Vec<Box<dyn Exporter>> {
+    vec![Box::new(SummaryCsv), Box::new(ShardsCsv), Box::new(ManifestJson)]
+}

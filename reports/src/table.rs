@@ -1,0 +1,59 @@
+//! The aligned comparison table printed on stdout: schemes as columns, metrics as rows.
+
+use analysis::metrics::{MetricValue, WorkloadResult, METRICS};
+
+/// Renders one table per workload.
+pub fn comparison_tables(results: &[WorkloadResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        out.push_str(&comparison_table(r));
+        out.push('\n');
+    }
+    out
+}
+
+/// Renders the table of one workload.
+pub fn comparison_table(r: &WorkloadResult) -> String {
+    let per_scheme: Vec<Vec<MetricValue>> = r.schemes.iter().map(|s| r.metric_values(s)).collect();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut header = vec!["metric".to_string(), "unit".to_string()];
+    header.extend(r.schemes.iter().map(|s| format!("{} ({}->{})", s.scheme, s.shards, s.remap.target_shards)));
+    rows.push(header);
+    for m in METRICS {
+        let cells: Vec<Option<&MetricValue>> =
+            per_scheme.iter().map(|vals| vals.iter().find(|v| v.name == m.name)).collect();
+        if cells.iter().all(Option::is_none) {
+            continue;
+        }
+        let mut row = vec![m.name.to_string(), m.unit.to_string()];
+        row.extend(cells.iter().map(|c| c.map_or("n/a".to_string(), |v| human(v))));
+        rows.push(row);
+    }
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = format!("== {} ({} events measured)\n   {}\n", r.workload, r.events_measured, r.description);
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| if c < 2 { format!("{cell:<w$}", w = widths[c]) } else { format!("{cell:>w$}", w = widths[c]) })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A value for people: integers plainly, shares and ratios with 4 decimals, others with 1.
+fn human(v: &MetricValue) -> String {
+    match v.value {
+        None => "-".into(),
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+        Some(x) if matches!(v.unit, "share" | "ratio") => format!("{x:.4}"),
+        Some(x) => format!("{x:.1}"),
+    }
+}
