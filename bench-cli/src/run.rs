@@ -1,5 +1,6 @@
 //! `shardlab run`: build the workloads and schemes, replay, print and export.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -84,8 +85,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     let report = RunReport { results, manifest };
     let written = out.write_all(&report, &exporters::all())?;
     if !args.quiet {
-        print!("{}", reports::table::comparison_tables(&report.results));
-        println!("report: {} ({} files)", out.path().display(), written.len());
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, "{}", reports::table::comparison_tables(&report.results))?;
+        writeln!(stdout, "report: {} ({} files)", out.path().display(), written.len())?;
     }
     Ok(())
 }

@@ -1,0 +1,160 @@
+//! End-to-end tests of `shardlab run`: the binary on fixtures and tiny workloads.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+}
+
+fn shardlab() -> Command {
+    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
+}
+
+/// `summary.csv` as (workload, scheme, metric) -> value.
+fn summary(dir: &Path) -> BTreeMap<(String, String, String), String> {
+    let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            ((rec[0].to_string(), rec[1].to_string(), rec[3].to_string()), rec[4].to_string())
+        })
+        .collect()
+}
+
+fn first_line(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap().lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_tiny_run_writes_the_three_files_with_their_exact_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    shardlab()
+        .args(["run", "--workload", "uniform:keys=1000,scans=0.1", "--events", "20000", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(first_line(&out.join("summary.csv")).starts_with("workload,scheme,shards,metric,value"));
+    assert!(first_line(&out.join("shards.csv")).starts_with("workload,scheme,shard,requests,distinct_keys"));
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["seed"], 42);
+    assert_eq!(manifest["tool"], "shardlab");
+    assert!(manifest["version"].is_string() && manifest["started_utc"].is_string());
+    let s = summary(&out);
+    let schemes: std::collections::BTreeSet<&str> = s.keys().map(|k| k.1.as_str()).collect();
+    assert_eq!(schemes.into_iter().collect::<Vec<_>>(), ["hash", "range", "ring", "salted"]);
+}
+
+#[test]
+fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("exact");
+    let schemes = format!("range:boundaries={}", fixture("exact_boundaries.txt").display());
+    shardlab()
+        .args(["run", "--key-type", "u64", "--shards", "4", "--grow", "5", "--window", "5", "--quiet", "--schemes", &schemes])
+        .arg("--trace")
+        .arg(fixture("exact_trace.csv"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    // Shard loads: point requests plus one per shard each scan contacts (see the fixture).
+    let shards = std::fs::read_to_string(out.join("shards.csv")).unwrap();
+    let rows: Vec<(u64, u64)> = shards
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[3].parse().unwrap(), f[4].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(rows, [(4, 1), (6, 2), (4, 2), (3, 2)]);
+    let s = summary(&out);
+    let trace = fixture("exact_trace.csv").display().to_string();
+    let get = |m: &str| s[&(trace.clone(), schemes.clone(), m.to_string())].parse::<f64>().unwrap();
+    assert_eq!(get("events_measured"), 12.0);
+    assert_eq!(get("warmup_events"), 0.0);
+    assert_eq!(get("requests"), 17.0);
+    assert!((get("hottest_shard_share") - 6.0 / 17.0).abs() < 1e-12);
+    assert!((get("hottest_shard_ratio") - 24.0 / 17.0).abs() < 1e-12);
+    assert!((get("hottest_shard_share_windowed") - (0.4 + 2.0 / 7.0 + 0.4) / 3.0).abs() < 1e-12);
+    assert_eq!(get("scans"), 3.0);
+    assert!((get("scan_fanout_mean") - 8.0 / 3.0).abs() < 1e-9);
+    assert_eq!(get("scan_fanout_max"), 4.0);
+    assert_eq!(get("scan_fanout_p99"), 4.0);
+    assert_eq!(get("distinct_keys"), 7.0);
+    assert!((get("hottest_key_share") - 2.0 / 9.0).abs() < 1e-12);
+    // 4 ranges cannot give 5 shards whole ranges each: nothing moves.
+    assert_eq!(get("remap_fraction"), 0.0);
+    assert!((get("remap_ideal") - 0.2).abs() < 1e-12);
+    // Hottest range by point load: [100, 200) with 150 x2 and 199 x1; median key 199.
+    assert!((get("split_balance") - 1.0 / 3.0).abs() < 1e-12);
+    assert!((get("split_balance_optimal") - 1.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_bad_trace_line_names_the_line_and_writes_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never");
+    let assert = shardlab().args(["run", "--quiet", "--trace"]).arg(fixture("bad_op_line4.csv")).arg("--out").arg(&out).assert().failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("bad_op_line4.csv") && stderr.contains("line 4"), "{stderr}");
+    assert!(!out.exists(), "no report may be written for a bad trace");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str, name: &str| {
+        let out = dir.path().join(name);
+        shardlab()
+            .args(["run", "--workload", "zipf:keys=5000,s=1.1,scans=0.05", "--workload", "sequential", "--events", "60000"])
+            .args(["--window", "1000", "--quiet", "--threads", threads, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        summary(&out).into_iter().filter(|(k, _)| !k.2.starts_with("lookup") && k.2 != "lookups_per_sec").collect::<Vec<_>>()
+    };
+    let one = run("1", "one");
+    assert!(one.len() > 50);
+    assert_eq!(one, run("2", "two"));
+    let shards = |name: &str| std::fs::read_to_string(dir.path().join(name).join("shards.csv")).unwrap();
+    assert_eq!(shards("one"), shards("two"));
+}
+
+#[test]
+fn an_existing_output_directory_is_kept_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
+    let args = ["run", "--workload", "uniform:keys=100", "--events", "2000", "--quiet", "--out"];
+    let assert = shardlab().args(args).arg(dir.path()).assert().failure();
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("--force"));
+    assert!(!dir.path().join("summary.csv").exists());
+    shardlab().args(args).arg(dir.path()).arg("--force").assert().success();
+    assert!(dir.path().join("summary.csv").exists() && dir.path().join("keep.txt").exists());
+}
+
+#[test]
+fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
+    let assert = shardlab().args(["run", "--schemes", "range,btree", "--quiet"]).assert().failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("valid schemes: range, hash, ring, salted"), "{stderr}");
+    let assert = shardlab().args(["run", "--workload", "pareto", "--quiet"]).assert().failure();
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("uniform"));
+    for bad in [&["--schemes", "ring:vnodes=0"][..], &["--schemes", "salted:buckets=0"], &["--schemes", "ring:vnode=3"]] {
+        let assert = shardlab().args(["run", "--quiet"]).args(bad).assert().code(1);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert!(stderr.starts_with("Error: ") && !stderr.contains("panicked"), "{stderr}");
+    }
+    shardlab().args(["run", "--shards", "0"]).assert().code(2);
+}
+
+#[test]
+fn help_shows_examples() {
+    let assert = shardlab().args(["run", "--help"]).assert().success();
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(out.contains("Examples:") && out.contains("--workload"), "{out}");
+}
