@@ -34,8 +34,11 @@ pub struct SchemeKind {
     /// True when this spec learns from a warm-up prefix of the events.
     pub needs_warmup: fn(&Spec) -> bool,
     /// Builds the partitioner; errors name the spec and the bad value.
-    pub build: fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>,
+    pub build: BuildFn,
 }
+
+/// The constructor of a scheme family: the spec and the build context to a partitioner.
+pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
 /// Every scheme, in the order reports show them.
 pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
@@ -104,4 +107,13 @@ impl SchemeSpec {
         }
         (self.kind.build)(&self.spec, ctx)
     }
+}
+
+/// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
+/// `resized` calls it, so no partitioner with zero shards can exist.
+pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
+    if shards == 0 {
+        return Err(AnalysisError::Config("the shard count must be at least 1 (got 0)".into()));
+    }
+    Ok(())
 }

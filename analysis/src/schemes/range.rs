@@ -1,10 +1,632 @@
-//! stub: being written.
-use super::SchemeKind;
-/// Registration.
+//! Key-range partitioning: sorted range start keys, an owner per range, predecessor lookup.
+//!
+//! Ranges are half-open and tile the key space: the first start is the empty key and range
+//! `i` is `[starts[i], starts[i + 1])`, the last one unbounded. Boundaries come from a file
+//! (`range:boundaries=splits.txt`) or are learned from the warm-up keys as quantiles
+//! (`range:ranges_per_shard=8`, the default). Owners are contiguous when built: range `i` of
+//! `K` belongs to shard `floor(i * N / K)`, so key order is shard order until the scheme is
+//! resized.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeSet, BinaryHeap};
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+use workloads::key::display_bytes;
+use workloads::{KeyType, Spec};
+
+use super::{check_shard_count, BuildContext, SchemeKind};
+use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+
+/// Ranges per shard when boundaries are learned and `ranges_per_shard` is not given.
+pub const DEFAULT_RANGES_PER_SHARD: u64 = 8;
+
+/// Registration of `range`.
 pub const KIND: SchemeKind = SchemeKind {
     name: "range",
-    about: "stub",
-    params: &[],
-    needs_warmup: |_| false,
-    build: |_, _| Err(crate::AnalysisError::Config("not yet".into())),
+    about: "contiguous key ranges; boundaries from a file or learned as warm-up key quantiles",
+    params: &[
+        (
+            "boundaries",
+            "file with one split key per line, strictly increasing; K-1 lines give K ranges",
+        ),
+        (
+            "ranges_per_shard",
+            "ranges per shard when boundaries are learned from the warm-up (default 8)",
+        ),
+    ],
+    needs_warmup: learns_boundaries,
+    build,
 };
+
+/// Why `boundaries` and `ranges_per_shard` cannot be given together.
+const BOUNDARIES_AND_RANGES_PER_SHARD: &str = "ranges_per_shard only applies to learned \
+    boundaries; give either boundaries=FILE or ranges_per_shard=R";
+
+/// True unless the boundaries come from a file.
+fn learns_boundaries(spec: &Spec) -> bool {
+    spec.get("boundaries").is_none()
+}
+
+/// Builds `range` from a boundaries file or from the warm-up keys.
+fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let label = spec.to_string();
+    let partitioner = match spec.get("boundaries") {
+        Some(path) => {
+            if spec.get("ranges_per_shard").is_some() {
+                return Err(spec.error(BOUNDARIES_AND_RANGES_PER_SHARD.into()).into());
+            }
+            let splits = read_boundaries(Path::new(path), ctx.key_type)?;
+            RangePartitioner::from_splits(label, ctx.shards, splits)?
+        }
+        None => {
+            let per_shard = spec.u64_at_least("ranges_per_shard", DEFAULT_RANGES_PER_SHARD, 1)?;
+            RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?
+        }
+    };
+    Ok(Box::new(partitioner))
+}
+
+/// Reads a boundaries file: one split key per line, read as `key_type`, strictly increasing.
+///
+/// `K - 1` lines give `K` ranges. The final newline is optional and a `\r` before a newline is
+/// dropped; any other empty line is an error. Errors name the file and the 1-based line.
+pub fn read_boundaries(path: &Path, key_type: KeyType) -> Result<Vec<Vec<u8>>, AnalysisError> {
+    let text = std::fs::read(path).map_err(|source| AnalysisError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_boundaries(&text, key_type).map_err(|(line, message)| AnalysisError::Boundaries {
+        path: path.to_path_buf(),
+        line,
+        message,
+    })
+}
+
+/// Parses the text of a boundaries file; an error is `(1-based line, message)`.
+fn parse_boundaries(text: &[u8], key_type: KeyType) -> Result<Vec<Vec<u8>>, (usize, String)> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    let mut splits: Vec<Vec<u8>> = Vec::new();
+    for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let key = parse_split_line(line, key_type, splits.last()).map_err(|m| (i + 1, m))?;
+        splits.push(key);
+    }
+    Ok(splits)
+}
+
+/// One split key, which must be greater than the previous one.
+fn parse_split_line(
+    line: &[u8],
+    key_type: KeyType,
+    previous: Option<&Vec<u8>>,
+) -> Result<Vec<u8>, String> {
+    if line.is_empty() {
+        return Err(
+            "empty line; expected one split key per line (only the final newline may \
+                    end the file)"
+                .into(),
+        );
+    }
+    let mut key = Vec::with_capacity(line.len());
+    key_type
+        .parse_into(line, &mut key)
+        .map_err(|e| format!("bad split key: {e}"))?;
+    match previous {
+        Some(prev) if key <= *prev => Err(format!(
+            "split key '{}' is not greater than the previous one ('{}'); split keys must be \
+             strictly increasing",
+            key_type.display(&key),
+            key_type.display(prev)
+        )),
+        _ => Ok(key),
+    }
+}
+
+/// Contiguous key ranges, each owned by one shard.
+///
+/// ```
+/// use analysis::schemes::range::RangePartitioner;
+/// use analysis::Partitioner;
+/// let p = RangePartitioner::new("range", vec![vec![], b"m".to_vec()], vec![0, 1]).unwrap();
+/// assert_eq!((p.shard_of(b"apple"), p.shard_of(b"m"), p.shard_of(b"zebra")), (0, 1, 1));
+/// ```
+///
+/// Growth and shrink rule (see [`RangePartitioner::resized_with`]): boundaries never change,
+/// only owners do, and keys are weighed as distinct keys seen.
+#[derive(Clone, Debug)]
+pub struct RangePartitioner {
+    label: String,
+    shards: u32,
+    /// Start key of every range, strictly increasing; the first is the empty key.
+    starts: Vec<Vec<u8>>,
+    /// Owner of every range, `< shards`.
+    owners: Vec<ShardId>,
+}
+
+impl RangePartitioner {
+    /// Checks and builds a layout with `N = 1 + the largest owner` shards: `starts[0]` must be
+    /// the empty key, starts strictly increasing, one owner per start. Use
+    /// [`RangePartitioner::with_shard_count`] when some shards own no range.
+    pub fn new(
+        label: impl Into<String>,
+        starts: Vec<Vec<u8>>,
+        owners: Vec<ShardId>,
+    ) -> Result<Self, AnalysisError> {
+        let largest = owners.iter().copied().max().unwrap_or(0);
+        let shards = largest.checked_add(1).ok_or_else(|| {
+            AnalysisError::Config(format!("owner {largest} leaves no room for a shard count"))
+        })?;
+        Self::with_shard_count(label, shards, starts, owners)
+    }
+
+    /// Checks and builds a layout of `shards` shards: `starts[0]` must be the empty key,
+    /// starts strictly increasing, one owner per start and every owner `< shards`.
+    pub fn with_shard_count(
+        label: impl Into<String>,
+        shards: u32,
+        starts: Vec<Vec<u8>>,
+        owners: Vec<ShardId>,
+    ) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        check_layout(shards, &starts, &owners).map_err(AnalysisError::Config)?;
+        Ok(RangePartitioner {
+            label: label.into(),
+            shards,
+            starts,
+            owners,
+        })
+    }
+
+    /// `splits.len() + 1` ranges starting at the empty key and then at each split key, owned
+    /// contiguously: range `i` of `K` belongs to shard `floor(i * N / K)`. With fewer ranges
+    /// than shards, some shards own nothing.
+    pub fn from_splits(
+        label: impl Into<String>,
+        shards: u32,
+        splits: Vec<Vec<u8>>,
+    ) -> Result<Self, AnalysisError> {
+        let mut starts = Vec::with_capacity(splits.len() + 1);
+        starts.push(Vec::new());
+        starts.extend(splits);
+        let owners = contiguous_owners(starts.len(), shards);
+        Self::with_shard_count(label, shards, starts, owners)
+    }
+
+    /// Learns `K = N * ranges_per_shard` ranges from the sorted distinct warm-up keys: split
+    /// `j` is `keys[j * len / K]` for `j` in `1..K`, dropping repeats and the empty key.
+    ///
+    /// Fewer distinct keys than `K` give fewer ranges (every key starts one), owned
+    /// contiguously over the ranges there are. No warm-up keys give a single range, so every
+    /// key maps to shard 0: give the scheme a warm-up or a boundaries file.
+    pub fn learn(
+        label: impl Into<String>,
+        shards: u32,
+        ranges_per_shard: u64,
+        sorted_keys: &[Vec<u8>],
+    ) -> Result<Self, AnalysisError> {
+        let ranges = u64::from(shards).saturating_mul(ranges_per_shard);
+        Self::from_splits(label, shards, quantile_splits(sorted_keys, ranges))
+    }
+
+    /// Index of the range holding `key`: the greatest start `<= key` (predecessor search).
+    #[inline]
+    pub fn range_index_of(&self, key: &[u8]) -> usize {
+        // starts[0] is the empty key, which is <= every key, so the count is at least 1.
+        self.starts.partition_point(|s| s.as_slice() <= key) - 1
+    }
+
+    /// Indices of the ranges that a scan of `[start, end)` overlaps, in key order: range `i`
+    /// overlaps when `starts[i] < end` and the next start is `> start`. A scan whose end is
+    /// not after its start gives only the range of `start`.
+    pub fn ranges_overlapping(&self, start: &[u8], end: &[u8]) -> RangeInclusive<usize> {
+        let first = self.range_index_of(start);
+        if end <= start {
+            return first..=first;
+        }
+        // starts[first] <= start < end, so at least first + 1 starts are below end.
+        let last = self.starts.partition_point(|s| s.as_slice() < end) - 1;
+        first..=last
+    }
+
+    /// The owner of every range, in key order.
+    pub fn owners(&self) -> &[ShardId] {
+        &self.owners
+    }
+
+    /// The start key of every range, in key order (the first is the empty key).
+    pub fn starts(&self) -> &[Vec<u8>] {
+        &self.starts
+    }
+
+    /// Number of ranges `K`.
+    pub fn range_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// How many of `keys` fall in each range (pass distinct keys to count distinct keys).
+    pub fn distinct_keys_per_range<K: AsRef<[u8]>>(
+        &self,
+        keys: impl IntoIterator<Item = K>,
+    ) -> Vec<u64> {
+        let mut counts = vec![0u64; self.starts.len()];
+        for key in keys {
+            counts[self.range_index_of(key.as_ref())] += 1;
+        }
+        counts
+    }
+
+    /// This layout on `shards` shards, given the distinct keys of every range.
+    ///
+    /// Growth and shrink rule. The boundaries never change; whole ranges change owner.
+    /// Growing from N to M shards: each new shard N..M-1 in turn takes whole ranges until it
+    /// holds floor(K/M) of the K ranges. Each range is taken from the shard that currently
+    /// holds the most ranges (ties: the most distinct keys, then the lowest id), and it is
+    /// that shard's cheapest range (fewest distinct keys, ties: the lowest range index). No
+    /// shard is ever left without a range; when floor(K/M) is 0 (fewer ranges than shards)
+    /// the new shards get no range and own no keys. Shrinking from N to M shards: the ranges
+    /// of shards M..N-1 are reassigned one by one, in key order, each to the remaining shard
+    /// that currently holds the fewest distinct keys (ties: the lowest id). Keys that stay on
+    /// a kept range never move, so only the keys of reassigned ranges move.
+    pub fn resized_with(
+        &self,
+        shards: u32,
+        keys_per_range: &[u64],
+    ) -> Result<RangePartitioner, AnalysisError> {
+        check_shard_count(shards)?;
+        if keys_per_range.len() != self.owners.len() {
+            return Err(AnalysisError::Config(format!(
+                "{} key counts given for {} ranges",
+                keys_per_range.len(),
+                self.owners.len()
+            )));
+        }
+        let owners = match shards.cmp(&self.shards) {
+            Ordering::Greater => grow_owners(&self.owners, self.shards, shards, keys_per_range),
+            Ordering::Less => shrink_owners(&self.owners, shards, keys_per_range),
+            Ordering::Equal => self.owners.clone(),
+        };
+        let (label, starts) = (self.label.clone(), self.starts.clone());
+        Ok(RangePartitioner {
+            label,
+            shards,
+            starts,
+            owners,
+        })
+    }
+}
+
+impl Partitioner for RangePartitioner {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn shard_count(&self) -> u32 {
+        self.shards
+    }
+
+    #[inline]
+    fn shard_of(&self, key: &[u8]) -> ShardId {
+        self.owners[self.range_index_of(key)]
+    }
+
+    fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
+        for i in self.ranges_overlapping(start, end) {
+            out.insert(self.owners[i]);
+        }
+    }
+
+    /// Moves whole ranges by the rule of [`RangePartitioner::resized_with`].
+    fn resized(
+        &self,
+        shards: u32,
+        keys: &KeyCounts,
+    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
+        Ok(Box::new(self.resized_with(shards, &counts)?))
+    }
+
+    fn range_starts(&self) -> Option<&[Vec<u8>]> {
+        Some(&self.starts)
+    }
+}
+
+/// Why `starts` and `owners` do not form a layout of `shards` shards, if they do not.
+fn check_layout(shards: u32, starts: &[Vec<u8>], owners: &[ShardId]) -> Result<(), String> {
+    if !starts.first().is_some_and(|s| s.is_empty()) {
+        return Err("the first range must start at the empty key".into());
+    }
+    if starts.len() != owners.len() {
+        return Err(format!(
+            "{} range starts but {} owners",
+            starts.len(),
+            owners.len()
+        ));
+    }
+    if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
+        return Err(format!(
+            "range start {} ('{}') is not greater than the one before; starts must be strictly \
+             increasing",
+            i + 1,
+            display_bytes(&starts[i + 1])
+        ));
+    }
+    if let Some((i, o)) = owners.iter().enumerate().find(|(_, &o)| o >= shards) {
+        return Err(format!(
+            "range {i} has owner {o}, but there are only {shards} shards"
+        ));
+    }
+    Ok(())
+}
+
+/// Owners of `ranges` ranges spread contiguously over `shards`: range `i` -> `i * N / K`.
+fn contiguous_owners(ranges: usize, shards: u32) -> Vec<ShardId> {
+    let (k, n) = (ranges as u128, u128::from(shards));
+    (0..k).map(|i| (i * n / k) as ShardId).collect()
+}
+
+/// The split keys of `ranges` quantile ranges over `keys`: `keys[j * len / K]` for `j` in
+/// `1..K`, each kept only when greater than the previous split (drops repeats and the empty
+/// key). With more ranges than keys every key becomes a split.
+fn quantile_splits(keys: &[Vec<u8>], ranges: u64) -> Vec<Vec<u8>> {
+    let len = keys.len() as u64;
+    let picks: Box<dyn Iterator<Item = usize>> = if ranges > len {
+        Box::new(0..keys.len())
+    } else {
+        let at = move |j: u64| (u128::from(j) * u128::from(len) / u128::from(ranges)) as usize;
+        Box::new((1..ranges).map(at))
+    };
+    let mut splits: Vec<Vec<u8>> = Vec::new();
+    for key in picks.map(|i| &keys[i]) {
+        let fresh = match splits.last() {
+            Some(prev) => key > prev,
+            None => !key.is_empty(),
+        };
+        if fresh {
+            splits.push(key.clone());
+        }
+    }
+    splits
+}
+
+/// Owners after growing from `from` to `to` shards (see [`RangePartitioner::resized_with`]).
+fn grow_owners(owners: &[ShardId], from: u32, to: u32, keys: &[u64]) -> Vec<ShardId> {
+    let mut owners = owners.to_vec();
+    let target = owners.len() / to as usize;
+    // Per shard: its ranges ordered cheapest first, and its distinct keys.
+    let mut held: Vec<BTreeSet<(u64, usize)>> = vec![BTreeSet::new(); to as usize];
+    let mut shard_keys = vec![0u64; to as usize];
+    for (i, &s) in owners.iter().enumerate() {
+        held[s as usize].insert((keys[i], i));
+        shard_keys[s as usize] += keys[i];
+    }
+    for new in from as usize..to as usize {
+        while held[new].len() < target {
+            let Some(donor) = busiest_shard(&held, &shard_keys, new) else {
+                break;
+            };
+            let Some((k, i)) = held[donor].pop_first() else {
+                break;
+            };
+            held[new].insert((k, i));
+            shard_keys[donor] -= k;
+            shard_keys[new] += k;
+            owners[i] = new as ShardId;
+        }
+    }
+    owners
+}
+
+/// The shard other than `except` with the most ranges (ties: most keys, then lowest id), if
+/// it can give one away and keep at least one.
+fn busiest_shard(held: &[BTreeSet<(u64, usize)>], keys: &[u64], except: usize) -> Option<usize> {
+    let rank = |s: usize| (held[s].len(), keys[s], Reverse(s));
+    (0..held.len())
+        .filter(|&s| s != except)
+        .max_by_key(|&s| rank(s))
+        .filter(|&s| held[s].len() >= 2)
+}
+
+/// Owners after shrinking to `to` shards (see [`RangePartitioner::resized_with`]).
+fn shrink_owners(owners: &[ShardId], to: u32, keys: &[u64]) -> Vec<ShardId> {
+    let mut load = vec![0u64; to as usize];
+    for (i, &s) in owners.iter().enumerate().filter(|(_, &s)| s < to) {
+        load[s as usize] += keys[i];
+    }
+    let mut lightest: BinaryHeap<Reverse<(u64, ShardId)>> =
+        (0..to).map(|s| Reverse((load[s as usize], s))).collect();
+    let mut owners = owners.to_vec();
+    for (i, owner) in owners.iter_mut().enumerate().filter(|(_, s)| **s >= to) {
+        // The heap holds every remaining shard, and to >= 1.
+        if let Some(Reverse((k, s))) = lightest.pop() {
+            *owner = s;
+            lightest.push(Reverse((k + keys[i], s)));
+        }
+    }
+    owners
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use workloads::key::encode_u64;
+
+    fn u(n: u64) -> Vec<u8> {
+        encode_u64(n).to_vec()
+    }
+
+    fn fan_out(p: &RangePartitioner, a: u64, b: u64) -> Vec<ShardId> {
+        let mut out = ShardSet::new(p.shard_count());
+        p.scan_shards(&u(a), &u(b), &mut out);
+        out.iter().collect()
+    }
+
+    /// Splits 10, 20, ..., 70 (u64 keys) give 8 ranges; on 4 shards that is 2 per shard.
+    fn eight_ranges_on_four_shards() -> RangePartitioner {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut file, b"10\n20\n30\n40\n50\n60\n70\n").unwrap();
+        let spec = format!("range:boundaries={}", file.path().display());
+        let schemes = super::super::SchemeSpec::parse_list(&spec).unwrap();
+        let ctx = BuildContext {
+            shards: 4,
+            warmup_keys: &[],
+            key_type: KeyType::U64,
+        };
+        assert!(!schemes[0].needs_warmup());
+        let built = schemes[0].build(&ctx).unwrap();
+        assert_eq!(built.label(), spec);
+        let starts = built.range_starts().unwrap().to_vec();
+        let owners: Vec<ShardId> = starts.iter().map(|s| built.shard_of(s)).collect();
+        RangePartitioner::with_shard_count(spec, 4, starts, owners).unwrap()
+    }
+
+    #[test]
+    fn a_boundaries_file_gives_hand_computed_owners_and_scan_fan_outs() {
+        let p = eight_ranges_on_four_shards();
+        assert_eq!(p.range_count(), 8);
+        assert_eq!(p.owners(), [0, 0, 1, 1, 2, 2, 3, 3]);
+        // Below the first split, on a split (a split starts its range), between, above last.
+        let cases = [
+            (0, 0, 0),
+            (9, 0, 0),
+            (10, 1, 0),
+            (19, 1, 0),
+            (20, 2, 1),
+            (35, 3, 1),
+        ];
+        let more = [
+            (40, 4, 2),
+            (59, 5, 2),
+            (60, 6, 3),
+            (70, 7, 3),
+            (u64::MAX, 7, 3),
+        ];
+        for (key, range, shard) in cases.into_iter().chain(more) {
+            assert_eq!(p.range_index_of(&u(key)), range, "key {key}");
+            assert_eq!(p.shard_of(&u(key)), shard, "key {key}");
+        }
+        assert_eq!(p.shard_of(b""), 0);
+        assert_eq!(p.shard_of(b"\xff\xff\xff\xff\xff\xff\xff\xff\x00"), 3);
+        assert_eq!(p.ranges_overlapping(&u(5), &u(25)), 0..=2);
+        assert_eq!(fan_out(&p, 5, 25), [0, 1]);
+        assert_eq!(fan_out(&p, 10, 20), [0]); // exactly range 1: 20 is excluded
+        assert_eq!(fan_out(&p, 10, 21), [0, 1]);
+        assert_eq!(fan_out(&p, 15, 65), [0, 1, 2, 3]);
+        assert_eq!(p.ranges_overlapping(&u(15), &u(65)), 1..=6);
+        assert_eq!(fan_out(&p, 41, 59), [2]);
+        assert_eq!(fan_out(&p, 30, 30), [1]); // empty scan: the owner of its start
+        assert_eq!(fan_out(&p, 40, 20), [2]);
+    }
+
+    #[test]
+    fn learned_boundaries_are_the_quantiles_of_the_warm_up_keys() {
+        let keys: Vec<Vec<u8>> = (0..100).map(u).collect();
+        let p = RangePartitioner::learn("range", 2, 2, &keys).unwrap();
+        assert_eq!(p.starts(), [vec![], u(25), u(50), u(75)]);
+        assert_eq!(p.owners(), [0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn few_warm_up_keys_give_fewer_ranges_and_none_gives_one_range_on_shard_zero() {
+        let keys: Vec<Vec<u8>> = vec![vec![], b"b".to_vec(), b"d".to_vec()];
+        let p = RangePartitioner::learn("range", 4, 8, &keys).unwrap();
+        assert_eq!(p.starts(), [vec![], b"b".to_vec(), b"d".to_vec()]);
+        assert_eq!(p.owners(), [0, 1, 2]); // floor(i * 4 / 3); shard 3 owns nothing
+        let empty = RangePartitioner::learn("range", 4, 8, &[]).unwrap();
+        assert_eq!((empty.range_count(), empty.shard_of(b"anything")), (1, 0));
+    }
+
+    #[test]
+    fn growth_takes_the_cheapest_range_of_the_shard_with_the_most_ranges() {
+        let starts = vec![vec![], b"b".to_vec(), b"c".to_vec(), b"d".to_vec()];
+        let p = RangePartitioner::new("range", starts, vec![0, 0, 1, 1]).unwrap();
+        // Both shards hold 2 ranges; shard 0 has more keys (6 vs 5), its cheapest is range 1.
+        let grown = p.resized_with(3, &[5, 1, 3, 2]).unwrap();
+        assert_eq!(
+            (grown.owners(), grown.shard_count()),
+            ([0, 2, 1, 1].as_slice(), 3)
+        );
+    }
+
+    #[test]
+    fn growth_never_empties_a_shard_and_gives_nothing_when_ranges_are_fewer_than_shards() {
+        let starts = vec![vec![], b"b".to_vec(), b"c".to_vec(), b"d".to_vec()];
+        let p = RangePartitioner::new("range", starts, vec![0, 0, 0, 1]).unwrap();
+        let grown = p.resized_with(4, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(grown.owners(), [2, 3, 0, 1]);
+        let two = RangePartitioner::new("range", vec![vec![], b"m".to_vec()], vec![0, 1]).unwrap();
+        assert_eq!(two.resized_with(3, &[7, 7]).unwrap().owners(), [0, 1]);
+    }
+
+    #[test]
+    fn shrinking_gives_each_orphan_range_to_the_lightest_remaining_shard() {
+        let starts = vec![vec![], b"b".to_vec(), b"c".to_vec(), b"d".to_vec()];
+        let p = RangePartitioner::new("range", starts, vec![0, 1, 2, 3]).unwrap();
+        // Range 2 (3 keys) -> shard 1 (1 key); range 3 (2 keys) -> shard 1 (4 keys < 5).
+        assert_eq!(
+            p.resized_with(2, &[5, 1, 3, 2]).unwrap().owners(),
+            [0, 1, 1, 1]
+        );
+        assert!(p.resized_with(0, &[0; 4]).is_err());
+        assert!(p.resized_with(2, &[0; 3]).is_err());
+    }
+
+    #[test]
+    fn a_layout_is_refused_unless_it_tiles_the_key_space_with_valid_owners() {
+        let bad = |starts: Vec<&[u8]>, owners: Vec<ShardId>, shards: u32| {
+            let starts = starts.into_iter().map(<[u8]>::to_vec).collect();
+            RangePartitioner::with_shard_count("range", shards, starts, owners).unwrap_err()
+        };
+        assert!(bad(vec![b"a"], vec![0], 1)
+            .to_string()
+            .contains("empty key"));
+        assert!(bad(vec![b"", b"b", b"b"], vec![0, 0, 0], 1)
+            .to_string()
+            .contains("strictly"));
+        assert!(bad(vec![b"", b"b"], vec![0, 2], 2)
+            .to_string()
+            .contains("only 2 shards"));
+        assert!(bad(vec![b"", b"b"], vec![0], 2)
+            .to_string()
+            .contains("owners"));
+        assert!(bad(vec![], vec![], 1).to_string().contains("empty key"));
+        assert!(bad(vec![b""], vec![0], 0)
+            .to_string()
+            .contains("at least 1"));
+    }
+
+    #[test]
+    fn boundary_text_allows_only_the_final_newline_to_be_empty() {
+        let parse = |t: &[u8]| parse_boundaries(t, KeyType::Bytes);
+        assert_eq!(parse(b"").unwrap().len(), 0);
+        assert_eq!(parse(b"a\nb").unwrap(), [b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(
+            parse(b"a\r\nb\r\n").unwrap(),
+            [b"a".to_vec(), b"b".to_vec()]
+        );
+        assert_eq!(parse(b"\n").unwrap_err().0, 1);
+        assert_eq!(parse(b"a\n\nb\n").unwrap_err().0, 2);
+        assert_eq!(parse(b"a\nb\n\n").unwrap_err().0, 3);
+        let (line, message) = parse(b"a\nc\nb\n").unwrap_err();
+        assert_eq!(line, 3);
+        assert!(
+            message.contains("'b' is not greater than the previous one ('c')"),
+            "{message}"
+        );
+        let (line, message) = parse_boundaries(b"1\nx\n", KeyType::U64).unwrap_err();
+        assert_eq!(line, 2);
+        assert!(message.contains("not a decimal integer"), "{message}");
+        assert_eq!(parse_boundaries(b"7\n7\n", KeyType::U64).unwrap_err().0, 2);
+    }
+
+    #[test]
+    fn an_unreadable_boundaries_file_is_an_io_error_naming_it() {
+        let err = read_boundaries(Path::new("/nonexistent/splits.txt"), KeyType::Bytes);
+        let err = err.unwrap_err();
+        assert!(matches!(err, AnalysisError::Io { .. }), "{err:?}");
+        assert!(err.to_string().contains("/nonexistent/splits.txt"), "{err}");
+    }
+}

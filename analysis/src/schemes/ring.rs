@@ -1,10 +1,229 @@
-//! stub: being written.
-use super::SchemeKind;
-/// Registration.
+//! Consistent hashing with virtual nodes.
+//!
+//! Each shard places `vnodes` points on a 64-bit ring; a key belongs to the first point at or
+//! after `hash64(key)`, wrapping past the top. A point's position depends only on its shard
+//! and vnode number, so adding shards never moves existing points: a key that moves always
+//! moves to a new shard, and one new shard out of N+1 takes about 1/(N+1) of the keys.
+
+use workloads::Spec;
+
+use super::pinned_hash::hash64;
+use super::{check_shard_count, BuildContext, SchemeKind};
+use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+
+/// Virtual nodes per shard when `vnodes` is not given.
+pub const DEFAULT_VNODES: u64 = 256;
+
+/// The largest `vnodes` accepted (the ring holds `N * vnodes` points).
+pub const MAX_VNODES: u64 = 65_536;
+
+/// Registration of `ring`.
 pub const KIND: SchemeKind = SchemeKind {
     name: "ring",
-    about: "stub",
-    params: &[],
+    about: "consistent hashing with virtual nodes; a new shard takes about 1/(N+1) of the keys",
+    params: &[("vnodes", "virtual nodes per shard, 1..=65536 (default 256)")],
     needs_warmup: |_| false,
-    build: |_, _| Err(crate::AnalysisError::Config("not yet".into())),
+    build,
 };
+
+/// Builds `ring` for `ctx.shards` shards.
+fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let vnodes = spec.u64_at_least("vnodes", DEFAULT_VNODES, 1)?;
+    if vnodes > MAX_VNODES {
+        let message = format!("vnodes={vnodes} must be at most {MAX_VNODES}");
+        return Err(spec.error(message).into());
+    }
+    Ok(Box::new(RingPartitioner::new(
+        spec.to_string(),
+        ctx.shards,
+        vnodes as u32,
+    )?))
+}
+
+/// Ring position of virtual node `vnode` of `shard`: [`hash64`] of the 8 bytes `shard` (u32
+/// big-endian) followed by `vnode` (u32 big-endian). Pinned like the hash itself.
+pub fn vnode_position(shard: ShardId, vnode: u32) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&shard.to_be_bytes());
+    bytes[4..].copy_from_slice(&vnode.to_be_bytes());
+    hash64(&bytes)
+}
+
+/// A consistent-hash ring: points `(position, shard)` sorted by position.
+///
+/// Growth and shrink rule: resizing from N to M shards keeps every point of shards below
+/// min(N, M) where it is and adds `vnodes` points for each new shard N..M-1. On growth every
+/// key that moves, moves to a new shard (about (M-N)/M of the keys); on shrink only the keys
+/// of the removed shards move, each to the next surviving point clockwise.
+#[derive(Clone, Debug)]
+pub struct RingPartitioner {
+    label: String,
+    shards: u32,
+    /// Points added per new shard on growth.
+    vnodes: u32,
+    points: Vec<(u64, ShardId)>,
+}
+
+impl RingPartitioner {
+    /// A ring of `shards` shards with `vnodes` points each (both at least 1).
+    pub fn new(label: impl Into<String>, shards: u32, vnodes: u32) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        if vnodes == 0 {
+            return Err(AnalysisError::Config(
+                "a ring needs at least 1 vnode per shard".into(),
+            ));
+        }
+        let mut points = Vec::with_capacity(shards as usize * vnodes as usize);
+        add_vnodes(&mut points, 0..shards, vnodes);
+        Self::from_sorted(label.into(), shards, vnodes, points)
+    }
+
+    /// A ring from hand-placed points `(position, shard)`, in any order; every shard must be
+    /// below `shards` and there must be at least one point. Growth adds
+    /// `max(1, points / shards)` vnodes per new shard.
+    pub fn from_points(
+        label: impl Into<String>,
+        shards: u32,
+        points: Vec<(u64, ShardId)>,
+    ) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        if let Some(&(at, s)) = points.iter().find(|(_, s)| *s >= shards) {
+            let message = format!("the point at {at} names shard {s} of only {shards} shards");
+            return Err(AnalysisError::Config(message));
+        }
+        let vnodes = (points.len() / shards as usize).clamp(1, MAX_VNODES as usize) as u32;
+        Self::from_sorted(label.into(), shards, vnodes, points)
+    }
+
+    /// Sorts the points and checks that there is at least one.
+    fn from_sorted(
+        label: String,
+        shards: u32,
+        vnodes: u32,
+        mut points: Vec<(u64, ShardId)>,
+    ) -> Result<Self, AnalysisError> {
+        if points.is_empty() {
+            return Err(AnalysisError::Config(
+                "a ring needs at least one point".into(),
+            ));
+        }
+        points.sort_unstable();
+        Ok(RingPartitioner {
+            label,
+            shards,
+            vnodes,
+            points,
+        })
+    }
+
+    /// The owner of ring position `hash`: the first point at or after it, wrapping around.
+    #[inline]
+    pub fn owner_of_hash(&self, hash: u64) -> ShardId {
+        let i = self.points.partition_point(|p| p.0 < hash);
+        self.points.get(i).unwrap_or(&self.points[0]).1
+    }
+
+    /// The points `(position, shard)` in ring order.
+    pub fn points(&self) -> &[(u64, ShardId)] {
+        &self.points
+    }
+
+    /// Virtual nodes that each new shard receives on growth.
+    pub fn vnodes_per_shard(&self) -> u32 {
+        self.vnodes
+    }
+}
+
+/// Appends the `vnodes` points of every shard in `shards`.
+fn add_vnodes(points: &mut Vec<(u64, ShardId)>, shards: std::ops::Range<u32>, vnodes: u32) {
+    for shard in shards {
+        points.extend((0..vnodes).map(|v| (vnode_position(shard, v), shard)));
+    }
+}
+
+impl Partitioner for RingPartitioner {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn shard_count(&self) -> u32 {
+        self.shards
+    }
+
+    #[inline]
+    fn shard_of(&self, key: &[u8]) -> ShardId {
+        self.owner_of_hash(hash64(key))
+    }
+
+    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
+    /// the owner of `start`, as the trait asks of every scheme.
+    fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
+        if end <= start {
+            out.insert(self.shard_of(start));
+        } else {
+            out.insert_all(self.shards);
+        }
+    }
+
+    /// Keeps the points of surviving shards and adds points for new ones (see the type).
+    fn resized(
+        &self,
+        shards: u32,
+        _keys: &KeyCounts,
+    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        check_shard_count(shards)?;
+        let mut points: Vec<(u64, ShardId)> = self
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.1 < shards)
+            .collect();
+        add_vnodes(&mut points, self.shards.min(shards)..shards, self.vnodes);
+        let ring = Self::from_sorted(self.label.clone(), shards, self.vnodes, points)?;
+        Ok(Box::new(ring))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_belongs_to_the_first_point_at_or_after_its_hash_wrapping_around() {
+        let ring =
+            RingPartitioner::from_points("ring", 3, vec![(300, 2), (100, 0), (200, 1)]).unwrap();
+        let owners: Vec<ShardId> = [0, 100, 101, 200, 250, 300, 301, u64::MAX]
+            .into_iter()
+            .map(|h| ring.owner_of_hash(h))
+            .collect();
+        assert_eq!(owners, [0, 0, 1, 1, 2, 2, 0, 0]);
+        assert_eq!(
+            ring.shard_of(b"user42"),
+            ring.owner_of_hash(0x9fdc_8e44_c5b9_267c)
+        );
+    }
+
+    #[test]
+    fn growth_keeps_every_point_and_shrink_drops_only_removed_shards() {
+        let ring = RingPartitioner::new("ring", 4, 8).unwrap();
+        assert_eq!(ring.points().len(), 32);
+        let grown = RingPartitioner::new("ring", 6, 8).unwrap();
+        assert!(ring.points().iter().all(|p| grown.points().contains(p)));
+        let shrunk = ring.resized(2, &KeyCounts::new()).unwrap();
+        assert!((0..1000u32).all(|i| {
+            let key = i.to_be_bytes();
+            let before = ring.shard_of(&key);
+            before >= 2 || shrunk.shard_of(&key) == before
+        }));
+        assert_eq!(vnode_position(1, 2), hash64(&[0, 0, 0, 1, 0, 0, 0, 2]));
+    }
+
+    #[test]
+    fn bad_rings_are_refused() {
+        assert!(RingPartitioner::new("ring", 4, 0).is_err());
+        assert!(RingPartitioner::new("ring", 0, 4).is_err());
+        assert!(RingPartitioner::from_points("ring", 2, vec![]).is_err());
+        let err = RingPartitioner::from_points("ring", 2, vec![(5, 2)]).unwrap_err();
+        assert!(err.to_string().contains("shard 2 of only 2"), "{err}");
+    }
+}
