@@ -2,7 +2,7 @@
 //! design-review report). Exporters render bytes; [`output::OutputDir`] writes them safely.
 //!
 //! ```
-//! use reports::{exporters, RunReport, Manifest};
+//! use reports::{exporters, Exporter, Manifest, RunReport};
 //! let report = RunReport { results: vec![], manifest: Manifest::default() };
 //! let csv = exporters::SummaryCsv.render(&report).unwrap();
 //! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(reports::summary::SUMMARY_HEADER));

@@ -119,12 +119,12 @@ mod tests {
 
     #[test]
     fn shares_and_cv_match_hand_computed_values() {
-        // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(5.25)
+        // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(4.75)
         let load = ShardLoad::from_counts(vec![6, 2, 2, 0], vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]]);
         assert_eq!(load.requests, 10);
         assert!((load.hottest_shard_share - 0.6).abs() < 1e-12);
         assert!((load.hottest_shard_ratio - 2.4).abs() < 1e-12);
-        assert!((load.load_cv - 5.25f64.sqrt() / 2.5).abs() < 1e-12);
+        assert!((load.load_cv - 4.75f64.sqrt() / 2.5).abs() < 1e-12);
         assert!((load.hottest_shard_share_windowed - (0.75 + 0.5) / 2.0).abs() < 1e-12);
     }
 
