@@ -299,7 +299,6 @@ fn replay_measured(
             let mut next = 0u64;
             loop {
                 let mut chunk = EventChunk::with_capacity(chunk_events as usize);
-                chunk.first_index = next;
                 while (chunk.len() as u64) < chunk_events {
                     let room = (chunk_events - chunk.len() as u64) as usize;
                     if source.fill(&mut chunk, room)? == 0 {
@@ -309,6 +308,8 @@ fn replay_measured(
                 if chunk.is_empty() {
                     return Ok(());
                 }
+                // Positions count measured events only (sources number from their own start).
+                chunk.first_index = next;
                 let full = chunk.len() as u64 == chunk_events;
                 next += chunk.len() as u64;
                 if tx.send(chunk).is_err() || !full {

@@ -105,3 +105,21 @@ pub fn measure(partitioner: &dyn Partitioner, keys: &[Vec<u8>], cfg: &LatencyCon
         timer_overhead_ns: overhead,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schemes::hash::ModHashPartitioner;
+
+    #[test]
+    fn lookups_are_timed_and_counted() {
+        let part = ModHashPartitioner::new("hash", 16).unwrap();
+        let keys: Vec<Vec<u8>> = (0u64..1000).map(|k| k.to_be_bytes().to_vec()).collect();
+        let cfg = LatencyConfig { batch: 100, max_lookups: 10_000, budget: Duration::from_secs(5) };
+        let lat = measure(&part, &keys, &cfg).expect("keys were given");
+        assert_eq!(lat.lookups, 10_000);
+        assert!(lat.p50_ns > 0.0 && lat.p50_ns <= lat.p99_ns && lat.p99_ns <= lat.p999_ns, "{lat:?}");
+        assert!(lat.mean_ns > 0.0 && lat.lookups_per_sec > 0.0);
+        assert!(measure(&part, &[], &cfg).is_none());
+    }
+}
