@@ -51,5 +51,5 @@ impl Exporter for ManifestJson {
 /// Every exporter a run writes, in writing order (the manifest last: its presence marks a
 /// complete report).
 pub fn all() -> Vec<Box<dyn Exporter>> {
-    vec![Box::new(SummaryCsv), Box::new(ShardsCsv), Box::new(ManifestJson)]
+    vec![Box::new(SummaryCsv), Box::new(ShardsCsv), Box::new(crate::windows::WindowsCsv), Box::new(ManifestJson)]
 }

@@ -14,6 +14,10 @@ pub mod manifest;
 pub mod output;
 pub mod summary;
 pub mod table;
+pub mod windows;
+pub mod data;
+pub mod charts;
+pub mod report;
 
 pub use error::ReportError;
 pub use exporters::Exporter;

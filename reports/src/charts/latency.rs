@@ -1,0 +1,130 @@
+//! Lookup latency percentiles (p50, p99, p99.9) per scheme, one panel per workload.
+
+use plotters::prelude::*;
+
+use super::style::{self, font, LegendEntry, Mark};
+use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use crate::data::RunData;
+
+/// Lookup latency percentiles.
+pub struct LatencyChart;
+
+/// The percentiles drawn, with their metric names.
+const PERCENTILES: [(&str, &str); 3] = [
+    ("p50", "lookup_ns_p50"),
+    ("p99", "lookup_ns_p99"),
+    ("p99.9", "lookup_ns_p999"),
+];
+
+/// A workload's schemes (at its first shard count) with their three percentiles, in ns.
+type Panel<'a> = (&'a str, u32, Vec<(&'a str, [f64; 3])>);
+
+fn panels(data: &RunData) -> Vec<Panel<'_>> {
+    data.workloads()
+        .into_iter()
+        .filter_map(|w| {
+            let n = data.base_shards(w)?;
+            let bars: Vec<(&str, [f64; 3])> = data
+                .schemes_at(w, n)
+                .into_iter()
+                .filter_map(|s| {
+                    let v = |m: &str| data.metric(w, s, n, m);
+                    Some((
+                        s,
+                        [
+                            v(PERCENTILES[0].1)?,
+                            v(PERCENTILES[1].1)?,
+                            v(PERCENTILES[2].1)?,
+                        ],
+                    ))
+                })
+                .collect();
+            (!bars.is_empty()).then_some((w, n, bars))
+        })
+        .collect()
+}
+
+impl Chart for LatencyChart {
+    fn name(&self) -> &'static str {
+        "latency"
+    }
+    fn title(&self) -> &'static str {
+        "Lookup latency percentiles"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Run
+    }
+    fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
+        panels(input.data)
+            .is_empty()
+            .then(|| "the run did not time lookups (--no-latency)".into())
+    }
+    fn caption(&self, _input: &ChartInput<'_>) -> String {
+        "ns per shard_of lookup, single-threaded; percentiles of per-batch means, timer overhead subtracted. Timings vary between runs of the same input.".into()
+    }
+    fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
+        style::grid_size(panels(input.data).len())
+    }
+    fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
+        let panels = panels(input.data);
+        let legend: Vec<LegendEntry> = PERCENTILES
+            .iter()
+            .enumerate()
+            .map(|(i, (label, _))| LegendEntry {
+                label: label.to_string(),
+                color: style::color(i),
+                mark: Mark::Swatch,
+            })
+            .collect();
+        let area = style::titled(root, "Lookup latency percentiles", &legend)?;
+        let cells = style::panels(&area, panels.len());
+        for ((workload, n, bars), cell) in panels.iter().zip(cells) {
+            draw_panel(&format!("{workload} (N = {n})"), bars, &cell)?;
+        }
+        Ok(())
+    }
+}
+
+fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> DrawResult {
+    let names: Vec<&str> = bars.iter().map(|b| b.0).collect();
+    let y_max = bars.iter().flat_map(|b| b.1).fold(0.0f64, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, font(15))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            -0.5..names.len() as f64 - 0.5,
+            style::padded(0.0, y_max, true),
+        )?;
+    let scheme_of = |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 {
+            names
+                .get(i as usize)
+                .map_or(String::new(), |s| s.to_string())
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc("scheme")
+        .y_desc("ns per lookup")
+        .x_labels(names.len())
+        .x_label_formatter(&scheme_of)
+        .disable_x_mesh()
+        .label_style(font(12))
+        .axis_desc_style(font(13))
+        .light_line_style(RGBColor(236, 236, 236))
+        .draw()?;
+    for p in 0..PERCENTILES.len() {
+        let color = style::color(p);
+        let rects = bars.iter().enumerate().map(move |(i, b)| {
+            let x = i as f64 - 0.36 + 0.24 * p as f64;
+            Rectangle::new([(x, 0.0), (x + 0.22, b.1[p])], color.filled())
+        });
+        chart.draw_series(rects)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! Range dynamics over time, from `timeline.csv`: ranges, splits, merges, bytes moved (and the
+//! hottest node's share when recorded), one panel per measure, one line per series.
+
+use super::style::{self, percent, whole, LinePanel, Series, Stroke};
+use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use crate::data::{RunData, TimelineRow};
+
+/// Range dynamics over time.
+pub struct RangeTimeline;
+
+/// Columns drawn, with their axis label and tick format.
+const MEASURES: [(&str, &str, fn(&f64) -> String); 5] = [
+    ("ranges", "ranges", whole),
+    ("splits", "splits per window", whole),
+    ("merges", "merges per window", whole),
+    ("bytes_moved", "bytes moved per window", whole),
+    ("hottest_node_share", "hottest node's share (%)", percent),
+];
+
+fn rows(data: &RunData) -> &[TimelineRow] {
+    data.timeline.as_deref().unwrap_or(&[])
+}
+
+/// The measures the timeline has.
+fn measures(data: &RunData) -> Vec<(&'static str, &'static str, fn(&f64) -> String)> {
+    MEASURES
+        .iter()
+        .copied()
+        .filter(|(c, _, _)| rows(data).iter().any(|r| r.values.contains_key(*c)))
+        .collect()
+}
+
+fn series_of(data: &RunData, column: &str) -> Vec<Series> {
+    let mut labels: Vec<&str> = Vec::new();
+    for r in rows(data) {
+        if !labels.contains(&r.series.as_str()) {
+            labels.push(&r.series);
+        }
+    }
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let mut points: Vec<(f64, f64)> = rows(data)
+                .iter()
+                .filter(|r| r.series == *label)
+                .filter_map(|r| Some((r.window as f64, *r.values.get(column)?)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                label: if label.is_empty() {
+                    "timeline".into()
+                } else {
+                    label.to_string()
+                },
+                color: style::color(i),
+                points,
+                stroke: Stroke::Solid,
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
+impl Chart for RangeTimeline {
+    fn name(&self) -> &'static str {
+        "range_timeline"
+    }
+    fn title(&self) -> &'static str {
+        "Range dynamics over time"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Run
+    }
+    fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
+        match &input.data.timeline {
+            None => Some("the run has no timeline.csv (no range-dynamic scheme)".into()),
+            Some(_) if measures(input.data).is_empty() => Some(
+                "timeline.csv has none of the columns ranges, splits, merges, bytes_moved".into(),
+            ),
+            Some(_) => None,
+        }
+    }
+    fn caption(&self, _input: &ChartInput<'_>) -> String {
+        "Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.".into()
+    }
+    fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
+        style::grid_size(measures(input.data).len())
+    }
+    fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
+        let measures = measures(input.data);
+        let legend = style::legend_of(
+            &measures
+                .iter()
+                .flat_map(|m| series_of(input.data, m.0))
+                .collect::<Vec<_>>(),
+        );
+        let area = style::titled(root, "Range dynamics over time", &legend)?;
+        let cells = style::panels(&area, measures.len());
+        for ((column, y_desc, y_format), cell) in measures.into_iter().zip(cells) {
+            style::draw_line_panel(
+                &cell,
+                &LinePanel {
+                    caption: column.replace('_', " "),
+                    x_desc: "window",
+                    y_desc,
+                    y_format,
+                    x_format: whole,
+                    y_from_zero: true,
+                    series: series_of(input.data, column),
+                },
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! Shards contacted per scan against the scan length (the `scan_len` parameter of synthetic
+//! workloads, 100 when not given), one line per scheme, one panel per workload family.
+
+use super::style::{self, whole, LinePanel, Series, Stroke};
+use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use crate::data::{RunData, DEFAULT_SCAN_LEN};
+
+/// Scan fan-out against scan length.
+pub struct ScanFanoutChart;
+
+/// Workloads with scans grouped by their label without `scan_len`, each group at the first
+/// shard count of its first workload.
+fn panels(data: &RunData) -> Vec<(String, u32, Vec<Series>)> {
+    let groups = data
+        .families("scan_len", Some(DEFAULT_SCAN_LEN))
+        .into_iter()
+        .filter_map(|f| {
+            let n = data.base_shards(f.members.first()?.1)?;
+            Some((f.label, n, f.members))
+        });
+    groups
+        .filter_map(|(family, n, members)| {
+            let lines: Vec<Series> = data
+                .schemes()
+                .into_iter()
+                .filter_map(|scheme| {
+                    let points: Vec<(f64, f64)> = members
+                        .iter()
+                        .filter_map(|(len, w)| {
+                            Some((*len, data.metric(w, scheme, n, "scan_fanout_mean")?))
+                        })
+                        .collect();
+                    (!points.is_empty()).then(|| Series {
+                        label: scheme.to_string(),
+                        color: style::scheme_color(data, scheme),
+                        points,
+                        stroke: Stroke::Solid,
+                    })
+                })
+                .collect();
+            (!lines.is_empty()).then_some((family, n, lines))
+        })
+        .collect()
+}
+
+impl Chart for ScanFanoutChart {
+    fn name(&self) -> &'static str {
+        "scan_fanout"
+    }
+    fn title(&self) -> &'static str {
+        "Scan fan-out against scan length"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Run
+    }
+    fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
+        panels(input.data)
+            .is_empty()
+            .then(|| "no workload of the run has scans".into())
+    }
+    fn caption(&self, _input: &ChartInput<'_>) -> String {
+        format!("Mean shards contacted per scan; scan length from the workload's scan_len (default {DEFAULT_SCAN_LEN}). One scan length gives one point per scheme; dashed: every shard.")
+    }
+    fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
+        style::grid_size(panels(input.data).len())
+    }
+    fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
+        let mut panels = panels(input.data);
+        for (_, n, lines) in &mut panels {
+            let (lo, hi) = style::bounds(lines.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
+            lines.push(Series {
+                label: "every shard (N)".into(),
+                color: style::REFERENCE,
+                points: vec![(lo, *n as f64), (hi, *n as f64)],
+                stroke: Stroke::Dashed,
+            });
+        }
+        let legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
+        let area = style::titled(root, "Scan fan-out against scan length", &legend)?;
+        let cells = style::panels(&area, panels.len());
+        for ((family, n, lines), cell) in panels.into_iter().zip(cells) {
+            style::draw_line_panel(
+                &cell,
+                &LinePanel {
+                    caption: format!("{family} (N = {n})"),
+                    x_desc: "scan length (keys)",
+                    y_desc: "shards per scan (mean)",
+                    y_format: |v| format!("{v:.1}"),
+                    x_format: whole,
+                    y_from_zero: true,
+                    series: lines,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,338 @@
+//! The report's content as format-neutral blocks, built once from the run and rendered to HTML
+//! and Markdown, so the two files always say the same thing.
+
+use analysis::metrics::METRICS;
+
+use super::findings::{self, Finding, Recommendation};
+use crate::charts::{ChartOutcome, RenderedChart};
+use crate::data::RunData;
+
+/// One block of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// A heading of level 1 to 3.
+    Heading(u8, String),
+    /// A paragraph of plain text.
+    Paragraph(String),
+    /// A bulleted list.
+    List(Vec<String>),
+    /// A table; columns from `numeric_from` on are right-aligned.
+    Table {
+        /// Column titles.
+        header: Vec<String>,
+        /// Cells, row by row.
+        rows: Vec<Vec<String>>,
+        /// First right-aligned column.
+        numeric_from: usize,
+    },
+    /// The recommended scheme of a workload with its reasoning.
+    Recommendation(Recommendation),
+    /// A chart: inline SVG in HTML, a PNG link in Markdown.
+    Figure(RenderedChart),
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    /// The page title.
+    pub title: String,
+    /// The blocks in order.
+    pub blocks: Vec<Block>,
+}
+
+/// Builds the report of `data` with its charts.
+pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
+    let profiles = findings::profiles(data);
+    let mut b = Vec::new();
+    let m = &data.manifest;
+    b.push(Block::Paragraph(format!(
+        "{} workload(s) replayed through {} scheme(s) by {} {}, started {}.",
+        data.workloads().len(),
+        data.schemes().len(),
+        if m.tool.is_empty() {
+            "shardlab"
+        } else {
+            &m.tool
+        },
+        m.version,
+        if m.started_utc.is_empty() {
+            "at an unrecorded time"
+        } else {
+            &m.started_utc
+        }
+    )));
+
+    b.push(Block::Heading(2, "Recommendations".into()));
+    let recommendations: Vec<Recommendation> =
+        profiles.iter().filter_map(findings::recommend).collect();
+    if recommendations.is_empty() {
+        b.push(Block::Paragraph(
+            "No workload has the load figures a recommendation needs.".into(),
+        ));
+    }
+    b.extend(recommendations.into_iter().map(Block::Recommendation));
+
+    what_was_run(data, &mut b);
+
+    for p in &profiles {
+        b.push(Block::Heading(2, format!("Workload {}", p.workload)));
+        if let Some(d) = data.description(&p.workload) {
+            b.push(Block::Paragraph(d.to_string()));
+        }
+        b.push(Block::Heading(3, "Findings".into()));
+        b.push(list(findings::workload_findings(data, p)));
+        b.push(Block::Heading(3, format!("Comparison at N = {}", p.shards)));
+        b.push(comparison_table(data, &p.workload, p.shards));
+        b.extend(figures(charts, Some(&p.workload)));
+    }
+
+    b.push(Block::Heading(2, "Across workloads".into()));
+    let run_findings = findings::run_findings(data);
+    if !run_findings.is_empty() {
+        b.push(Block::Heading(3, "Findings".into()));
+        b.push(list(run_findings));
+    }
+    b.extend(figures(charts, None));
+
+    let skipped: Vec<String> = charts
+        .iter()
+        .filter_map(|c| match c {
+            ChartOutcome::Skipped(s) => Some(match &s.workload {
+                Some(w) => format!("{} ({w}): {}.", s.title, s.reason),
+                None => format!("{}: {}.", s.title, s.reason),
+            }),
+            ChartOutcome::Drawn(_) => None,
+        })
+        .collect();
+    if !skipped.is_empty() {
+        b.push(Block::Heading(2, "Charts not drawn".into()));
+        b.push(Block::List(skipped));
+    }
+
+    how_to_read(&mut b);
+    Document {
+        title: "shardlab design review".into(),
+        blocks: b,
+    }
+}
+
+fn list(findings: Vec<Finding>) -> Block {
+    if findings.is_empty() {
+        return Block::Paragraph("Nothing stands out in the numbers.".into());
+    }
+    Block::List(findings.into_iter().map(|f| f.text).collect())
+}
+
+fn figures(charts: &[ChartOutcome], workload: Option<&str>) -> Vec<Block> {
+    charts
+        .iter()
+        .filter_map(|c| match c {
+            ChartOutcome::Drawn(r) if r.workload.as_deref() == workload => {
+                Some(Block::Figure(r.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
+    let m = &data.manifest;
+    b.push(Block::Heading(2, "What was run".into()));
+    let mut facts = vec![
+        ("version".to_string(), format!("{} {}", m.tool, m.version)),
+        ("command".to_string(), m.command_line.join(" ")),
+        ("seed".to_string(), m.seed.to_string()),
+        ("started (UTC)".to_string(), m.started_utc.clone()),
+        ("duration".to_string(), format!("{:.1} s", m.duration_secs)),
+        ("worker threads".to_string(), m.threads.to_string()),
+        ("machine".to_string(), machine(data)),
+        ("schemes".to_string(), data.schemes().join(", ")),
+    ];
+    let mut params = Vec::new();
+    flatten("", &m.parameters, &mut params);
+    facts.extend(
+        params
+            .into_iter()
+            .map(|(k, v)| (format!("parameter {k}"), v)),
+    );
+    b.push(Block::Table {
+        header: vec!["".into(), "".into()],
+        rows: facts.into_iter().map(|(k, v)| vec![k, v]).collect(),
+        numeric_from: 2,
+    });
+
+    b.push(Block::Heading(3, "Workloads".into()));
+    let rows = data
+        .workloads()
+        .into_iter()
+        .map(|w| {
+            let n = data.base_shards(w).unwrap_or(0);
+            let scheme = data.schemes_at(w, n).first().copied().unwrap_or("");
+            let metric = |name: &str, f: fn(f64) -> String| {
+                data.metric(w, scheme, n, name).map_or("-".into(), f)
+            };
+            vec![
+                w.to_string(),
+                data.description(w).unwrap_or("(not recorded)").to_string(),
+                metric("events_measured", count),
+                metric("distinct_keys", count),
+                metric("scans", count),
+                metric("hottest_key_share", findings::pct),
+            ]
+        })
+        .collect();
+    b.push(Block::Table {
+        header: [
+            "workload",
+            "description",
+            "events measured",
+            "distinct keys",
+            "scans",
+            "hottest key share",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        numeric_from: 2,
+    });
+
+    if !m.inputs.is_empty() {
+        b.push(Block::Heading(3, "Input files".into()));
+        b.push(Block::Table {
+            header: ["path", "bytes", "XXH3-128"].map(String::from).to_vec(),
+            rows: m
+                .inputs
+                .iter()
+                .map(|i| vec![i.path.clone(), count(i.bytes as f64), i.xxh3_128.clone()])
+                .collect(),
+            numeric_from: 1,
+        });
+    }
+}
+
+/// The machine as the manifest records it (`machine` at the top level or in the parameters),
+/// e.g. `cores: 2, os: linux`.
+fn machine(data: &RunData) -> String {
+    let recorded = data
+        .manifest_json
+        .get("machine")
+        .or_else(|| data.manifest.parameters.get("machine"));
+    match recorded {
+        Some(v) => {
+            let mut parts = Vec::new();
+            flatten("", v, &mut parts);
+            parts
+                .into_iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        None => "not recorded in the manifest".into(),
+    }
+}
+
+/// Flattens JSON into `a.b = value` pairs (arrays joined with ", "), leaving out the fields
+/// shown elsewhere.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if prefix.is_empty() && matches!(k.as_str(), "workload_descriptions" | "machine") {
+                    continue;
+                }
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            let texts: Vec<String> = items.iter().map(json_text).collect();
+            out.push((prefix.to_string(), texts.join(", ")));
+        }
+        other => out.push((prefix.to_string(), json_text(other))),
+    }
+}
+
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A count with thousands separators.
+fn count(v: f64) -> String {
+    crate::charts::style::thousands(v.max(0.0).round() as u64)
+}
+
+/// A metric value for the comparison table, by unit.
+fn cell(value: Option<f64>, unit: &str) -> String {
+    match value {
+        None => "-".into(),
+        Some(v) if unit == "share" => format!("{:.1}%", v * 100.0),
+        Some(v) if unit == "ratio" => format!("{v:.3}"),
+        Some(v) if (v.fract() == 0.0 || v.abs() >= 1000.0) && v.abs() < 1e15 => count(v),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+/// Metrics as rows, schemes as columns, at shard count `n`.
+fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
+    let schemes = data.schemes_at(workload, n);
+    let mut header = vec!["metric".to_string(), "unit".to_string()];
+    header.extend(schemes.iter().map(|s| {
+        let m = data
+            .metric_row(workload, s, n, "remap_fraction")
+            .map_or(n, |r| r.target_shards);
+        format!("{s} ({n}→{m})")
+    }));
+    let rows = METRICS
+        .iter()
+        .filter(|def| {
+            schemes
+                .iter()
+                .any(|s| data.metric_row(workload, s, n, def.name).is_some())
+        })
+        .map(|def| {
+            let mut row = vec![def.name.to_string(), def.unit.to_string()];
+            row.extend(
+                schemes
+                    .iter()
+                    .map(|s| cell(data.metric(workload, s, n, def.name), def.unit)),
+            );
+            row
+        })
+        .collect();
+    Block::Table {
+        header,
+        rows,
+        numeric_from: 2,
+    }
+}
+
+fn how_to_read(b: &mut Vec<Block>) {
+    b.push(Block::Heading(2, "How to read the numbers".into()));
+    b.push(Block::Paragraph(format!(
+        "Recommendations rank schemes by usable capacity = 1 / (N × hottest window share × shard requests per event): a cluster saturates when its hottest shard does, and every extra shard a scan contacts is extra work. Schemes within {:.0}% of the best are treated as equal, and among them the one that moves the fewest keys when the cluster grows is recommended. A hot spot is a hottest share of {}x the fair share 1/N or more.",
+        findings::CAPACITY_TOLERANCE * 100.0,
+        findings::HOT_SPOT_FACTOR
+    )));
+    b.push(Block::Table {
+        header: ["metric", "unit", "definition"].map(String::from).to_vec(),
+        rows: METRICS
+            .iter()
+            .map(|m| {
+                vec![
+                    m.name.to_string(),
+                    m.unit.to_string(),
+                    m.definition.to_string(),
+                ]
+            })
+            .collect(),
+        numeric_from: 3,
+    });
+}
