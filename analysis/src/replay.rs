@@ -80,14 +80,27 @@ pub enum Progress<'a> {
     Phase(&'static str),
 }
 
-/// Replays one workload through every scheme.
+/// Replays one workload through every scheme, measuring remap to `cfg.target_shards`.
 pub fn replay(
     input: &WorkloadInput<'_>,
     schemes: &[SchemeSpec],
     cfg: &ReplayConfig,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<WorkloadResult, AnalysisError> {
-    if cfg.shards == 0 || cfg.target_shards == 0 {
+    let mut results = replay_targets(input, schemes, cfg, &[cfg.target_shards], progress)?;
+    Ok(results.remove(0))
+}
+
+/// Replays one workload once and measures remap to each of `targets`: one result per
+/// target, identical but for the remap figures (a sweep over growth needs one replay).
+pub fn replay_targets(
+    input: &WorkloadInput<'_>,
+    schemes: &[SchemeSpec],
+    cfg: &ReplayConfig,
+    targets: &[u32],
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<WorkloadResult>, AnalysisError> {
+    if cfg.shards == 0 || targets.is_empty() || targets.contains(&0) {
         return Err(AnalysisError::Config("shard counts must be at least 1".into()));
     }
     let mut source = (input.open)()?;
@@ -116,8 +129,14 @@ pub fn replay(
     }
     progress(Progress::Phase("remap"));
     let mut results = Vec::with_capacity(parts.len());
+    let mut remaps: Vec<Vec<remap::Remap>> = Vec::with_capacity(parts.len());
     for ((spec, part), sacc) in schemes.iter().zip(&parts).zip(acc.schemes) {
-        let target = part.resized(cfg.target_shards, &acc.keys)?;
+        remaps.push(
+            targets
+                .iter()
+                .map(|&m| Ok(remap::measure(part.as_ref(), part.resized(m, &acc.keys)?.as_ref(), &acc.keys)))
+                .collect::<Result<_, AnalysisError>>()?,
+        );
         let split = match (spec.kind().name, part.range_starts()) {
             ("range", Some(starts)) => split::measure(starts, &acc.keys),
             _ => None,
@@ -127,7 +146,7 @@ pub fn replay(
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
             load: sacc.load.finish(),
-            remap: remap::measure(part.as_ref(), target.as_ref(), &acc.keys),
+            remap: remaps[remaps.len() - 1][0],
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
@@ -147,7 +166,7 @@ pub fn replay(
         .iter()
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
         .map(|(k, n)| (k.to_vec(), n));
-    Ok(WorkloadResult {
+    let result = WorkloadResult {
         workload: input.label.clone(),
         description: input.description.clone(),
         key_type: input.key_type,
@@ -158,7 +177,16 @@ pub fn replay(
         scans: acc.scans,
         hottest_key,
         schemes: results,
-    })
+    };
+    Ok((0..targets.len())
+        .map(|t| {
+            let mut r = result.clone();
+            for (s, remap) in r.schemes.iter_mut().zip(&remaps) {
+                s.remap = remap[t];
+            }
+            r
+        })
+        .collect())
 }
 
 /// Counts the events of a stream (used when the warm-up share needs the length).

@@ -68,3 +68,19 @@ fn hash_remap_on_uniform_keys_matches_n_over_n_plus_one_through_the_replay() {
     let remap = r.schemes[0].remap.remap_fraction;
     assert!((remap - 16.0 / 17.0).abs() < 0.01, "{remap}");
 }
+
+#[test]
+fn one_replay_measures_remap_for_every_target() {
+    let cfg = ReplayConfig { latency: None, ..ReplayConfig::default() };
+    let w = WorkloadSpec::parse("uniform:keys=200000").unwrap();
+    let open = move || w.open(7, 200_000);
+    let input = WorkloadInput { label: "u".into(), description: String::new(), key_type: KeyType::U64, open: &open };
+    let schemes = SchemeSpec::parse_list("hash").unwrap();
+    let rs = analysis::replay::replay_targets(&input, &schemes, &cfg, &[17, 32, 16], &|_| {}).unwrap();
+    let remap: Vec<f64> = rs.iter().map(|r| r.schemes[0].remap.remap_fraction).collect();
+    assert_eq!(rs.iter().map(|r| r.schemes[0].remap.target_shards).collect::<Vec<_>>(), [17, 32, 16]);
+    assert!((remap[0] - 16.0 / 17.0).abs() < 0.01, "{remap:?}");
+    assert!((remap[1] - 0.5).abs() < 0.01, "{remap:?}");
+    assert_eq!(remap[2], 0.0);
+    assert_eq!(rs[0].schemes[0].load.shard_requests, rs[1].schemes[0].load.shard_requests);
+}
