@@ -1,0 +1,101 @@
+//! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
+
+use anyhow::{bail, Context, Result};
+
+/// One step of `--grow`: an absolute shard count or a change relative to N.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrowStep {
+    /// Exactly this many shards.
+    Absolute(u32),
+    /// N plus this many.
+    Plus(u32),
+    /// N minus this many.
+    Minus(u32),
+    /// N times this factor.
+    Times(u32),
+}
+
+impl GrowStep {
+    /// The target shard count for `n` shards; errors when it would be 0.
+    pub fn target(self, n: u32) -> Result<u32> {
+        let m = match self {
+            GrowStep::Absolute(m) => Some(m),
+            GrowStep::Plus(k) => n.checked_add(k),
+            GrowStep::Minus(k) => n.checked_sub(k),
+            GrowStep::Times(k) => n.checked_mul(k),
+        };
+        match m {
+            Some(m) if m >= 1 => Ok(m),
+            _ => bail!("--grow {self:?} from {n} shards gives no valid shard count (must be at least 1)"),
+        }
+    }
+}
+
+/// Parses `--shards`: comma-separated counts, each at least 1.
+pub fn parse_shards(text: &str) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for t in text.split(',').map(str::trim) {
+        let n: u32 = t.parse().with_context(|| format!("--shards: '{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)"))?;
+        if n == 0 {
+            bail!("--shards: the shard count must be at least 1 (got 0)");
+        }
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses `--grow`: comma-separated `M`, `+K`, `-K` or `xK`.
+pub fn parse_grow(text: &str) -> Result<Vec<GrowStep>> {
+    text.split(',')
+        .map(str::trim)
+        .map(|t| {
+            let (ctor, digits): (fn(u32) -> GrowStep, &str) = match t.chars().next() {
+                Some('+') => (GrowStep::Plus, &t[1..]),
+                Some('-') => (GrowStep::Minus, &t[1..]),
+                Some('x') | Some('*') => (GrowStep::Times, &t[1..]),
+                _ => (GrowStep::Absolute, t),
+            };
+            let k: u32 = digits.parse().ok().filter(|&k| k > 0).with_context(|| {
+                format!("--grow: '{t}' is not a shard count (M), a step (+K, -K) or a factor (xK), K >= 1")
+            })?;
+            Ok(ctor(k))
+        })
+        .collect()
+}
+
+/// The distinct target shard counts for `n` shards, in the order given.
+pub fn targets(n: u32, steps: &[GrowStep]) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for step in steps {
+        let m = step.target(n)?;
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grow_steps_are_relative_or_absolute() {
+        let steps = parse_grow("17,+1,x2,-1").unwrap();
+        assert_eq!(targets(16, &steps).unwrap(), [17, 32, 15]);
+        assert_eq!(targets(4, &steps).unwrap(), [17, 5, 8, 3]);
+        assert!(targets(1, &parse_grow("-1").unwrap()).is_err());
+        for bad in ["", "+", "x0", "abc", "0", "1.5"] {
+            assert!(parse_grow(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shard_lists_are_counts_of_at_least_one() {
+        assert_eq!(parse_shards("4, 8,16,8").unwrap(), [4, 8, 16]);
+        assert!(parse_shards("0").is_err());
+        assert!(parse_shards("4,x").unwrap_err().to_string().contains("'x'"));
+    }
+}
