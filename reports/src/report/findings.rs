@@ -132,7 +132,9 @@ fn shards(v: f64) -> String {
 
 /// Formats a count of shards or requests per event: `16`, `1.2`.
 fn num(v: f64) -> String {
-    if (v - v.round()).abs() < 0.05 {
+    if v.abs() >= 1000.0 {
+        crate::charts::style::thousands(v.max(0.0).round() as u64)
+    } else if (v - v.round()).abs() < 0.05 {
         format!("{}", v.round() as i64)
     } else {
         format!("{v:.1}")
@@ -606,26 +608,23 @@ fn timeline(data: &RunData) -> Vec<Finding> {
 
 /// The recommended scheme for a workload, or `None` when no scheme has the numbers needed.
 pub fn recommend(p: &WorkloadProfile) -> Option<Recommendation> {
+    // The first scheme of the largest capacity (run order breaks ties).
     let best = p
         .schemes
         .iter()
-        .max_by(|a, b| a.usable_capacity.total_cmp(&b.usable_capacity))?;
-    let close: Vec<&SchemeProfile> = p
+        .fold(None::<&SchemeProfile>, |acc, s| match acc {
+            Some(b) if b.usable_capacity >= s.usable_capacity => Some(b),
+            _ => Some(s),
+        })?;
+    let moved = |s: &SchemeProfile| s.remap.map_or(f64::INFINITY, |r| r.1);
+    // Within the tolerance, a scheme that moves strictly fewer keys on growth wins.
+    let chosen = p
         .schemes
         .iter()
         .filter(|s| s.usable_capacity >= (1.0 - CAPACITY_TOLERANCE) * best.usable_capacity)
-        .collect();
-    let moved = |s: &SchemeProfile| s.remap.map_or(f64::INFINITY, |r| r.1);
-    let chosen = close
-        .iter()
-        .copied()
+        .filter(|s| moved(s) < moved(best))
         .min_by(|a, b| moved(a).total_cmp(&moved(b)))
         .unwrap_or(best);
-    let chosen = if moved(chosen).is_infinite() {
-        best
-    } else {
-        chosen
-    };
 
     let mut reasoning = vec![format!(
         "{} leaves {} of the cluster usable: its hottest shard takes {} of a window's requests (fair {}) and each event costs {:.2} shard requests{}.",
@@ -638,10 +637,11 @@ pub fn recommend(p: &WorkloadProfile) -> Option<Recommendation> {
     )];
     if chosen.scheme != best.scheme {
         reasoning.push(format!(
-            "{} leaves slightly more ({}), within {:.0}% of it, but growing {} to {} moves {} of keys with {} against {} with {}.",
+            "{} leaves {} usable, within {:.0}% of {}, but growing {} to {} moves {} of keys with {} against {} with {}.",
             best.scheme,
             pct(best.usable_capacity),
             CAPACITY_TOLERANCE * 100.0,
+            chosen.scheme,
             p.shards,
             chosen.remap.map_or(0, |r| r.0),
             pct(moved(best)),
@@ -855,7 +855,9 @@ mod tests {
         let (_, r) = texts(&data);
         assert_eq!(r.scheme, "ring");
         assert!(
-            r.reasoning[1].contains("hash leaves slightly more"),
+            r.reasoning[1].starts_with(
+                "hash leaves 95% usable, within 10% of ring, but growing 16 to 17 moves 94%"
+            ),
             "{:?}",
             r.reasoning
         );

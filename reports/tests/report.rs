@@ -1,0 +1,166 @@
+//! The report of a run directory: reproducible, computed from the numbers, and refusing bad
+//! input with the file and line.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::Variant;
+
+/// Every file under `charts/`, by name.
+fn charts(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir.join("charts"))
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rendering_a_directory_twice_gives_identical_charts_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_run(dir.path(), Variant::MonotonicHotSpot);
+    let first_written = reports::report::render_dir(dir.path()).unwrap();
+    let (first, html, md) = (
+        charts(dir.path()),
+        std::fs::read(dir.path().join("report.html")).unwrap(),
+        std::fs::read(dir.path().join("report.md")).unwrap(),
+    );
+    let second_written = reports::report::render_dir(dir.path()).unwrap();
+    assert_eq!(first_written, second_written);
+    assert_eq!(charts(dir.path()), first);
+    assert_eq!(std::fs::read(dir.path().join("report.html")).unwrap(), html);
+    assert_eq!(std::fs::read(dir.path().join("report.md")).unwrap(), md);
+    assert!(first.len() >= 2 * common::expected_chart_stems().len());
+}
+
+#[test]
+fn windows_csv_has_a_row_per_workload_scheme_window_and_shard() {
+    let results = common::results(Variant::MonotonicHotSpot);
+    let csv = String::from_utf8(reports::windows::windows_csv(&results).unwrap()).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(reports::windows::WINDOWS_HEADER));
+    let shards: usize = common::SHARD_COUNTS.iter().map(|&n| n as usize).sum();
+    assert_eq!(
+        lines.count(),
+        4 * common::SCHEMES.len() * common::WINDOWS * shards
+    );
+    assert!(
+        csv.contains("\nsequential:scans=0.05,range,4,11,3,5000\n"),
+        "{}",
+        &csv[..200]
+    );
+}
+
+fn report_md(variant: Variant) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_run(dir.path(), variant);
+    reports::report::render_dir(dir.path()).unwrap();
+    std::fs::read_to_string(dir.path().join("report.md")).unwrap()
+}
+
+/// The recommendation line of a workload in report.md, e.g. `**w: ring**`.
+fn recommended(md: &str, workload: &str) -> String {
+    let head = format!("**{}: ", workload.replace('_', "\\_"));
+    let line = md
+        .lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no recommendation for {workload}"));
+    line.trim_start_matches(&head)
+        .trim_end_matches("**")
+        .to_string()
+}
+
+#[test]
+fn findings_and_recommendations_follow_the_numbers_of_the_run() {
+    let hot_spot = report_md(Variant::MonotonicHotSpot);
+    let hot_key = report_md(Variant::HotKey);
+    // A monotonic hot spot on range is found in one run and not in the other.
+    assert!(
+        hot_spot.contains("range: one shard takes 100% of requests in every one of 12 windows"),
+        "{hot_spot}"
+    );
+    assert!(!hot_key.contains("range: one shard takes"));
+    // mod-N growth: 4/5 of keys in one run, half in the other.
+    assert!(
+        hot_spot.contains("hash moves 80% of keys, 4x the least possible"),
+        "{hot_spot}"
+    );
+    assert!(hot_key.contains("hash 50%"), "{hot_key}");
+    // A very hot key is called out only where it exists.
+    assert!(
+        hot_key.contains("One key carries 31% of point requests"),
+        "{hot_key}"
+    );
+    assert!(!hot_spot.contains("One key carries"));
+    // The recommendation for the sequential workload changes with the numbers.
+    assert_ne!(
+        recommended(&hot_spot, "sequential:scans=0.05"),
+        recommended(&hot_key, "sequential:scans=0.05")
+    );
+    assert_eq!(recommended(&hot_key, "sequential:scans=0.05"), "range");
+}
+
+#[test]
+fn the_report_says_what_was_run() {
+    let md = report_md(Variant::HotKey);
+    for needle in [
+        "shardlab 0.1.0",
+        "cores: 2, os: linux",
+        "sample workload sequential:scans=0.05",
+        "| seed | 42 |",
+    ] {
+        assert!(md.contains(needle), "report.md lacks '{needle}'");
+    }
+    assert!(
+        md.contains("![Requests per shard](charts/load_bars-1-"),
+        "report.md lacks PNG links"
+    );
+    let html_dir = tempfile::tempdir().unwrap();
+    common::write_run(html_dir.path(), Variant::HotKey);
+    reports::report::render_dir(html_dir.path()).unwrap();
+    let html = std::fs::read_to_string(html_dir.path().join("report.html")).unwrap();
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "report.html must not load anything"
+    );
+    assert!(
+        !html.contains("<img") && !html.contains("<link"),
+        "report.html must be self-contained"
+    );
+    assert_eq!(
+        html.matches("<figure").count(),
+        common::expected_chart_stems().len()
+    );
+}
+
+#[test]
+fn a_malformed_run_directory_is_refused_with_file_and_line_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_run(dir.path(), Variant::HotKey);
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    let broken = summary.replacen(",range,4,", ",range,four,", 1);
+    std::fs::write(dir.path().join("summary.csv"), broken).unwrap();
+    let err = reports::report::render_dir(dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("summary.csv:2:") && err.contains("'four'"),
+        "{err}"
+    );
+    assert!(!dir.path().join("report.html").exists() && !dir.path().join("charts").exists());
+    std::fs::remove_file(dir.path().join("manifest.json")).unwrap();
+    let err = reports::report::render_dir(dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("manifest.json") && err.contains("missing"),
+        "{err}"
+    );
+}
