@@ -9,6 +9,7 @@
 //! ```
 
 pub mod error;
+pub mod dynamic;
 pub mod key_counts;
 pub mod partitioner;
 pub mod schemes;

@@ -1,0 +1,282 @@
+//! Rebalancing: shedding load from overloaded nodes, the cheap action first.
+//!
+//! A node is overloaded when its load (the EWMA loads of the ranges it owns) exceeds the
+//! mean by more than the threshold. Its ranges are considered hottest first, and a range
+//! moves only to a node that stays at or below that limit afterwards, so a move never creates
+//! a new overloaded node and every range moves at most once per plan.
+//!
+//! 1. **Ownership moves** (a lease transfer): the owner becomes another node that already
+//!    holds a replica of the range. No bytes move.
+//! 2. **Data moves**, only for what ownership moves could not fix: a replica on the
+//!    overloaded owner is replaced by one on a node without a replica, which becomes the
+//!    owner; the range's bytes are copied. The bytes copied in one plan never exceed the cap
+//!    (a range bigger than what is left of the cap is skipped), because moves are load too.
+//!
+//! All ownership moves of a plan come before its data moves.
+
+use serde::Serialize;
+use smallvec::SmallVec;
+
+/// The nodes holding a replica of a range.
+pub type Replicas = SmallVec<[u32; 4]>;
+
+/// What the rebalancer knows of one range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeLoad {
+    /// EWMA requests per window.
+    pub load: f64,
+    /// Bytes stored (copied by a data move).
+    pub bytes: u64,
+    /// The node serving the range; one of `replicas`.
+    pub owner: u32,
+    /// The nodes holding a replica.
+    pub replicas: Replicas,
+}
+
+/// One action of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveKind {
+    /// The owner changes to a node that already holds a replica; no bytes move.
+    Ownership,
+    /// A replica moves from `from` to `to` (which becomes the owner), copying the range's bytes.
+    Data,
+}
+
+/// One move of one range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Move {
+    /// Index of the range in the plan's input.
+    pub range: usize,
+    /// Ownership or data.
+    pub kind: MoveKind,
+    /// The old owner.
+    pub from: u32,
+    /// The new owner.
+    pub to: u32,
+    /// Bytes copied (0 for ownership moves).
+    pub bytes: u64,
+}
+
+/// When to move and how much data may move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RebalanceLimits {
+    /// A node is overloaded above `mean * (1 + threshold)`.
+    pub threshold: f64,
+    /// Most bytes the data moves of one plan may copy.
+    pub byte_cap: u64,
+}
+
+/// The moves that bring overloaded nodes down, ownership moves first. Nodes for which
+/// `may_receive` is false get nothing; ranges whose owner is not below `nodes` are left alone.
+pub fn plan(
+    ranges: &[RangeLoad],
+    nodes: u32,
+    limits: &RebalanceLimits,
+    may_receive: &dyn Fn(u32) -> bool,
+) -> Vec<Move> {
+    let n = nodes as usize;
+    let mut loads = vec![0.0f64; n];
+    let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, r) in ranges.iter().enumerate() {
+        if let (Some(load), true) = (
+            loads.get_mut(r.owner as usize),
+            r.load.is_finite() && r.load > 0.0,
+        ) {
+            *load += r.load;
+            by_node[r.owner as usize].push(i);
+        }
+    }
+    let total: f64 = loads.iter().sum();
+    if n == 0 || total <= 0.0 {
+        return Vec::new();
+    }
+    let limit = total / n as f64 * (1.0 + limits.threshold.max(0.0));
+    for list in &mut by_node {
+        list.sort_by(|&a, &b| ranges[b].load.total_cmp(&ranges[a].load).then(a.cmp(&b)));
+    }
+    let mut sources: Vec<usize> = (0..n).filter(|&h| loads[h] > limit).collect();
+    sources.sort_by(|&a, &b| loads[b].total_cmp(&loads[a]).then(a.cmp(&b)));
+
+    let mut moves = Vec::new();
+    let mut moved = vec![false; ranges.len()];
+    let mut bytes_left = limits.byte_cap;
+    for kind in [MoveKind::Ownership, MoveKind::Data] {
+        for &h in &sources {
+            for &i in &by_node[h] {
+                if loads[h] <= limit {
+                    break;
+                }
+                let r = &ranges[i];
+                if moved[i] || (kind == MoveKind::Data && r.bytes > bytes_left) {
+                    continue;
+                }
+                let target = (0..n)
+                    .filter(|&c| {
+                        let holds = r.replicas.contains(&(c as u32));
+                        c != h
+                            && holds == (kind == MoveKind::Ownership)
+                            && loads[c] + r.load <= limit
+                            && may_receive(c as u32)
+                    })
+                    .min_by(|&a, &b| loads[a].total_cmp(&loads[b]).then(a.cmp(&b)));
+                let Some(c) = target else { continue };
+                loads[h] -= r.load;
+                loads[c] += r.load;
+                moved[i] = true;
+                let bytes = if kind == MoveKind::Data { r.bytes } else { 0 };
+                bytes_left -= bytes;
+                moves.push(Move {
+                    range: i,
+                    kind,
+                    from: h as u32,
+                    to: c as u32,
+                    bytes,
+                });
+            }
+        }
+    }
+    moves
+}
+
+/// Applies a move to a range's owner and replicas.
+pub fn apply(m: &Move, owner: &mut u32, replicas: &mut Replicas) {
+    *owner = m.to;
+    if m.kind == MoveKind::Data {
+        match replicas.iter_mut().find(|r| **r == m.from) {
+            Some(slot) => *slot = m.to,
+            None => replicas.push(m.to),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smallvec::smallvec;
+
+    fn range(load: f64, bytes: u64, owner: u32, replicas: &[u32]) -> RangeLoad {
+        RangeLoad {
+            load,
+            bytes,
+            owner,
+            replicas: replicas.iter().copied().collect(),
+        }
+    }
+
+    const ANY: &dyn Fn(u32) -> bool = &|_| true;
+
+    #[test]
+    fn ownership_moves_fix_what_they_can_without_moving_bytes() {
+        // Node 0 owns everything; every range has replicas on 0, 1 and 2.
+        let ranges: Vec<RangeLoad> = (0..6).map(|_| range(10.0, 100, 0, &[0, 1, 2])).collect();
+        let moves = plan(
+            &ranges,
+            3,
+            &RebalanceLimits {
+                threshold: 0.1,
+                byte_cap: 1000,
+            },
+            ANY,
+        );
+        assert_eq!(moves.len(), 4);
+        assert!(moves
+            .iter()
+            .all(|m| m.kind == MoveKind::Ownership && m.bytes == 0));
+    }
+
+    #[test]
+    fn data_moves_come_after_ownership_moves_and_respect_the_cap() {
+        // Node 0 owns 8 ranges; replicas on {0, 1} only, so node 1 can take some by ownership
+        // and nodes 2 and 3 only by data moves of 100 bytes each, capped at 250 bytes.
+        let ranges: Vec<RangeLoad> = (0..8).map(|_| range(10.0, 100, 0, &[0, 1])).collect();
+        let moves = plan(
+            &ranges,
+            4,
+            &RebalanceLimits {
+                threshold: 0.0,
+                byte_cap: 250,
+            },
+            ANY,
+        );
+        let kinds: Vec<MoveKind> = moves.iter().map(|m| m.kind).collect();
+        let first_data = kinds.iter().position(|k| *k == MoveKind::Data).unwrap();
+        assert!(kinds[..first_data]
+            .iter()
+            .all(|k| *k == MoveKind::Ownership));
+        assert!(kinds[first_data..].iter().all(|k| *k == MoveKind::Data));
+        assert_eq!(
+            kinds.iter().filter(|k| **k == MoveKind::Ownership).count(),
+            2
+        );
+        assert_eq!(moves.iter().map(|m| m.bytes).sum::<u64>(), 200);
+        assert!(moves
+            .iter()
+            .all(|m| m.kind == MoveKind::Ownership || m.to >= 2));
+    }
+
+    #[test]
+    fn a_range_hotter_than_the_limit_stays_and_balanced_nodes_do_nothing() {
+        let ranges = vec![range(100.0, 1, 0, &[0, 1]), range(1.0, 1, 1, &[1, 0])];
+        assert!(plan(
+            &ranges,
+            2,
+            &RebalanceLimits {
+                threshold: 0.1,
+                byte_cap: u64::MAX
+            },
+            ANY
+        )
+        .is_empty());
+        let balanced = vec![range(5.0, 1, 0, &[0]), range(5.0, 1, 1, &[1])];
+        assert!(plan(
+            &balanced,
+            2,
+            &RebalanceLimits {
+                threshold: 0.0,
+                byte_cap: u64::MAX
+            },
+            ANY
+        )
+        .is_empty());
+        assert!(plan(
+            &[],
+            0,
+            &RebalanceLimits {
+                threshold: 0.0,
+                byte_cap: 0
+            },
+            ANY
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn applying_a_data_move_replaces_the_old_replica() {
+        let (mut owner, mut replicas): (u32, Replicas) = (0, smallvec![0, 1]);
+        apply(
+            &Move {
+                range: 0,
+                kind: MoveKind::Data,
+                from: 0,
+                to: 3,
+                bytes: 5,
+            },
+            &mut owner,
+            &mut replicas,
+        );
+        assert_eq!((owner, replicas.as_slice()), (3, &[3, 1][..]));
+        apply(
+            &Move {
+                range: 0,
+                kind: MoveKind::Ownership,
+                from: 3,
+                to: 1,
+                bytes: 0,
+            },
+            &mut owner,
+            &mut replicas,
+        );
+        assert_eq!((owner, replicas.as_slice()), (1, &[3, 1][..]));
+    }
+}
