@@ -10,3 +10,17 @@ fn renders_the_directory_named_by_the_environment() {
         println!("{}", p.display());
     }
 }
+
+mod common;
+
+/// Writes the tests' sample run (a sweep with range dynamics) to `SHARDLAB_SAMPLE_DIR` and
+/// renders it, to look at: `SHARDLAB_SAMPLE_DIR=/tmp/sample cargo test -p reports --test
+/// render_any_dir -- --ignored`.
+#[test]
+#[ignore = "needs SHARDLAB_SAMPLE_DIR"]
+fn renders_the_sample_run_into_the_directory_named_by_the_environment() {
+    let dir = std::env::var("SHARDLAB_SAMPLE_DIR").expect("set SHARDLAB_SAMPLE_DIR");
+    let dir = std::path::Path::new(&dir);
+    common::write_run(dir, common::Variant::MonotonicHotSpot);
+    reports::report::render_dir(dir).unwrap();
+}

@@ -12,6 +12,13 @@ pub const FAMILY: &str = "sans-serif";
 
 static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
+/// The embedded font for drawing glyphs directly (PNG text; see `backend.rs`).
+pub fn glyph_font() -> Option<&'static ab_glyph::FontRef<'static>> {
+    static FONT: OnceLock<Option<ab_glyph::FontRef<'static>>> = OnceLock::new();
+    FONT.get_or_init(|| ab_glyph::FontRef::try_from_slice(DEJAVU_SANS).ok())
+        .as_ref()
+}
+
 /// Registers the embedded font once; returns false when it could not be parsed.
 pub fn ensure_registered() -> bool {
     static REGISTERED: OnceLock<bool> = OnceLock::new();

@@ -87,16 +87,15 @@ impl Chart for LatencyChart {
 
 fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> DrawResult {
     let names: Vec<&str> = bars.iter().map(|b| b.0).collect();
-    let y_max = bars.iter().flat_map(|b| b.1).fold(0.0f64, f64::max);
+    // A log axis: one slow tail (p99.9) must not flatten every other bar.
+    let (y_min, y_max) = style::bounds(bars.iter().flat_map(|b| b.1).filter(|v| *v > 0.0));
+    let (lo, hi) = ((y_min / 2.0).max(0.01), (y_max * 2.0).max(1.0));
     let mut chart = ChartBuilder::on(area)
         .caption(caption, font(15))
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(64)
-        .build_cartesian_2d(
-            -0.5..names.len() as f64 - 0.5,
-            style::padded(0.0, y_max, true),
-        )?;
+        .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, (lo..hi).log_scale())?;
     let scheme_of = |v: &f64| {
         let i = v.round();
         if (v - i).abs() < 1e-6 && i >= 0.0 {
@@ -110,7 +109,14 @@ fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> Dr
     chart
         .configure_mesh()
         .x_desc("scheme")
-        .y_desc("ns per lookup")
+        .y_desc("ns per lookup (log scale)")
+        .y_label_formatter(&|v| {
+            if *v >= 10.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.1}")
+            }
+        })
         .x_labels(names.len())
         .x_label_formatter(&scheme_of)
         .disable_x_mesh()
@@ -120,9 +126,9 @@ fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> Dr
         .draw()?;
     for p in 0..PERCENTILES.len() {
         let color = style::color(p);
-        let rects = bars.iter().enumerate().map(move |(i, b)| {
+        let rects = bars.iter().enumerate().map(|(i, b)| {
             let x = i as f64 - 0.36 + 0.24 * p as f64;
-            Rectangle::new([(x, 0.0), (x + 0.22, b.1[p])], color.filled())
+            Rectangle::new([(x, lo), (x + 0.22, b.1[p].max(lo))], color.filled())
         });
         chart.draw_series(rects)?;
     }

@@ -8,8 +8,11 @@ use crate::data::{RunData, TimelineRow};
 /// Range dynamics over time.
 pub struct RangeTimeline;
 
+/// A column drawn, with its axis label and tick format.
+type Measure = (&'static str, &'static str, fn(&f64) -> String);
+
 /// Columns drawn, with their axis label and tick format.
-const MEASURES: [(&str, &str, fn(&f64) -> String); 5] = [
+const MEASURES: [Measure; 5] = [
     ("ranges", "ranges", whole),
     ("splits", "splits per window", whole),
     ("merges", "merges per window", whole),
@@ -22,7 +25,7 @@ fn rows(data: &RunData) -> &[TimelineRow] {
 }
 
 /// The measures the timeline has.
-fn measures(data: &RunData) -> Vec<(&'static str, &'static str, fn(&f64) -> String)> {
+fn measures(data: &RunData) -> Vec<Measure> {
     MEASURES
         .iter()
         .copied()

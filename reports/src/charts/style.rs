@@ -184,6 +184,7 @@ pub fn percent(v: &f64) -> String {
 }
 
 /// A count with thousands separators, e.g. `1,234,567`.
+#[allow(clippy::manual_is_multiple_of)] // `is_multiple_of` needs Rust 1.87; the workspace supports 1.80
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
