@@ -12,6 +12,7 @@ pub mod error;
 pub mod dynamic;
 pub mod key_counts;
 pub mod partitioner;
+pub mod placement;
 pub mod schemes;
 
 pub use error::AnalysisError;

@@ -35,6 +35,31 @@ pub trait Partitioner: Send + Sync {
     fn range_starts(&self) -> Option<&[Vec<u8>]> {
         None
     }
+
+    /// Adds to `out` the shards holding the `rf` replicas of `key`, the leaseholder (the
+    /// owner, [`Partitioner::shard_of`]) first: `min(rf, N)` distinct shards.
+    ///
+    /// Default: the owner and the shards after it in number order, `(owner + i) mod N` for
+    /// `i` in `0..rf`. For mod-N hashing that is `(h + i) mod N`; for key ranges each range
+    /// lives on `rf` consecutive shards, which spreads a shard's replicas over its `rf - 1`
+    /// successors. The ring overrides it (the next distinct shards clockwise).
+    fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
+        crate::placement::replicas_in_shard_order(self.shard_of(key), self.shard_count(), rf, out);
+    }
+
+    /// This scheme after shard `shard` (any shard in `0..N`, not only the last) is removed by
+    /// the scheme's own rule, as a layout of `N - 1` shards in which the survivors keep their
+    /// order: shard `j > shard` becomes `j - 1`. `keys` are the distinct keys seen, for rules
+    /// that weigh data. `Ok(None)` when the scheme cannot remove an arbitrary shard (the
+    /// default). [`crate::placement::Degraded`] keeps the survivors' original numbers.
+    fn without_shard(
+        &self,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        let _ = (shard, keys);
+        Ok(None)
+    }
 }
 
 /// A set of shards, as a bitset that remembers how many members it has.

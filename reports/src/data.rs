@@ -505,6 +505,16 @@ impl CsvRecord<'_> {
         self.parsed(column, "a whole number below 2^32")
     }
 
+    /// A shard count: a whole number of at least 1.
+    fn shard_count(&self, column: &str) -> Result<u32, ReportError> {
+        match self.count(column)? {
+            0 => Err(self.error(format!(
+                "column '{column}': a cluster has at least 1 shard, found 0"
+            ))),
+            n => Ok(n),
+        }
+    }
+
     /// A number, `None` for an empty cell.
     fn number(&self, column: &str) -> Result<Option<f64>, ReportError> {
         if self.text(column).is_empty() {
@@ -560,8 +570,8 @@ fn read_metrics(path: &Path) -> Result<Vec<MetricRow>, ReportError> {
             Ok(MetricRow {
                 workload: r.text("workload").to_string(),
                 scheme: r.text("scheme").to_string(),
-                shards: r.count("shards")?,
-                target_shards: r.count("target_shards")?,
+                shards: r.shard_count("shards")?,
+                target_shards: r.shard_count("target_shards")?,
                 metric: r.text("metric").to_string(),
                 value: r.number("value")?,
                 unit: r.text("unit").to_string(),
@@ -824,6 +834,33 @@ mod tests {
         let err = RunData::load(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("shards.csv:3:") && err.contains("shard 7"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_cluster_of_no_shards_or_a_window_past_the_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(
+            dir.path(),
+            &SUMMARY.replace("w,hash,2,", "w,hash,0,"),
+            SHARDS,
+            WINDOWS,
+        );
+        let err = RunData::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("summary.csv:2:") && err.contains("at least 1 shard"),
+            "{err}"
+        );
+        write_run(
+            dir.path(),
+            SUMMARY,
+            SHARDS,
+            &WINDOWS.replace("w,hash,2,1,1,3", "w,hash,2,4000000000,1,3"),
+        );
+        let err = RunData::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("windows.csv:5:") && err.contains("window 4000000000"),
             "{err}"
         );
     }

@@ -49,6 +49,10 @@ impl ModHashPartitioner {
 }
 
 impl Partitioner for ModHashPartitioner {
+    fn without_shard(&self, shard: ShardId, _keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        crate::placement::hash::without_shard(self, shard)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -300,6 +300,10 @@ impl RangePartitioner {
 }
 
 impl Partitioner for RangePartitioner {
+    fn without_shard(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        crate::placement::range::without_shard(self, shard, keys)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

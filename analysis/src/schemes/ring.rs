@@ -142,6 +142,14 @@ fn add_vnodes(points: &mut Vec<(u64, ShardId)>, shards: std::ops::Range<u32>, vn
 }
 
 impl Partitioner for RingPartitioner {
+    fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
+        crate::placement::ring::replicas(self, key, rf, out)
+    }
+
+    fn without_shard(&self, shard: ShardId, _keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        crate::placement::ring::without_shard(self, shard)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

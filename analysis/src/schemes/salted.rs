@@ -139,6 +139,12 @@ impl SaltedRangePartitioner {
     pub fn inner(&self) -> &RangePartitioner {
         &self.inner
     }
+
+    /// The same buckets and label over other inner ranges (e.g. after a shard is removed).
+    pub fn with_inner(&self, inner: RangePartitioner) -> SaltedRangePartitioner {
+        let (label, buckets) = (self.label.clone(), self.buckets);
+        SaltedRangePartitioner { label, buckets, inner }
+    }
 }
 
 /// `hash64(key) % buckets`, which fits in 2 bytes because `buckets <= 65536`.
@@ -174,6 +180,10 @@ impl Partitioner for SaltedRangePartitioner {
             salt_into(bucket as u16, end, &mut high);
             self.inner.scan_shards(&low, &high, out);
         }
+    }
+
+    fn without_shard(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        crate::placement::salted::without_shard(self, shard, keys)
     }
 
     /// Resizes the inner ranges by the range rule; the buckets stay.
