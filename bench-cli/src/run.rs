@@ -62,7 +62,6 @@ pub fn run(args: RunArgs) -> Result<()> {
             .with_context(|| format!("replaying workload '{}'", input.label))?;
         results.push(result);
     }
-    bar.finish_and_clear();
 
     let manifest = Manifest {
         tool: "shardlab".into(),
@@ -83,7 +82,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         duration_secs: started.elapsed().as_secs_f64(),
     };
     let report = RunReport { results, manifest };
-    let written = out.write_all(&report, &exporters::all())?;
+    let mut written = out.write_all(&report, &exporters::all())?;
+    bar.set_message("report");
+    written.extend(reports::report::render_dir(out.path()).context("rendering the charts and report")?);
+    bar.finish_and_clear();
     if !args.quiet {
         let mut stdout = std::io::stdout().lock();
         write!(stdout, "{}", reports::table::comparison_tables(&report.results))?;
@@ -104,7 +106,7 @@ struct Input {
 fn workload_inputs(args: &RunArgs, key_type: KeyType) -> Result<Vec<Input>> {
     let mut inputs = Vec::new();
     if let Some(path) = &args.trace {
-        let opts = TraceOptions { path: path.clone(), key_type };
+        let opts = TraceOptions::new(path.clone(), key_type);
         inputs.push(Input {
             label: path.display().to_string(),
             description: format!("recorded trace {}", path.display()),

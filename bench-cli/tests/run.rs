@@ -43,6 +43,9 @@ fn a_tiny_run_writes_the_three_files_with_their_exact_headers() {
     assert_eq!(manifest["seed"], 42);
     assert_eq!(manifest["tool"], "shardlab");
     assert!(manifest["version"].is_string() && manifest["started_utc"].is_string());
+    for file in ["windows.csv", "report.html", "report.md", "charts/load_bars.svg", "charts/load_bars.png"] {
+        assert!(out.join(file).is_file(), "{file} is written");
+    }
     let s = summary(&out);
     let schemes: std::collections::BTreeSet<&str> = s.keys().map(|k| k.1.as_str()).collect();
     assert_eq!(schemes.into_iter().collect::<Vec<_>>(), ["hash", "range", "ring", "salted"]);
