@@ -725,7 +725,13 @@ fn read_timeline(path: &Path) -> Result<Vec<TimelineRow>, ReportError> {
         .map(|r| {
             let mut values = BTreeMap::new();
             for c in &value_columns {
-                if let Some(v) = r.number(c)? {
+                // Flags such as `measured` read as 1 and 0.
+                let v = match r.text(c) {
+                    "true" => Some(1.0),
+                    "false" => Some(0.0),
+                    _ => r.number(c)?,
+                };
+                if let Some(v) = v {
                     values.insert(c.clone(), v);
                 }
             }
@@ -889,7 +895,7 @@ mod tests {
         write_run(dir.path(), SUMMARY, SHARDS, WINDOWS);
         std::fs::write(
             dir.path().join("timeline.csv"),
-            "scheme,window,ranges,bytes_moved\nrange-dynamic,0,1,\nrange-dynamic,1,3,4096\n",
+            "scheme,window,ranges,bytes_moved,measured\nrange-dynamic,0,1,,false\nrange-dynamic,1,3,4096,true\n",
         )
         .unwrap();
         let run = RunData::load(dir.path()).unwrap();
@@ -897,6 +903,10 @@ mod tests {
         assert_eq!(t[1].series, "range-dynamic");
         assert_eq!(t[1].values["bytes_moved"], 4096.0);
         assert!(!t[0].values.contains_key("bytes_moved"));
+        assert_eq!(
+            (t[0].values["measured"], t[1].values["measured"]),
+            (0.0, 1.0)
+        );
     }
 
     #[test]

@@ -187,23 +187,24 @@ pub fn write_run(dir: &Path, variant: Variant) {
     };
     let out = OutputDir::claim(dir, true).unwrap();
     out.write_all(&report, &exporters::all()).unwrap();
+    // The headers the range-dynamics exporter writes (reports/src/dynamic_csv.rs).
     let mut timeline = String::from(
-        "workload,scheme,window,ranges,splits,merges,ownership_moves,data_moves,bytes_moved,hottest_node_share,hottest_range_share\n",
+        "window,ranges,splits,merges,ownership_moves,data_moves,bytes_moved,hottest_node_share,\
+hottest_range_share,size_splits,load_splits,refusals,oscillations,events,requests,measured\n",
     );
     for w in 0..WINDOWS {
         timeline.push_str(&format!(
-            "sequential:scans=0.05,range-dynamic,{w},{},{},{},1,1,{},{},{}\n",
+            "{w},{},1,{},1,1,{},{},0.9,0,1,0,0,1000,1000,{}\n",
             1 + w,
-            1,
             w % 3 / 2,
             4096 * w,
             1.0 - w as f64 * 0.05,
-            0.9
+            w > 0
         ));
     }
     std::fs::write(dir.join("timeline.csv"), timeline).unwrap();
     let mut splits = String::from(
-        "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason\n",
+        "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason,range_end,applied,requests\n",
     );
     for (finder, balance) in [
         ("median", 0.4),
@@ -212,9 +213,11 @@ pub fn write_run(dir: &Path, variant: Variant) {
         ("optimal", 0.05),
     ] {
         for w in 0..4 {
-            splits.push_str(&format!("{w},{finder},k{w},k{w}5,{balance},0.05,0.01,\n"));
+            splits.push_str(&format!(
+                "{w},{finder},k{w},k{w}5,{balance},0.05,0.01,,k{w}9,true,400\n"
+            ));
         }
-        splits.push_str(&format!("5,{finder},k9,,,,,popular_key\n"));
+        splits.push_str(&format!("5,{finder},k9,,,,,popular_key,,false,300\n"));
     }
     std::fs::write(dir.join("splits.csv"), splits).unwrap();
 }
