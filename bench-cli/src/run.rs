@@ -71,6 +71,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         parameters: serde_json::json!({
             "run": &args,
             "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
+            "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), i.description.clone())).collect::<serde_json::Map<_, _>>(),
+            "machine": machine(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
             "target_shards": target,
             "chunk_events": cfg.chunk_events,
@@ -157,4 +159,17 @@ fn input_checksums(args: &RunArgs, schemes: &[SchemeSpec]) -> Result<Vec<InputFi
         .iter()
         .map(|p| InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display())))
         .collect()
+}
+
+/// The machine the run measured on: cores, OS, architecture and CPU model (when known).
+fn machine() -> serde_json::Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_string()));
+    serde_json::json!({
+        "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        "os": std::env::consts::OS,
+        "arch": std::env::consts::ARCH,
+        "cpu": cpu,
+    })
 }
