@@ -30,6 +30,18 @@ pub enum Command {
     /// Replay workloads or a trace through the schemes and write a report.
     #[command(after_help = EXAMPLES)]
     Run(RunArgs),
+    /// Re-render the charts, report.html and report.md of a run directory from its CSV files,
+    /// without replaying.
+    #[command(after_help = "Example:\n  shardlab report results/2026-11-30T010203Z")]
+    Report(ReportArgs),
+}
+
+/// Options of `shardlab report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A directory written by `shardlab run` (summary.csv, shards.csv, windows.csv, manifest.json).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// Options of `shardlab run`.

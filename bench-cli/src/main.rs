@@ -10,6 +10,7 @@ fn main() {
     let cli = cli::Cli::parse();
     let result = match cli.command {
         cli::Command::Run(args) => run::run(args),
+        cli::Command::Report(args) => report(&args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {
@@ -18,6 +19,15 @@ fn main() {
         eprintln!("Error: {err:#}");
         std::process::exit(1);
     }
+}
+
+/// `shardlab report DIR`: re-render a run's charts and report from its files.
+fn report(args: &cli::ReportArgs) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let written = reports::report::render_dir(&args.dir)
+        .with_context(|| format!("cannot render the report of '{}'", args.dir.display()))?;
+    println!("report: {} ({} files)", args.dir.display(), written.len());
+    Ok(())
 }
 
 /// A closed stdout (`shardlab run | head`) is not an error worth reporting.

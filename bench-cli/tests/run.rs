@@ -168,3 +168,26 @@ fn help_shows_examples() {
     let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
     assert!(out.contains("Examples:") && out.contains("--workload"), "{out}");
 }
+
+#[test]
+fn report_re_renders_the_same_charts_from_the_csv_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    shardlab().args(["run", "--workload", "zipf:keys=2000,scans=0.1", "--events", "30000", "--quiet", "--out"]).arg(&out).assert().success();
+    let read_all = |d: &Path| -> BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(d.join("charts"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .chain([d.join("report.html"), d.join("report.md")])
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect()
+    };
+    let before = read_all(&out);
+    std::fs::remove_dir_all(out.join("charts")).unwrap();
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    shardlab().arg("report").arg(&out).assert().success();
+    assert_eq!(before, read_all(&out));
+    let missing = dir.path().join("nothing");
+    let assert = shardlab().arg("report").arg(&missing).assert().code(1);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("nothing"));
+}
