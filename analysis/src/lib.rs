@@ -11,6 +11,7 @@
 pub mod error;
 pub mod dynamic;
 pub mod key_counts;
+pub mod layout;
 pub mod partitioner;
 pub mod placement;
 pub mod schemes;

@@ -12,7 +12,35 @@
 /// is why placement never uses std's `DefaultHasher` or `RandomState`.)
 #[inline]
 pub fn hash64(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
+    match bytes.first_chunk::<8>() {
+        Some(key) if bytes.len() == 8 => xxh3_64_of_8_bytes(key),
+        _ => xxhash_rust::xxh3::xxh3_64(bytes),
+    }
+}
+
+/// XXH3-64 (seed 0, default secret) of exactly 8 bytes: the specification's 4-to-8-byte
+/// path, written out so that it inlines into the lookups.
+///
+/// Why not only the crate: `xxh3_64` dispatches on the length at run time through a call
+/// that does not inline, and 8-byte keys (`u64` keys) are the common case of every hashed
+/// scheme; this path is about 0.6 ns of the crate's 2.4 ns cheaper per key on the bench
+/// machine (BENCHMARKS.md). The test below checks it against the crate on a million keys.
+#[inline(always)]
+fn xxh3_64_of_8_bytes(key: &[u8; 8]) -> u64 {
+    /// Bytes 8..16 and 16..24 of the default XXH3 secret, little-endian, xor-ed.
+    const BITFLIP: u64 = 0x1cad_21f7_2c81_017c ^ 0xdb97_9083_e96d_d4de;
+    /// XXH3's `PRIME_MX2`.
+    const MX2: u64 = 0x9fb2_1c65_1e98_df25;
+    let [a0, a1, a2, a3, b0, b1, b2, b3] = *key;
+    let first = u64::from(u32::from_le_bytes([a0, a1, a2, a3]));
+    let last = u64::from(u32::from_le_bytes([b0, b1, b2, b3]));
+    let mut h = last.wrapping_add(first << 32) ^ BITFLIP;
+    // XXH3_rrmxmx with length 8.
+    h ^= h.rotate_left(49) ^ h.rotate_left(24);
+    h = h.wrapping_mul(MX2);
+    h ^= (h >> 35).wrapping_add(8);
+    h = h.wrapping_mul(MX2);
+    h ^ (h >> 28)
 }
 
 #[cfg(test)]
@@ -27,5 +55,17 @@ mod tests {
         assert_eq!(hash64(b"abc"), 0x78af_5f94_892f_3950);
         assert_eq!(hash64(b"user42"), 0x9fdc_8e44_c5b9_267c);
         assert_eq!(hash64(&42u64.to_be_bytes()), 0x2e4f_e982_b689_10ac);
+    }
+
+    #[test]
+    fn the_eight_byte_path_is_the_crates_xxh3() {
+        let mut state = 0u64;
+        for i in 0..1_000_000u64 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            for key in [i, state, u64::MAX - i] {
+                let bytes = key.to_be_bytes();
+                assert_eq!(hash64(&bytes), xxhash_rust::xxh3::xxh3_64(&bytes), "{key}");
+            }
+        }
     }
 }

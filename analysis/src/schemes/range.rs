@@ -16,6 +16,7 @@ use workloads::key::display_bytes;
 use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, BuildContext, SchemeKind};
+use crate::layout::KeyIndex;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Ranges per shard when boundaries are learned and `ranges_per_shard` is not given.
@@ -145,6 +146,8 @@ pub struct RangePartitioner {
     starts: Vec<Vec<u8>>,
     /// Owner of every range, `< shards`.
     owners: Vec<ShardId>,
+    /// Search index over `starts[1..]` (the lookup layout; see [`crate::layout`]).
+    index: KeyIndex,
 }
 
 impl RangePartitioner {
@@ -173,11 +176,13 @@ impl RangePartitioner {
     ) -> Result<Self, AnalysisError> {
         check_shard_count(shards)?;
         check_layout(shards, &starts, &owners).map_err(AnalysisError::Config)?;
+        let index = KeyIndex::new(&starts[1..]);
         Ok(RangePartitioner {
             label: label.into(),
             shards,
             starts,
             owners,
+            index,
         })
     }
 
@@ -213,10 +218,52 @@ impl RangePartitioner {
     }
 
     /// Index of the range holding `key`: the greatest start `<= key` (predecessor search).
+    ///
+    /// Answered by a [`KeyIndex`] over the starts after the first (the empty key, which is
+    /// `<=` every key): the index counts the later starts `<= key`, which is the range index.
+    /// It gives exactly what `starts.partition_point(|s| s <= key) - 1` gives (property
+    /// tests in `tests/layouts.rs`).
     #[inline]
     pub fn range_index_of(&self, key: &[u8]) -> usize {
-        // starts[0] is the empty key, which is <= every key, so the count is at least 1.
-        self.starts.partition_point(|s| s.as_slice() <= key) - 1
+        self.index.rank_le(&self.starts[1..], key)
+    }
+
+    /// The owner of every key of `keys`, appended to `out` in the same order.
+    ///
+    /// For keys in increasing order (a scan's keys, a sorted batch) this is a merge walk:
+    /// each lookup starts from the previous key's range and steps forward, so a run of keys
+    /// costs about one comparison each. Any order gives exact owners; unsorted keys only lose
+    /// the speed-up.
+    pub fn shards_of_sorted<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut Vec<ShardId>) {
+        out.reserve(keys.len());
+        let splits = &self.starts[1..];
+        let mut range = 0usize;
+        for key in keys {
+            let key = key.as_ref();
+            range = match key.first_chunk::<8>() {
+                Some(head) if self.index.is_u64_exact() => {
+                    let x = u64::from_be_bytes(*head);
+                    self.index.prefixes().rank_le_from(range, x)
+                }
+                _ => self.index.rank_le(splits, key),
+            };
+            out.push(self.owners[range]);
+        }
+    }
+
+    /// [`RangePartitioner::shards_of_sorted`] for 8-byte big-endian keys given as numbers.
+    pub fn shards_of_sorted_u64(&self, keys: &[u64], out: &mut Vec<ShardId>) {
+        if !self.index.is_u64_exact() {
+            let bytes: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
+            return self.shards_of_sorted(&bytes, out);
+        }
+        out.reserve(keys.len());
+        let prefixes = self.index.prefixes();
+        let mut range = 0usize;
+        for &x in keys {
+            range = prefixes.rank_le_from(range, x);
+            out.push(self.owners[range]);
+        }
     }
 
     /// Indices of the ranges that a scan of `[start, end)` overlaps, in key order: range `i`
@@ -227,8 +274,9 @@ impl RangePartitioner {
         if end <= start {
             return first..=first;
         }
-        // starts[first] <= start < end, so at least first + 1 starts are below end.
-        let last = self.starts.partition_point(|s| s.as_slice() < end) - 1;
+        // starts[first] <= start < end, so at least first + 1 starts are below end: the
+        // empty start and the `rank_lt` later ones.
+        let last = self.index.rank_lt(&self.starts[1..], end);
         first..=last
     }
 
@@ -289,18 +337,23 @@ impl RangePartitioner {
             Ordering::Less => shrink_owners(&self.owners, shards, keys_per_range),
             Ordering::Equal => self.owners.clone(),
         };
-        let (label, starts) = (self.label.clone(), self.starts.clone());
+        let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
         Ok(RangePartitioner {
             label,
             shards,
             starts,
             owners,
+            index,
         })
     }
 }
 
 impl Partitioner for RangePartitioner {
-    fn without_shard(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+    fn without_shard(
+        &self,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         crate::placement::range::without_shard(self, shard, keys)
     }
 

@@ -2,8 +2,12 @@
 //!
 //! The salted key is the bucket `hash64(key) % B` as a 2-byte big-endian number followed by
 //! the key. Salted keys are range-partitioned by an inner [`RangePartitioner`] whose
-//! boundaries are learned from the salted warm-up keys, so a monotonic key stream spreads
-//! over B places, while a scan `[a, b)` becomes B sub-scans `[bucket || a, bucket || b)`.
+//! boundaries are learned bucket by bucket from the salted warm-up keys (every bucket starts
+//! a range, as operators pre-split at salt prefixes), so a monotonic key stream spreads over
+//! B places, while a scan `[a, b)` becomes B sub-scans `[bucket || a, bucket || b)`.
+//!
+//! Lookups never build the salted key: the ranges of each bucket are searched with the key
+//! itself (see [`SaltedRangePartitioner::range_index_of`]).
 
 use smallvec::SmallVec;
 use workloads::Spec;
@@ -11,6 +15,7 @@ use workloads::Spec;
 use super::pinned_hash::hash64;
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
+use crate::layout::KeyIndex;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// The largest bucket count: the bucket is a 2-byte prefix.
@@ -81,12 +86,81 @@ pub struct SaltedRangePartitioner {
     label: String,
     buckets: u32,
     inner: RangePartitioner,
+    /// The inner ranges searched bucket by bucket with unsalted keys.
+    by_bucket: BucketIndex,
+}
+
+/// The inner range starts grouped by bucket, with the bucket bytes stripped, so that the
+/// range of `bucket || key` is found from `key` without building the salted key.
+///
+/// The range index of a salted key is the number of non-empty starts `<=` it: all starts of
+/// lower buckets, plus the starts of its own bucket whose rest is `<= key`; starts of higher
+/// buckets are above it.
+#[derive(Clone, Debug)]
+struct BucketIndex {
+    /// `first[b]`: non-empty starts in buckets below `b`; `B + 1` entries.
+    first: Vec<u32>,
+    /// Every non-empty start without its 2 bucket bytes, in order.
+    rests: Vec<Vec<u8>>,
+    /// Per bucket, the search over its part of `rests`.
+    search: Vec<KeyIndex>,
+}
+
+impl BucketIndex {
+    /// Groups `starts` (the inner starts; every non-empty one at least 2 bytes) by bucket.
+    fn new(buckets: u32, starts: &[Vec<u8>]) -> BucketIndex {
+        let splits = &starts[1..];
+        assert!(
+            splits.iter().all(|s| s.len() >= 2),
+            "salted range starts are salted keys of at least 2 bytes"
+        );
+        let bucket = |s: &Vec<u8>| usize::from(u16::from_be_bytes([s[0], s[1]]));
+        let mut first = vec![0u32; buckets as usize + 1];
+        for s in splits {
+            first[(bucket(s) + 1).min(buckets as usize)] += 1;
+        }
+        for b in 1..first.len() {
+            first[b] += first[b - 1];
+        }
+        let rests: Vec<Vec<u8>> = splits.iter().map(|s| s[2..].to_vec()).collect();
+        let search = (0..buckets as usize)
+            .map(|b| KeyIndex::new(&rests[first[b] as usize..first[b + 1] as usize]))
+            .collect();
+        BucketIndex {
+            first,
+            rests,
+            search,
+        }
+    }
+
+    /// The inner range index of `bucket || key`.
+    #[inline]
+    fn range_index_of(&self, bucket: u16, key: &[u8]) -> usize {
+        let b = usize::from(bucket);
+        let (low, high) = (self.first[b] as usize, self.first[b + 1] as usize);
+        low + self.search[b].rank_le(&self.rests[low..high], key)
+    }
+
+    /// The inner index of the last range starting before `bucket || end`.
+    #[inline]
+    fn last_range_before(&self, bucket: u16, end: &[u8]) -> usize {
+        let b = usize::from(bucket);
+        let (low, high) = (self.first[b] as usize, self.first[b + 1] as usize);
+        low + self.search[b].rank_lt(&self.rests[low..high], end)
+    }
 }
 
 impl SaltedRangePartitioner {
-    /// Salts the sorted distinct warm-up keys and learns `shards * ranges_per_shard` ranges
-    /// of them ([`RangePartitioner::learn`]; no warm-up keys put everything on shard 0).
-    /// `buckets` must be in `1..=65536`.
+    /// Salts the sorted distinct warm-up keys and learns about `shards * ranges_per_shard`
+    /// ranges of them, bucket by bucket, so that no range holds keys of two buckets that both
+    /// have warm-up keys: each bucket gets `P = max(1, floor(K / B))` ranges (`K = shards *
+    /// ranges_per_shard`) starting at its salted keys `keys_b[j * len_b / P]` for `j` in
+    /// `0..P` (the quantiles of the bucket, its smallest key first; every key when the bucket
+    /// has fewer than `P`). The very first range starts at the empty key instead of the
+    /// smallest salted key. Owners are contiguous over the ranges, as for
+    /// [`RangePartitioner::from_splits`]: with `B = N` buckets each bucket lies on one shard,
+    /// so sequential keys, which hit the last range of every bucket, spread over all shards.
+    /// No warm-up keys put everything on shard 0. `buckets` must be in `1..=65536`.
     pub fn learn(
         label: impl Into<String>,
         shards: u32,
@@ -108,12 +182,36 @@ impl SaltedRangePartitioner {
         let mut salted: Vec<Vec<u8>> = warmup_keys.iter().map(salt).collect();
         salted.sort_unstable();
         salted.dedup();
-        let inner = RangePartitioner::learn(label.clone(), shards, ranges_per_shard, &salted)?;
-        Ok(SaltedRangePartitioner {
+        let ranges = u64::from(shards).saturating_mul(ranges_per_shard);
+        let per_bucket = (ranges / u64::from(buckets)).max(1);
+        let splits = bucket_quantile_splits(&salted, per_bucket);
+        let inner = RangePartitioner::from_splits(label.clone(), shards, splits)?;
+        Ok(Self::with_parts(label, buckets, inner))
+    }
+
+    /// Assembles the partitioner and its per-bucket search.
+    fn with_parts(label: String, buckets: u32, inner: RangePartitioner) -> Self {
+        let by_bucket = BucketIndex::new(buckets, inner.starts());
+        SaltedRangePartitioner {
             label,
             buckets,
             inner,
-        })
+            by_bucket,
+        }
+    }
+
+    /// The same buckets and label over other inner ranges (e.g. after a shard is removed).
+    /// The inner starts must be salted keys of this partitioner (as any layout derived from
+    /// [`SaltedRangePartitioner::inner`] is).
+    pub fn with_inner(&self, inner: RangePartitioner) -> SaltedRangePartitioner {
+        Self::with_parts(self.label.clone(), self.buckets, inner)
+    }
+
+    /// The index of the inner range holding the salted key of `key`; exactly
+    /// `inner().range_index_of(&salt(key))`, without building the salted key.
+    #[inline]
+    pub fn range_index_of(&self, key: &[u8]) -> usize {
+        self.by_bucket.range_index_of(self.bucket_of(key), key)
     }
 
     /// The bucket of `key`: `hash64(key) % B`.
@@ -139,12 +237,6 @@ impl SaltedRangePartitioner {
     pub fn inner(&self) -> &RangePartitioner {
         &self.inner
     }
-
-    /// The same buckets and label over other inner ranges (e.g. after a shard is removed).
-    pub fn with_inner(&self, inner: RangePartitioner) -> SaltedRangePartitioner {
-        let (label, buckets) = (self.label.clone(), self.buckets);
-        SaltedRangePartitioner { label, buckets, inner }
-    }
 }
 
 /// `hash64(key) % buckets`, which fits in 2 bytes because `buckets <= 65536`.
@@ -164,7 +256,7 @@ impl Partitioner for SaltedRangePartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.inner.shard_of(&self.salt(key))
+        self.inner.owners()[self.range_index_of(key)]
     }
 
     /// The union over every bucket of the shards of `[bucket || start, bucket || end)`. An
@@ -174,15 +266,22 @@ impl Partitioner for SaltedRangePartitioner {
             out.insert(self.shard_of(start));
             return;
         }
-        let (mut low, mut high) = (SaltedKey::new(), SaltedKey::new());
+        let owners = self.inner.owners();
         for bucket in 0..self.buckets {
-            salt_into(bucket as u16, start, &mut low);
-            salt_into(bucket as u16, end, &mut high);
-            self.inner.scan_shards(&low, &high, out);
+            let bucket = bucket as u16;
+            let first = self.by_bucket.range_index_of(bucket, start);
+            let last = self.by_bucket.last_range_before(bucket, end);
+            for &owner in &owners[first..=last] {
+                out.insert(owner);
+            }
         }
     }
 
-    fn without_shard(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+    fn without_shard(
+        &self,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         crate::placement::salted::without_shard(self, shard, keys)
     }
 
@@ -192,17 +291,35 @@ impl Partitioner for SaltedRangePartitioner {
         shards: u32,
         keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        let counts = self
-            .inner
-            .distinct_keys_per_range(keys.iter().map(|(k, _)| self.salt(k)));
+        let mut counts = vec![0u64; self.inner.range_count()];
+        for (key, _) in keys.iter() {
+            counts[self.range_index_of(key)] += 1;
+        }
         let inner = self.inner.resized_with(shards, &counts)?;
-        let (label, buckets) = (self.label.clone(), self.buckets);
-        Ok(Box::new(SaltedRangePartitioner {
-            label,
-            buckets,
-            inner,
-        }))
+        Ok(Box::new(self.with_inner(inner)))
     }
+}
+
+/// The split keys of [`SaltedRangePartitioner::learn`]: per bucket of the sorted distinct
+/// salted keys, `per_bucket` quantiles starting with the bucket's smallest key (every key of a
+/// bucket with fewer), without the first split overall (the empty start covers it).
+fn bucket_quantile_splits(salted: &[Vec<u8>], per_bucket: u64) -> Vec<Vec<u8>> {
+    let mut splits = Vec::new();
+    let mut rest = salted;
+    while let Some(first) = rest.first() {
+        let len = rest.partition_point(|k| k[..2] == first[..2]);
+        let (bucket, next) = rest.split_at(len);
+        let picks = (len as u64).min(per_bucket);
+        for j in 0..picks {
+            let at = (u128::from(j) * len as u128 / u128::from(picks)) as usize;
+            splits.push(bucket[at].clone());
+        }
+        rest = next;
+    }
+    if !splits.is_empty() {
+        splits.remove(0);
+    }
+    splits
 }
 
 #[cfg(test)]
@@ -236,6 +353,70 @@ mod tests {
         p.scan_shards(&keys[10], &keys[11], &mut out);
         assert!(out.contains(p.shard_of(&keys[10])));
         assert!(p.range_starts().is_none());
+    }
+
+    /// The mean over windows of `window` keys of the hottest shard's share.
+    fn windowed_hottest_share(
+        p: &dyn Partitioner,
+        keys: impl Iterator<Item = u64>,
+        window: usize,
+    ) -> f64 {
+        let keys: Vec<u64> = keys.collect();
+        let shares: Vec<f64> = keys
+            .chunks(window)
+            .map(|w| {
+                let mut load = vec![0usize; p.shard_count() as usize];
+                for k in w {
+                    load[p.shard_of(&k.to_be_bytes()) as usize] += 1;
+                }
+                *load.iter().max().unwrap() as f64 / w.len() as f64
+            })
+            .collect();
+        shares.iter().sum::<f64>() / shares.len() as f64
+    }
+
+    #[test]
+    fn every_bucket_starts_a_range_so_sequential_keys_spread_over_all_shards() {
+        for n in [4u32, 16, 64] {
+            let warmup: Vec<Vec<u8>> = (0u64..20_000).map(|i| i.to_be_bytes().to_vec()).collect();
+            let p = SaltedRangePartitioner::learn("salted", n, n, 8, &warmup).unwrap();
+            assert_eq!(p.inner().range_count(), 8 * n as usize);
+            // Each bucket's smallest salted key starts a range (the first bucket's range starts
+            // at the empty key), so no range holds keys of two buckets.
+            let mut salted: Vec<SaltedKey> = warmup.iter().map(|k| p.salt(k)).collect();
+            salted.sort_unstable();
+            let starts = p.inner().starts();
+            for w in salted.windows(2).filter(|w| w[0][..2] != w[1][..2]) {
+                assert!(
+                    starts.iter().any(|s| s[..] == w[1][..]),
+                    "bucket {:?}",
+                    &w[1][..2]
+                );
+            }
+            let share = windowed_hottest_share(&p, 20_000..220_000, 10_000);
+            eprintln!("salted buckets={n} shards={n}: windowed hottest share {share:.4}");
+            assert!(share <= 1.5 / f64::from(n), "buckets={n}: {share}");
+        }
+    }
+
+    #[test]
+    fn lookups_without_salting_match_the_inner_lookup_of_the_salted_key() {
+        let warmup: Vec<Vec<u8>> = (0u64..5_000)
+            .map(|i| (i * 7919).to_be_bytes().to_vec())
+            .collect();
+        let p = SaltedRangePartitioner::learn("salted", 8, 5, 3, &warmup).unwrap();
+        let probes = (0u64..20_000)
+            .map(|i| (i * 1931).to_be_bytes().to_vec())
+            .chain([vec![], b"abc".to_vec(), vec![0xff; 12]]);
+        for key in probes {
+            let salted = p.salt(&key);
+            assert_eq!(
+                p.range_index_of(&key),
+                p.inner().range_index_of(&salted),
+                "{key:?}"
+            );
+            assert_eq!(p.shard_of(&key), p.inner().shard_of(&salted));
+        }
     }
 
     #[test]

@@ -1,0 +1,16 @@
+//! Search layouts behind the key-range and ring lookups.
+//!
+//! - [`RadixIndex`]: "how many sorted `u64` keys are `<= x`" in about two memory accesses,
+//!   through a bucket table on the key bits; exact for any keys.
+//! - [`KeyIndex`]: the same question for byte-string split keys, through their 8-byte
+//!   prefixes, with a full comparison only where prefixes tie.
+//!
+//! Every layout answers exactly as `partition_point` over the plain sorted list does (unit
+//! tests here, property tests in `tests/layouts.rs`); `benches/lookup.rs` measures them
+//! against `partition_point` and `BTreeMap`.
+
+mod key_index;
+mod radix;
+
+pub use key_index::{prefix8, KeyIndex};
+pub use radix::RadixIndex;
