@@ -71,7 +71,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         parameters: serde_json::json!({
             "run": &args,
             "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
-            "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), i.description.clone())).collect::<serde_json::Map<_, _>>(),
+            "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), serde_json::Value::from(i.description.clone()))).collect::<serde_json::Map<_, _>>(),
             "machine": machine(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
             "target_shards": target,
