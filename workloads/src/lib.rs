@@ -11,9 +11,11 @@
 
 pub mod error;
 pub mod event;
+pub mod inspect;
 pub mod key;
 pub mod source;
 pub mod spec;
+pub mod stats;
 pub mod synthetic;
 pub mod trace;
 

@@ -1,232 +1,228 @@
-//! CSV traces: a header line names the columns, then one event per record.
+//! `csv`: generic delimited text, one event per record, columns mapped by header name or by
+//! 1-based position.
 //!
-//! | column      | content                                                   | required |
-//! |-------------|-----------------------------------------------------------|----------|
-//! | `key`       | the key (text, or a decimal integer with `--key-type u64`) | yes      |
-//! | `op`        | `get`, `put`, `delete` or `scan`; empty means `get`        | no (get) |
-//! | `end`       | exclusive end key of a scan                                | for scans|
-//! | `timestamp` | whole number, in the trace's own unit                      | no       |
-//! | `size`      | value size in bytes (0..=4294967295)                       | no       |
+//! | column (option)        | default with a header | content                                              |
+//! |------------------------|-----------------------|------------------------------------------------------|
+//! | key (`--key-col`)      | `key` (required)      | the key (text, or a decimal integer with `--key-type u64`) |
+//! | op (`--op-col`)        | `op`, if present      | read loosely (`get`, `GET`, `set`, `write`, ...); empty is a get |
+//! | end (`--end-col`)      | `end`, if present     | exclusive end key of a scan                          |
+//! | time (`--time-col`)    | `timestamp`, if present | whole number, in the trace's own unit              |
+//! | size (`--size-col`)    | `size`, if present    | value size in bytes (0..=4294967295)                 |
 //!
-//! Column names are matched without regard to case or surrounding spaces; other columns are
-//! ignored. Records are read into one reused [`::csv::ByteRecord`] and two key buffers, so
-//! memory stays bounded and no event allocates. Errors name the physical line (the header is
-//! line 1).
+//! Without a header (`--no-header`) the key is column 1 unless `--key-col` says otherwise,
+//! and other columns are read only when named by number. Header names are matched without
+//! regard to case or surrounding spaces; other columns are ignored. The delimiter is
+//! detected among `,`, tab, `|` and `;` unless `--delimiter` is given.
 
-use std::fs::File;
-use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::fmt;
+use std::str::FromStr;
 
-use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
+use ::csv::ByteRecord;
 
+use super::delimited::{Decoder, Scratch};
+use super::ops::OpMap;
 use crate::key::parse_u64;
-use crate::{Event, EventChunk, EventSource, KeyType, Op, WorkloadError};
+use crate::{KeyType, Op};
 
-/// The columns shardlab reads, in the order they are listed in messages.
-const COLUMNS: [&str; 5] = ["key", "op", "end", "timestamp", "size"];
+/// A column, named by its header or by its 1-based position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// The column whose header is this name (case and surrounding spaces ignored).
+    Name(String),
+    /// The column at this 1-based position.
+    Index(usize),
+}
 
-/// The end of the message about an unknown op.
-const VALID_OPS: &str = "valid ops: get, put, delete, scan (an empty cell means get)";
+impl FromStr for Column {
+    type Err = String;
 
-/// Positions of the known columns in the header.
+    /// A whole number is a 1-based position; anything else is a header name.
+    fn from_str(text: &str) -> Result<Column, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("a column must be a header name or a 1-based number".into());
+        }
+        if text.bytes().all(|b| b.is_ascii_digit()) {
+            return match text.parse::<usize>() {
+                Ok(0) | Err(_) => Err(format!("column '{text}': positions count from 1")),
+                Ok(i) => Ok(Column::Index(i)),
+            };
+        }
+        Ok(Column::Name(text.to_string()))
+    }
+}
+
+impl fmt::Display for Column {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Column::Name(name) => write!(f, "'{name}'"),
+            Column::Index(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// Which columns hold what; `None` takes the default (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CsvColumns {
+    /// The key column (`--key-col`).
+    pub key: Option<Column>,
+    /// The operation column (`--op-col`).
+    pub op: Option<Column>,
+    /// The timestamp column (`--time-col`).
+    pub time: Option<Column>,
+    /// The value-size column (`--size-col`).
+    pub size: Option<Column>,
+    /// The scan-end column (`--end-col`).
+    pub end: Option<Column>,
+}
+
+impl CsvColumns {
+    /// True when no column was chosen.
+    pub fn is_default(&self) -> bool {
+        *self == CsvColumns::default()
+    }
+}
+
+/// Positions (0-based) of the columns read.
 #[derive(Clone, Copy, Debug, Default)]
-struct Columns {
+struct Positions {
     key: usize,
     op: Option<usize>,
     end: Option<usize>,
-    timestamp: Option<usize>,
+    time: Option<usize>,
     size: Option<usize>,
 }
 
-/// A CSV trace, streamed record by record.
-pub struct CsvTraceReader {
-    path: PathBuf,
+/// Decodes records through a column mapping; used by `csv` and, with fixed positions, by
+/// `twitter`.
+pub(crate) struct ColumnsDecoder {
+    columns: CsvColumns,
     key_type: KeyType,
-    reader: Reader<File>,
-    columns: Columns,
-    record: ByteRecord,
-    /// `record` holds a record read ahead (at open, to refuse traces without events).
-    pending: bool,
-    /// The stream has ended (or failed).
-    done: bool,
-    key: Vec<u8>,
-    end: Vec<u8>,
-    emitted: u64,
+    ops: OpMap,
+    at: Positions,
 }
 
-impl CsvTraceReader {
-    /// Opens `path`, reads its header and its first record; fails on a missing file, a missing
-    /// `key` column, a trace without events or a malformed first record.
-    pub fn open(path: &Path, key_type: KeyType) -> Result<CsvTraceReader, WorkloadError> {
-        let file = File::open(path).map_err(|source| WorkloadError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut reader = ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(false)
-            .from_reader(file);
-        let header = reader
-            .byte_headers()
-            .map_err(|e| csv_error(path, e))?
-            .clone();
-        if header.is_empty() {
-            return Err(trace_error(
-                path,
-                "contains no events: the file is empty".into(),
-            ));
+impl ColumnsDecoder {
+    pub(crate) fn new(columns: CsvColumns, key_type: KeyType, ops: OpMap) -> Self {
+        ColumnsDecoder { columns, key_type, ops, at: Positions::default() }
+    }
+}
+
+/// (option, default header name, whether a default header name must exist)
+const ROLES: [(&str, &str); 5] =
+    [("--key-col", "key"), ("--op-col", "op"), ("--end-col", "end"), ("--time-col", "timestamp"), ("--size-col", "size")];
+
+impl Decoder for ColumnsDecoder {
+    fn start(&mut self, first: &ByteRecord, is_header: bool) -> Result<(), String> {
+        let c = &self.columns;
+        let chosen = [&c.key, &c.op, &c.end, &c.time, &c.size];
+        let mut found: [Option<usize>; 5] = [None; 5];
+        for (role, (choice, (option, default))) in chosen.iter().zip(ROLES).enumerate() {
+            found[role] = match choice {
+                Some(Column::Index(i)) if *i > first.len() => {
+                    return Err(format!(
+                        "{option} {i} asks for column {i}, but the {} has {} column{}",
+                        if is_header { "header line" } else { "first line" },
+                        first.len(),
+                        if first.len() == 1 { "" } else { "s" }
+                    ))
+                }
+                Some(Column::Index(i)) => Some(i - 1),
+                Some(Column::Name(name)) if !is_header => {
+                    return Err(format!(
+                        "{option} names the column '{name}', but with --no-header columns can \
+                         only be given by number (1 is the first)"
+                    ))
+                }
+                Some(Column::Name(name)) => Some(find(first, name).map_err(|e| e.unwrap_or_else(|| {
+                    format!(
+                        "the header has no column '{name}' (asked for by {option}); its columns are {}",
+                        listed(first)
+                    )
+                }))?),
+                None if !is_header => (role == 0).then_some(0),
+                None => match find(first, default) {
+                    Ok(i) => Some(i),
+                    Err(Some(e)) => return Err(e),
+                    Err(None) if role == 0 => {
+                        return Err(format!(
+                            "the header line names the columns {}, but a `key` column is required \
+                             (optional: op, end, timestamp, size); name another with --key-col, or \
+                             pass --no-header if the first line is data",
+                            listed(first)
+                        ))
+                    }
+                    Err(None) => None,
+                },
+            };
         }
-        let columns = find_columns(path, &header)?;
-        let mut this = CsvTraceReader {
-            path: path.to_path_buf(),
-            key_type,
-            reader,
-            columns,
-            record: ByteRecord::new(),
-            pending: false,
-            done: false,
-            key: Vec::new(),
-            end: Vec::new(),
-            emitted: 0,
-        };
-        if !this.read_record()? {
-            return Err(trace_error(
-                path,
-                "contains no events: there is nothing after the header line".into(),
-            ));
-        }
-        this.pending = true;
-        Ok(this)
+        let [key, op, end, time, size] = found;
+        self.at = Positions { key: key.unwrap_or(0), op, end, time, size };
+        Ok(())
     }
 
-    /// Reads the next record into `self.record`; false at the end of the file.
-    fn read_record(&mut self) -> Result<bool, WorkloadError> {
-        self.reader
-            .read_byte_record(&mut self.record)
-            .map_err(|e| csv_error(&self.path, e))
-    }
-
-    /// Decodes `self.record` into `self.key` and `self.end`; returns its other fields.
-    fn decode(&mut self) -> Result<(Op, bool, Option<u64>, Option<u32>), String> {
-        let c = self.columns;
-        let field = |i: Option<usize>| i.and_then(|i| self.record.get(i)).unwrap_or(b"");
-        let op_text = field(c.op).trim_ascii();
-        let op = if op_text.is_empty() {
+    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String> {
+        let at = self.at;
+        let field = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or(b"");
+        let op_text = field(at.op).trim_ascii();
+        out.op = if op_text.is_empty() {
             Op::Get
         } else {
-            Op::ALL
-                .into_iter()
-                .find(|op| op.name().as_bytes().eq_ignore_ascii_case(op_text))
-                .ok_or_else(|| format!("unknown op '{}'; {VALID_OPS}", shown(op_text)))?
+            self.ops
+                .op_of(op_text)
+                .ok_or_else(|| format!("unknown op '{}'; {}", shown(op_text), self.ops.help()))?
         };
-        self.key.clear();
-        parse_key(self.key_type, field(Some(c.key)), &mut self.key)
-            .map_err(|e| format!("key: {e}"))?;
-        let has_end = op == Op::Scan;
-        if has_end {
-            if c.end.is_none() {
-                return Err(
-                    "a scan needs an exclusive end key, but the trace has no `end` column".into(),
-                );
+        out.key.clear();
+        parse_key(self.key_type, field(Some(at.key)), &mut out.key).map_err(|e| format!("key: {e}"))?;
+        out.has_end = out.op == Op::Scan;
+        if out.has_end {
+            if at.end.is_none() {
+                return Err("a scan needs an exclusive end key, but the trace has no `end` column \
+                            (name one with --end-col)"
+                    .into());
             }
-            let end_text = field(c.end);
+            let end_text = field(at.end);
             if end_text.trim_ascii().is_empty() {
-                return Err(
-                    "a scan needs an exclusive end key in the `end` column, and it is empty".into(),
-                );
+                return Err("a scan needs an exclusive end key in the `end` column, and it is empty".into());
             }
-            self.end.clear();
-            parse_key(self.key_type, end_text, &mut self.end).map_err(|e| format!("end: {e}"))?;
-            if self.end <= self.key {
+            out.end.clear();
+            parse_key(self.key_type, end_text, &mut out.end).map_err(|e| format!("end: {e}"))?;
+            if out.end <= out.key {
                 return Err(format!(
                     "the scan end '{}' is not after its start '{}' (the end is exclusive)",
-                    self.key_type.display(&self.end),
-                    self.key_type.display(&self.key)
+                    self.key_type.display(&out.end),
+                    self.key_type.display(&out.key)
                 ));
             }
         }
-        let timestamp = optional_number(field(c.timestamp), "timestamp", u64::MAX)?;
-        let size = optional_number(field(c.size), "size", u32::MAX.into())?.map(|n| n as u32);
-        Ok((op, has_end, timestamp, size))
+        out.timestamp = optional_number(field(at.time), "timestamp", u64::MAX)?;
+        out.size = optional_number(field(at.size), "size", u32::MAX.into())?.map(|n| n as u32);
+        Ok(())
     }
 }
 
-impl EventSource for CsvTraceReader {
-    /// Appends up to `max` events; on an error, the events appended before the bad record
-    /// stay in `chunk` and the stream ends.
-    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
-        if chunk.is_empty() {
-            chunk.first_index = self.emitted;
-        }
-        let mut n = 0;
-        while n < max && !self.done {
-            if !self.pending && !self.read_record().inspect_err(|_| self.done = true)? {
-                self.done = true;
-                break;
-            }
-            self.pending = false;
-            let (op, has_end, timestamp, size) = self.decode().map_err(|message| {
-                self.done = true;
-                WorkloadError::Invalid {
-                    path: self.path.clone(),
-                    location: format!("line {}", line_of(&self.path, self.record.position())),
-                    message,
-                }
-            })?;
-            chunk.push(Event {
-                op,
-                key: &self.key,
-                end: has_end.then_some(&self.end[..]),
-                timestamp,
-                size,
-            });
-            self.emitted += 1;
-            n += 1;
-        }
-        Ok(n)
+/// The position of the column called `name`; `Err(Some(message))` when it appears twice,
+/// `Err(None)` when it is missing.
+fn find(header: &ByteRecord, name: &str) -> Result<usize, Option<String>> {
+    let mut hits = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.trim_ascii().eq_ignore_ascii_case(name.trim().as_bytes()))
+        .map(|(i, _)| i);
+    match (hits.next(), hits.next()) {
+        (Some(i), None) => Ok(i),
+        (Some(_), Some(_)) => Err(Some(format!("the header names the `{name}` column twice"))),
+        (None, _) => Err(None),
     }
 }
 
-fn find_columns(path: &Path, header: &ByteRecord) -> Result<Columns, WorkloadError> {
-    let mut found: [Option<usize>; 5] = [None; 5];
-    for (i, name) in header.iter().enumerate() {
-        let name = name.trim_ascii();
-        if let Some(c) = COLUMNS
-            .iter()
-            .position(|c| c.as_bytes().eq_ignore_ascii_case(name))
-        {
-            if found[c].is_some() {
-                return Err(trace_error(
-                    path,
-                    format!("the header names the `{}` column twice", COLUMNS[c]),
-                ));
-            }
-            found[c] = Some(i);
-        }
-    }
-    let [key, op, end, timestamp, size] = found;
-    let Some(key) = key else {
-        let names: Vec<String> = header.iter().map(|n| format!("'{}'", shown(n))).collect();
-        return Err(trace_error(
-            path,
-            format!(
-                "the header line names the columns {}, but a `key` column is required \
-                 (optional: op, end, timestamp, size); the first line must be a header",
-                names.join(", ")
-            ),
-        ));
-    };
-    Ok(Columns {
-        key,
-        op,
-        end,
-        timestamp,
-        size,
-    })
+fn listed(header: &ByteRecord) -> String {
+    let names: Vec<String> = header.iter().map(|n| format!("'{}'", shown(n))).collect();
+    names.join(", ")
 }
 
 /// Integer keys may be padded with spaces; byte keys are taken exactly as written.
-fn parse_key(key_type: KeyType, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+pub(crate) fn parse_key(key_type: KeyType, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     match key_type {
         KeyType::U64 => key_type.parse_into(text.trim_ascii(), out),
         KeyType::Bytes => key_type.parse_into(text, out),
@@ -234,23 +230,20 @@ fn parse_key(key_type: KeyType, text: &[u8], out: &mut Vec<u8>) -> Result<(), St
 }
 
 /// An optional whole number no greater than `max`; an empty cell is `None`.
-fn optional_number(text: &[u8], column: &str, max: u64) -> Result<Option<u64>, String> {
+pub(crate) fn optional_number(text: &[u8], column: &str, max: u64) -> Result<Option<u64>, String> {
     let text = text.trim_ascii();
     if text.is_empty() {
         return Ok(None);
     }
     match parse_u64(text) {
         Some(n) if n <= max => Ok(Some(n)),
-        _ => Err(format!(
-            "{column} '{}' is not a whole number in 0..={max}",
-            shown(text)
-        )),
+        _ => Err(format!("{column} '{}' is not a whole number in 0..={max}", shown(text))),
     }
 }
 
 /// A field for an error message on one line: lossy UTF-8, control characters escaped, cut
 /// after 60 characters.
-fn shown(text: &[u8]) -> String {
+pub(crate) fn shown(text: &[u8]) -> String {
     let text = String::from_utf8_lossy(text);
     let mut out = String::new();
     for (i, c) in text.chars().enumerate() {
@@ -267,109 +260,44 @@ fn shown(text: &[u8]) -> String {
     out
 }
 
-/// The physical line (1-based) of the record that starts at `position`.
-///
-/// The csv crate's own line numbers are off for CRLF files and after blank lines (a record's
-/// position is where the reader stood after the previous record), but its byte offsets are
-/// exact. So, only when reporting an error, the file is scanned again up to the record's
-/// first byte, counting `\n`, `\r\n` and lone `\r` as line breaks. Files that cannot be read
-/// twice (pipes) get the csv crate's line number.
-fn line_of(path: &Path, position: Option<&::csv::Position>) -> u64 {
-    let Some(position) = position else { return 0 };
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    let scanned = if regular {
-        File::open(path)
-            .ok()
-            .and_then(|f| scan_line(f, position.byte()))
-    } else {
-        None
-    };
-    scanned.unwrap_or(position.line())
-}
-
-/// The line of the first byte at or after `start` that is not a line break.
-fn scan_line(file: impl Read, start: u64) -> Option<u64> {
-    let mut line = 1;
-    let mut after_cr = false;
-    for (offset, byte) in (0u64..).zip(BufReader::with_capacity(1 << 16, file).bytes()) {
-        let byte = byte.ok()?;
-        match byte {
-            b'\r' => line += 1,
-            b'\n' if !after_cr => line += 1,
-            b'\n' => {}
-            _ if offset >= start => return Some(line),
-            _ => {}
-        }
-        after_cr = byte == b'\r';
-    }
-    None
-}
-
-fn trace_error(path: &Path, message: String) -> WorkloadError {
-    WorkloadError::Trace {
-        path: path.to_path_buf(),
-        message,
-    }
-}
-
-fn csv_error(path: &Path, error: ::csv::Error) -> WorkloadError {
-    let line = line_of(path, error.position());
-    let text = error.to_string();
-    match error.into_kind() {
-        ErrorKind::Io(source) => WorkloadError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => WorkloadError::Invalid {
-            path: path.to_path_buf(),
-            location: format!("line {line}"),
-            message: format!("this line has {len} fields but the header has {expected_len}"),
-        },
-        _ => trace_error(path, format!("cannot parse the CSV: {text}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::key::encode_u64;
     use crate::trace::{self, TraceOptions};
-    use crate::{collect, Event};
+    use crate::{collect, Event, EventChunk, WorkloadError};
     use std::io::Write;
+    use std::path::{Path, PathBuf};
 
     fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures")
-            .join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
     }
 
-    fn read(path: &Path, key_type: KeyType) -> Result<EventChunk, WorkloadError> {
-        collect(
-            trace::open(&TraceOptions {
-                path: path.to_path_buf(),
-                key_type,
-            })?
-            .as_mut(),
-        )
+    fn read(opts: TraceOptions) -> Result<EventChunk, WorkloadError> {
+        collect(trace::open(&opts)?.as_mut())
     }
 
-    /// Reads `text` as a u64 trace from a temporary file.
-    fn read_text(text: &str) -> Result<EventChunk, WorkloadError> {
+    fn csv_opts(path: &Path, key_type: KeyType) -> TraceOptions {
+        TraceOptions { format: Some(trace::TraceFormat::Csv), ..TraceOptions::new(path, key_type) }
+    }
+
+    /// Reads `text` as a u64 csv trace from a temporary file, with `edit` applied to the options.
+    fn read_with(text: &str, edit: impl FnOnce(&mut TraceOptions)) -> Result<EventChunk, WorkloadError> {
         let mut file = tempfile::NamedTempFile::new().unwrap();
         file.write_all(text.as_bytes()).unwrap();
-        read(file.path(), KeyType::U64)
+        let mut opts = csv_opts(file.path(), KeyType::U64);
+        edit(&mut opts);
+        read(opts)
+    }
+
+    fn read_text(text: &str) -> Result<EventChunk, WorkloadError> {
+        read_with(text, |_| {})
     }
 
     /// The error of reading `text`, checked to be `Invalid` at `line`.
     fn invalid_at(text: &str, line: u64) -> String {
         match read_text(text) {
             Err(e @ WorkloadError::Invalid { .. }) => {
-                let WorkloadError::Invalid { location, .. } = &e else {
-                    unreachable!()
-                };
-                assert_eq!(location, &format!("line {line}"), "{e}");
                 let message = e.to_string();
                 assert!(message.contains(&format!(":line {line}: ")), "{message}");
                 message
@@ -387,26 +315,17 @@ mod tests {
 
     #[test]
     fn the_tiny_fixture_reads_every_column() {
-        let chunk = read(&fixture("tiny_trace.csv"), KeyType::U64).unwrap();
-        let k = |n: u64| encode_u64(n);
+        let chunk = read(csv_opts(&fixture("tiny_trace.csv"), KeyType::U64)).unwrap();
+        let k = encode_u64;
         let (k1, k2, k3, k10) = (k(1), k(2), k(3), k(10));
         fn event(op: Op, key: &[u8], t: u64, size: Option<u32>) -> Event<'_> {
-            Event {
-                op,
-                key,
-                end: None,
-                timestamp: Some(t),
-                size,
-            }
+            Event { op, key, end: None, timestamp: Some(t), size }
         }
         let expected = [
             event(Op::Put, &k1, 100, Some(8)),
             event(Op::Get, &k1, 150, None),
             event(Op::Get, &k2, 200, None),
-            Event {
-                end: Some(&k10[..]),
-                ..event(Op::Scan, &k1, 250, None)
-            },
+            Event { end: Some(&k10[..]), ..event(Op::Scan, &k1, 250, None) },
             event(Op::Delete, &k2, 300, None),
             event(Op::Get, &k3, 310, Some(16)),
         ];
@@ -415,22 +334,15 @@ mod tests {
 
     #[test]
     fn a_trace_with_only_keys_is_a_stream_of_gets() {
-        let chunk = read(&fixture("tiny_trace_keys_only.csv"), KeyType::Bytes).unwrap();
+        let chunk = read(csv_opts(&fixture("tiny_trace_keys_only.csv"), KeyType::Bytes)).unwrap();
         let keys: Vec<&[u8]> = chunk.iter().map(|e| e.key).collect();
         assert_eq!(keys, [&b"user1"[..], b"user2", b"user1"]);
-        assert!(chunk.iter().all(|e| e.op == Op::Get
-            && e.end.is_none()
-            && e.timestamp.is_none()
-            && e.size.is_none()));
+        assert!(chunk.iter().all(|e| e.op == Op::Get && e.end.is_none() && e.timestamp.is_none() && e.size.is_none()));
     }
 
     #[test]
     fn small_fills_stream_the_trace_in_order_with_their_first_index() {
-        let mut source = trace::open(&TraceOptions {
-            path: fixture("tiny_trace.csv"),
-            key_type: KeyType::U64,
-        })
-        .unwrap();
+        let mut source = trace::open(&csv_opts(&fixture("tiny_trace.csv"), KeyType::U64)).unwrap();
         assert_eq!(source.len_hint(), None);
         let mut chunk = EventChunk::default();
         let mut sizes = Vec::new();
@@ -448,11 +360,8 @@ mod tests {
     #[test]
     fn a_missing_file_is_an_io_error_naming_the_path() {
         let path = fixture("no_such_trace.csv");
-        let e = read(&path, KeyType::U64).unwrap_err();
-        assert!(
-            matches!(&e, WorkloadError::Io { path: p, .. } if p == &path),
-            "{e:?}"
-        );
+        let e = read(csv_opts(&path, KeyType::U64)).unwrap_err();
+        assert!(matches!(&e, WorkloadError::Io { path: p, .. } if p == &path), "{e:?}");
         assert!(e.to_string().contains("no_such_trace.csv"), "{e}");
     }
 
@@ -467,17 +376,52 @@ mod tests {
     #[test]
     fn a_header_without_a_key_column_names_what_it_found() {
         let e = trace_error_of("id,op\n1,get\n");
-        assert!(
-            e.contains("'id', 'op'") && e.contains("a `key` column is required"),
-            "{e}"
-        );
+        assert!(e.contains("'id', 'op'") && e.contains("a `key` column is required"), "{e}");
         let e = trace_error_of("1,get\n2,put\n");
-        assert!(
-            e.contains("'1', 'get'") && e.contains("must be a header"),
-            "{e}"
-        );
+        assert!(e.contains("'1', 'get'") && e.contains("--no-header"), "{e}");
         let e = trace_error_of("key,KEY\n1,2\n");
         assert!(e.contains("`key` column twice"), "{e}");
+    }
+
+    #[test]
+    fn a_named_key_column_that_does_not_exist_lists_the_columns() {
+        let e = read_with("id,op\n1,get\n", |o| o.csv.key = Some(Column::Name("lbn".into()))).unwrap_err();
+        assert!(e.to_string().contains("no column 'lbn' (asked for by --key-col); its columns are 'id', 'op'"), "{e}");
+        let e = read_with("id,op\n1,get\n", |o| o.csv.key = Some(Column::Index(3))).unwrap_err();
+        assert!(e.to_string().contains("--key-col 3 asks for column 3, but the header line has 2 columns"), "{e}");
+    }
+
+    #[test]
+    fn columns_by_name_or_number_with_any_delimiter_and_no_header() {
+        let chunk = read_with("lbn;kind;t\n7;W;5\n8;read;6\n", |o| {
+            o.csv.key = Some(Column::Name("LBN".into()));
+            o.csv.op = Some(Column::Index(2));
+            o.csv.time = Some(Column::Name("t".into()));
+        })
+        .unwrap();
+        let got: Vec<(Op, u64, Option<u64>)> =
+            chunk.iter().map(|e| (e.op, crate::key::decode_u64(e.key).unwrap(), e.timestamp)).collect();
+        assert_eq!(got, [(Op::Put, 7, Some(5)), (Op::Get, 8, Some(6))]);
+        let chunk = read_with("x\t9\tdel\ny\t10\tget\n", |o| {
+            o.no_header = true;
+            o.csv.key = Some(Column::Index(2));
+            o.csv.op = Some(Column::Index(3));
+        })
+        .unwrap();
+        assert_eq!(chunk.get(0).op, Op::Delete);
+        assert_eq!(chunk.get(1).key, encode_u64(10));
+        let e = read_with("1,2\n", |o| {
+            o.no_header = true;
+            o.csv.op = Some(Column::Name("op".into()));
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("only be given by number"), "{e}");
+    }
+
+    #[test]
+    fn the_op_map_names_opcodes() {
+        let chunk = read_with("key,op\n1,28\n2,2a\n", |o| o.op_map = OpMap::parse("28=get,2a=put").unwrap()).unwrap();
+        assert_eq!(chunk.iter().map(|e| e.op).collect::<Vec<_>>(), [Op::Get, Op::Put]);
     }
 
     #[test]
@@ -488,12 +432,10 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_op_names_its_line_and_the_valid_ops() {
+    fn a_bad_op_names_its_line_and_the_known_ops() {
         let e = invalid_at("key,op\n1,get\n2,fetch\n", 3);
-        assert!(
-            e.contains("unknown op 'fetch'; valid ops: get, put, delete, scan"),
-            "{e}"
-        );
+        assert!(e.contains("unknown op 'fetch'; known ops: get"), "{e}");
+        assert!(e.contains("--op-map"), "{e}");
     }
 
     #[test]
@@ -508,10 +450,7 @@ mod tests {
         let e = invalid_at("key,timestamp\n1,5\n2,-5\n", 3);
         assert!(e.contains("timestamp '-5' is not a whole number"), "{e}");
         let e = invalid_at("key,size\n1,4294967295\n2,4294967296\n", 3);
-        assert!(
-            e.contains("size '4294967296' is not a whole number in 0..=4294967295"),
-            "{e}"
-        );
+        assert!(e.contains("size '4294967296' is not a whole number in 0..=4294967295"), "{e}");
     }
 
     #[test]
@@ -529,9 +468,9 @@ mod tests {
     #[test]
     fn a_line_with_the_wrong_number_of_fields_names_its_line() {
         let e = invalid_at("key,op\n1,get\n2\n", 3);
-        assert!(e.contains("1 fields but the header has 2"), "{e}");
+        assert!(e.contains("1 fields but the first line has 2"), "{e}");
         let e = invalid_at("key,op\n1,get,extra\n", 2);
-        assert!(e.contains("3 fields but the header has 2"), "{e}");
+        assert!(e.contains("3 fields but the first line has 2"), "{e}");
     }
 
     #[test]
@@ -546,12 +485,33 @@ mod tests {
     }
 
     #[test]
-    fn the_line_scan_counts_every_kind_of_line_break() {
-        let text = b"a\r\nb\rc\n\r\n\nd";
-        assert_eq!(scan_line(&text[..], 0), Some(1));
-        assert_eq!(scan_line(&text[..], 3), Some(2));
-        assert_eq!(scan_line(&text[..], 5), Some(3));
-        assert_eq!(scan_line(&text[..], 7), Some(6));
-        assert_eq!(scan_line(&text[..], 99), None);
+    fn line_numbers_stay_exact_deep_into_a_long_file() {
+        let mut text = String::from("key,op\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("{i},get\n"));
+            if i % 7 == 0 {
+                text.push('\n');
+            }
+        }
+        text.push_str("1,bad\n");
+        let lines = text.lines().count() as u64;
+        invalid_at(&text, lines);
+    }
+
+    #[test]
+    fn skipped_records_are_counted_and_the_rest_is_read() {
+        let mut log = None;
+        let chunk = read_with("key,op\n1,get\nx,get\n2,bad\n3\n4,put\n", |o| {
+            o.invalid = super::super::InvalidPolicy::skipping(None);
+            log = Some(o.invalid.log.clone());
+        })
+        .unwrap();
+        assert_eq!(chunk.len(), 2);
+        let log = log.unwrap();
+        assert_eq!(log.skipped(), 3);
+        assert!(log.first().unwrap().contains("line 3"));
+        let e = read_with("key,op\n1,get\nx,get\n2,bad\n", |o| o.invalid = super::super::InvalidPolicy::skipping(Some(1)))
+            .unwrap_err();
+        assert!(e.to_string().contains("more than 1 invalid records") && e.to_string().contains("line 4"), "{e}");
     }
 }

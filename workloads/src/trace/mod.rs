@@ -1,61 +1,408 @@
-//! Recorded trace readers, one file per format, behind one [`open`].
+//! Recorded trace readers and writers, one file per format, behind one [`open`].
 //!
-//! Every reader streams its file through [`EventSource`] in bounded memory and reports a
-//! malformed record as [`WorkloadError::Invalid`] with its line (or byte offset), never by
-//! panicking. Adding a format = one new file, one [`TraceFormat`] variant and one match arm.
+//! | format           | layout                                                                 |
+//! |------------------|------------------------------------------------------------------------|
+//! | `csv`            | delimited text, columns by header name or 1-based position ([`csv`])    |
+//! | `text`           | one key per line ([`text`])                                             |
+//! | `twitter`        | Twitter cache-trace CSV ([`twitter`])                                   |
+//! | `oracle-general` | libCacheSim's 24-byte binary records ([`oracle`])                       |
+//! | `vscsi`          | VMware VSCSI v1/v2 binary block traces ([`vscsi`])                      |
+//! | `msr`            | MSR Cambridge block CSV ([`msr`])                                       |
+//!
+//! Any of them may be zstd- or gzip-compressed (recognised by content); `-` is standard input.
+//! Without `--format`, the format is told from the file name (after a compression extension)
+//! and the first bytes ([`TraceFormat::detect`]).
+//!
+//! Every reader streams its input through [`EventSource`] in bounded memory, reports a
+//! malformed record as [`WorkloadError::Invalid`] with its line (or byte offset for binary),
+//! and never panics. Adding a format = one new file, one [`TraceFormat`] variant and one match
+//! arm in [`open_detected`].
 //!
 //! ```no_run
 //! use workloads::trace::{self, TraceOptions};
 //! use workloads::{collect, KeyType};
-//! let opts = TraceOptions { path: "trace.csv".into(), key_type: KeyType::U64 };
+//! let opts = TraceOptions::new("trace.csv", KeyType::U64);
 //! let events = collect(trace::open(&opts)?.as_mut())?;
 //! # Ok::<(), workloads::WorkloadError>(())
 //! ```
 
+mod binary;
 pub mod csv;
+mod delimited;
+pub mod input;
+pub mod invalid;
+pub mod msr;
+pub mod ops;
+pub mod oracle;
+mod text;
+pub mod twitter;
+pub mod vscsi;
+pub mod write;
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use crate::{EventSource, KeyType, WorkloadError};
+use binary::BinaryReader;
+use delimited::{check_text, DelimitedReader, Layout};
+use input::{extension, is_stdio, strip_compression, Input};
+use vscsi::VscsiVersion;
+
+pub use self::csv::{Column, CsvColumns};
+pub use delimited::detect_delimiter;
+pub use input::{spool_stdin, Compression};
+pub use invalid::{InvalidLog, InvalidPolicy};
+pub use ops::OpMap;
+pub use write::{TraceWriter, WriteOptions, WriteSummary};
+
+/// The trace formats shardlab reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceFormat {
+    /// Generic delimited text with mapped columns.
+    Csv,
+    /// One key per line.
+    Text,
+    /// The Twitter cache-trace CSV.
+    Twitter,
+    /// libCacheSim's oracleGeneral binary records.
+    OracleGeneral,
+    /// VMware VSCSI binary block traces.
+    Vscsi,
+    /// The MSR Cambridge block CSV.
+    Msr,
+}
+
+impl TraceFormat {
+    /// Every format, in the order shown in help texts.
+    pub const ALL: [TraceFormat; 6] = [
+        TraceFormat::Csv,
+        TraceFormat::Text,
+        TraceFormat::Twitter,
+        TraceFormat::OracleGeneral,
+        TraceFormat::Vscsi,
+        TraceFormat::Msr,
+    ];
+
+    /// The format's name in options and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Csv => "csv",
+            TraceFormat::Text => "text",
+            TraceFormat::Twitter => "twitter",
+            TraceFormat::OracleGeneral => "oracle-general",
+            TraceFormat::Vscsi => "vscsi",
+            TraceFormat::Msr => "msr",
+        }
+    }
+
+    /// The format called `name` (case-insensitive; `oracleGeneral` and `oracle_general` too).
+    pub fn from_name(name: &str) -> Option<TraceFormat> {
+        let name = name.trim().to_ascii_lowercase().replace('_', "-");
+        let name = if name == "oraclegeneral" { "oracle-general".to_string() } else { name };
+        TraceFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Every format name, comma-separated.
+    pub fn names() -> String {
+        TraceFormat::ALL.map(TraceFormat::name).join(", ")
+    }
+
+    /// True for the fixed-size binary formats.
+    pub fn is_binary(self) -> bool {
+        matches!(self, TraceFormat::OracleGeneral | TraceFormat::Vscsi)
+    }
+
+    /// The key type a trace of this format has: 64-bit integers for the binary and block
+    /// formats (whatever `--key-type` says), `requested` for the text formats.
+    pub fn key_type(self, requested: KeyType) -> KeyType {
+        match self {
+            TraceFormat::OracleGeneral | TraceFormat::Vscsi | TraceFormat::Msr => KeyType::U64,
+            TraceFormat::Csv | TraceFormat::Text | TraceFormat::Twitter => requested,
+        }
+    }
+
+    /// The unit of the format's timestamps in nanoseconds, when the format defines it.
+    pub fn time_unit_ns(self) -> Option<u64> {
+        match self {
+            TraceFormat::Twitter | TraceFormat::OracleGeneral => Some(1_000_000_000),
+            TraceFormat::Vscsi => Some(1_000),
+            TraceFormat::Msr => Some(100),
+            TraceFormat::Csv | TraceFormat::Text => None,
+        }
+    }
+
+    /// The format of a trace from its name and first (decompressed) bytes.
+    ///
+    /// Binary data is `vscsi` when the name ends in `.vscsi` or the first record carries a
+    /// VSCSI version, and `oracle-general` when the name contains `oracleGeneral` or ends in
+    /// `.bin`. Text whose first line looks like a Twitter or MSR record (seven fields of the
+    /// right kinds) is that format; `.txt` files and other files without any delimiter are
+    /// `text`; everything else is `csv`.
+    pub fn detect(path: &Path, head: &[u8]) -> Result<TraceFormat, String> {
+        let name = strip_compression(path);
+        let ext = extension(&name).unwrap_or_default();
+        let file_name = name.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let named_oracle = file_name.contains("oraclegeneral") || ext == "bin";
+        if check_text(head, "").is_err() {
+            if ext == "vscsi" || (!named_oracle && VscsiVersion::detect(head).is_some()) {
+                return Ok(TraceFormat::Vscsi);
+            }
+            if named_oracle {
+                return Ok(TraceFormat::OracleGeneral);
+            }
+            return Err(format!(
+                "is binary data, and neither its name nor its first bytes say which binary format; \
+                 pass --format ({})",
+                TraceFormat::names()
+            ));
+        }
+        if ext == "vscsi" {
+            return Ok(TraceFormat::Vscsi);
+        }
+        if file_name.contains("oraclegeneral") {
+            return Ok(TraceFormat::OracleGeneral);
+        }
+        if let Some(format) = sniff_record(head) {
+            return Ok(format);
+        }
+        let delimited = delimited::DELIMITERS.iter().any(|d| head.contains(d));
+        if ext == "txt" || (!delimited && !matches!(ext.as_str(), "csv" | "tsv" | "psv")) {
+            return Ok(TraceFormat::Text);
+        }
+        Ok(TraceFormat::Csv)
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TraceFormat {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        TraceFormat::from_name(name)
+            .ok_or_else(|| format!("unknown trace format '{name}'; valid formats: {}", TraceFormat::names()))
+    }
+}
+
+/// Twitter or MSR when the first line of `head` has their seven fields.
+fn sniff_record(head: &[u8]) -> Option<TraceFormat> {
+    let line = head.split(|&b| b == b'\n').next()?;
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let fields: Vec<&[u8]> = line.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
+    if fields.len() != 7 {
+        return None;
+    }
+    let numeric = |i: usize| crate::key::parse_u64(fields[i]).is_some();
+    let twitter_op = twitter::OPS.iter().any(|op| op.as_bytes().eq_ignore_ascii_case(fields[5]));
+    if numeric(0) && numeric(2) && numeric(3) && numeric(4) && twitter_op && numeric(6) {
+        return Some(TraceFormat::Twitter);
+    }
+    let msr_type = fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write");
+    if numeric(0) && numeric(2) && msr_type && numeric(4) && numeric(5) && numeric(6) {
+        return Some(TraceFormat::Msr);
+    }
+    None
+}
 
 /// Where a trace is and how to read it.
 #[derive(Clone, Debug)]
 pub struct TraceOptions {
-    /// The trace file.
+    /// The trace file; `-` is standard input.
     pub path: PathBuf,
-    /// How key text is read.
+    /// How key text is read (text formats only; binary and block formats have integer keys).
     pub key_type: KeyType,
+    /// The format; detected from the name and first bytes when `None`.
+    pub format: Option<TraceFormat>,
+    /// Column mapping of `csv`.
+    pub csv: CsvColumns,
+    /// `csv` only: the first line is data, not a header.
+    pub no_header: bool,
+    /// `csv` only: the field delimiter; detected among `, \t | ;` when `None`.
+    pub delimiter: Option<u8>,
+    /// Extra operation names (`csv` and `twitter`).
+    pub op_map: OpMap,
+    /// `msr` only: bytes per key unit (default 4096).
+    pub block_size: Option<u64>,
+    /// What to do with malformed records.
+    pub invalid: InvalidPolicy,
+    /// The name used in messages instead of `path` (for a spooled standard input).
+    pub shown_as: Option<PathBuf>,
 }
 
-/// The trace formats shardlab reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TraceFormat {
-    /// CSV with a header naming the columns `key`, `op`, `end`, `timestamp`, `size`.
-    Csv,
-}
-
-impl TraceFormat {
-    /// The format of the file at `path`, from its extension; CSV when nothing else matches.
-    pub fn of_path(path: &Path) -> TraceFormat {
-        // Only one format so far; later formats match on the extension here.
-        let _ = path;
-        TraceFormat::Csv
+impl TraceOptions {
+    /// Options for `path` with every other setting at its default (detected format, strict).
+    pub fn new(path: impl Into<PathBuf>, key_type: KeyType) -> TraceOptions {
+        TraceOptions {
+            path: path.into(),
+            key_type,
+            format: None,
+            csv: CsvColumns::default(),
+            no_header: false,
+            delimiter: None,
+            op_map: OpMap::default(),
+            block_size: None,
+            invalid: InvalidPolicy::strict(),
+            shown_as: None,
+        }
     }
 
-    /// The format's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            TraceFormat::Csv => "csv",
+    /// The name of the trace in messages.
+    pub fn shown(&self) -> PathBuf {
+        match &self.shown_as {
+            Some(name) => name.clone(),
+            None if is_stdio(&self.path) => PathBuf::from("<stdin>"),
+            None => self.path.clone(),
+        }
+    }
+
+    /// Refuses options that the format does not take.
+    fn check(&self, format: TraceFormat) -> Result<(), String> {
+        let mut unused = Vec::new();
+        if format != TraceFormat::Csv {
+            if !self.csv.is_default() {
+                unused.push("--key-col/--op-col/--time-col/--size-col/--end-col");
+            }
+            if self.no_header {
+                unused.push("--no-header");
+            }
+            if self.delimiter.is_some() {
+                unused.push("--delimiter");
+            }
+        }
+        if !matches!(format, TraceFormat::Csv | TraceFormat::Twitter) && !self.op_map.is_empty() {
+            unused.push("--op-map");
+        }
+        if format != TraceFormat::Msr && self.block_size.is_some() {
+            unused.push("--block-size");
+        }
+        if self.block_size == Some(0) {
+            return Err("--block-size must be at least 1 byte".into());
+        }
+        if unused.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} do(es) not apply to {} traces (this trace is read as {}; pass --format to read it otherwise)",
+                unused.join(", "),
+                format.name(),
+                format.name()
+            ))
         }
     }
 }
 
-/// Opens a trace as an event stream, in the format its path implies.
+/// An opened trace: its format, its key type and its event stream.
+pub struct OpenedTrace {
+    /// The format it is read as.
+    pub format: TraceFormat,
+    /// The key type of its events.
+    pub key_type: KeyType,
+    /// How it was compressed.
+    pub compression: Compression,
+    /// The events.
+    pub source: Box<dyn EventSource>,
+}
+
+/// Opens a trace as an event stream.
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn EventSource>, WorkloadError> {
-    match TraceFormat::of_path(&opts.path) {
-        TraceFormat::Csv => Ok(Box::new(csv::CsvTraceReader::open(
-            &opts.path,
-            opts.key_type,
-        )?)),
+    Ok(open_detected(opts)?.source)
+}
+
+/// Opens a trace, detecting its format unless given, and says how it is read.
+pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> {
+    let shown = opts.shown();
+    let trace_error = |message: String| WorkloadError::Trace { path: shown.clone(), message };
+    let input = Input::open(&opts.path, &shown)?;
+    let format = match opts.format {
+        Some(f) => f,
+        None => TraceFormat::detect(&opts.path, &input.head).map_err(trace_error)?,
+    };
+    opts.check(format).map_err(trace_error)?;
+    let compression = input.compression;
+    let policy = &opts.invalid;
+    let comma = Layout { header: false, delimiter: Some(b',') };
+    let source: Box<dyn EventSource> = match format {
+        TraceFormat::Csv => {
+            let layout = Layout { header: !opts.no_header, delimiter: opts.delimiter };
+            let decoder = csv::ColumnsDecoder::new(opts.csv.clone(), opts.key_type, opts.op_map.clone());
+            Box::new(DelimitedReader::open(input, &shown, "csv", layout, decoder, policy)?)
+        }
+        TraceFormat::Twitter => {
+            let decoder = csv::ColumnsDecoder::new(twitter::columns(), opts.key_type, opts.op_map.clone());
+            Box::new(DelimitedReader::open(input, &shown, "twitter", comma, decoder, policy)?)
+        }
+        TraceFormat::Msr => {
+            let decoder = msr::MsrDecoder::new(opts.block_size.unwrap_or(msr::DEFAULT_BLOCK_SIZE));
+            Box::new(DelimitedReader::open(input, &shown, "msr", comma, decoder, policy)?)
+        }
+        TraceFormat::Text => Box::new(text::TextReader::open(input, &shown, opts.key_type, policy)?),
+        TraceFormat::OracleGeneral => Box::new(BinaryReader::open(input, &shown, oracle::OracleGeneral, policy)?),
+        TraceFormat::Vscsi => {
+            if input.head.is_empty() {
+                return Err(trace_error("contains no events: the file is empty".into()));
+            }
+            let version = VscsiVersion::detect(&input.head).ok_or_else(|| {
+                trace_error(
+                    "is not a VSCSI trace: the first record's version field (ver >> 8 at byte 14 \
+                     for v1, byte 2 for v2) is neither 1 nor 2"
+                        .into(),
+                )
+            })?;
+            Box::new(BinaryReader::open(input, &shown, vscsi::Vscsi::new(version), policy)?)
+        }
+    };
+    Ok(OpenedTrace { format, key_type: format.key_type(opts.key_type), compression, source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_named_and_parsed_back() {
+        for f in TraceFormat::ALL {
+            assert_eq!(TraceFormat::from_name(f.name()), Some(f));
+        }
+        assert_eq!(TraceFormat::from_name("oracleGeneral"), Some(TraceFormat::OracleGeneral));
+        let e = "parquet".parse::<TraceFormat>().unwrap_err();
+        assert!(e.contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"), "{e}");
+    }
+
+    #[test]
+    fn formats_are_detected_from_names_and_first_bytes() {
+        let detect = |name: &str, head: &[u8]| TraceFormat::detect(Path::new(name), head);
+        assert_eq!(detect("a.csv", b"key,op\n1,get\n"), Ok(TraceFormat::Csv));
+        assert_eq!(detect("a.csv.zst", b"key\n1\n"), Ok(TraceFormat::Csv));
+        assert_eq!(detect("keys", b"1\n2\n"), Ok(TraceFormat::Text));
+        assert_eq!(detect("keys.txt", b"a,b\n"), Ok(TraceFormat::Text));
+        assert_eq!(detect("t.csv", b"0,q:q:1:8WTwl7huJeQ,17,249,1,get,0\n"), Ok(TraceFormat::Twitter));
+        assert_eq!(detect("-", b"128166385295514663,hm,0,Write,9056014336,2048,2833\r\n"), Ok(TraceFormat::Msr));
+        let og = oracle::encode(1, 2, 3, -1);
+        assert_eq!(detect("x.oracleGeneral.bin.zst", &og), Ok(TraceFormat::OracleGeneral));
+        assert_eq!(detect("x.bin", &og), Ok(TraceFormat::OracleGeneral));
+        let mut v1 = [0u8; 32];
+        v1[12] = 0x28;
+        v1[15] = 1;
+        assert_eq!(detect("blocks", &v1), Ok(TraceFormat::Vscsi));
+        assert!(detect("blocks", &og).unwrap_err().contains("pass --format"));
+    }
+
+    #[test]
+    fn options_a_format_does_not_take_are_refused() {
+        let mut o = TraceOptions::new("t", KeyType::Bytes);
+        o.no_header = true;
+        assert!(o.check(TraceFormat::Csv).is_ok());
+        let e = o.check(TraceFormat::Twitter).unwrap_err();
+        assert!(e.contains("--no-header") && e.contains("twitter"), "{e}");
+        let mut o = TraceOptions::new("t", KeyType::Bytes);
+        o.block_size = Some(512);
+        assert!(o.check(TraceFormat::Msr).is_ok());
+        assert!(o.check(TraceFormat::Csv).unwrap_err().contains("--block-size"));
     }
 }

@@ -1,0 +1,384 @@
+//! What `shardlab inspect` says about a trace, computed in one streaming pass in bounded
+//! memory: events and op mix, distinct keys (exact up to a limit, then estimated), the
+//! heaviest keys (space-saving sketch), a Zipf fit, monotonicity, time span and rate, key and
+//! value sizes, and scans.
+//!
+//! Keys are counted over every event; a scan counts its start key. Percentiles come from HDR
+//! histograms (3 significant digits); minimum, maximum and mean are exact.
+//!
+//! ```
+//! use workloads::inspect::{InspectConfig, Profiler};
+//! use workloads::{collect, KeyType, WorkloadSpec};
+//! let events = collect(WorkloadSpec::parse("sequential").unwrap().open(1, 1000).unwrap().as_mut()).unwrap();
+//! let mut profiler = Profiler::new(&InspectConfig::default());
+//! profiler.add_chunk(&events);
+//! let profile = profiler.finish(None);
+//! assert_eq!(profile.events, 1000);
+//! assert_eq!(profile.monotonicity, Some(1.0));
+//! ```
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::key::decode_u64;
+use crate::stats::{zipf_fit, Estimate, HeavyHitter, KeyTable, SpaceSaving, ZipfFit, DEFAULT_DISTINCT_LIMIT};
+use crate::{Event, EventChunk, KeyType, Op};
+
+/// How a trace is profiled.
+#[derive(Clone, Copy, Debug)]
+pub struct InspectConfig {
+    /// Distinct keys counted exactly before sampling.
+    pub distinct_limit: usize,
+    /// Counters of the heavy-key sketch.
+    pub sketch_counters: usize,
+    /// Keys listed in the top-keys table.
+    pub top: usize,
+}
+
+impl Default for InspectConfig {
+    fn default() -> Self {
+        InspectConfig { distinct_limit: DEFAULT_DISTINCT_LIMIT, sketch_counters: 4096, top: 10 }
+    }
+}
+
+/// Accumulates the profile of a stream of events.
+pub struct Profiler {
+    cfg: InspectConfig,
+    events: u64,
+    ops: [u64; 4],
+    keys: KeyTable,
+    heavy: SpaceSaving,
+    time: Option<Extremes>,
+    timed: u64,
+    time_decreases: u64,
+    last_time: Option<u64>,
+    key_sizes: Sizes,
+    value_sizes: Sizes,
+    scan_lens: Sizes,
+    max_key: Vec<u8>,
+    prev_key: Vec<u8>,
+    new_max: u64,
+    increases: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Extremes {
+    first: u64,
+    last: u64,
+    min: u64,
+    max: u64,
+}
+
+/// A size distribution: exact count, min, max and sum, and a histogram for percentiles.
+struct Sizes {
+    count: u64,
+    min: u64,
+    max: u64,
+    sum: u128,
+    hist: Histogram<u64>,
+}
+
+impl Sizes {
+    fn new() -> Self {
+        // 3 significant digits, auto-resizing: a few KiB whatever the values.
+        let hist = Histogram::new(3).unwrap_or_else(|_| Histogram::new_with_bounds(1, 2, 1).expect("valid bounds"));
+        Sizes { count: 0, min: u64::MAX, max: 0, sum: 0, hist }
+    }
+
+    fn record(&mut self, v: u64) {
+        self.count += 1;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.sum += u128::from(v);
+        self.hist.saturating_record(v);
+    }
+
+    fn summary(&self) -> Option<SizeStats> {
+        (self.count > 0).then(|| SizeStats {
+            count: self.count,
+            min: self.min,
+            mean: self.sum as f64 / self.count as f64,
+            p50: self.hist.value_at_quantile(0.5).clamp(self.min, self.max),
+            p99: self.hist.value_at_quantile(0.99).clamp(self.min, self.max),
+            max: self.max,
+        })
+    }
+}
+
+/// A distribution of sizes or lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SizeStats {
+    /// Values recorded.
+    pub count: u64,
+    /// Smallest (exact).
+    pub min: u64,
+    /// Mean (exact).
+    pub mean: f64,
+    /// Median (3 significant digits).
+    pub p50: u64,
+    /// 99th percentile (3 significant digits).
+    pub p99: u64,
+    /// Largest (exact).
+    pub max: u64,
+}
+
+/// The time covered by a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TimeSpan {
+    /// Events with a timestamp.
+    pub events: u64,
+    /// First timestamp.
+    pub first: u64,
+    /// Last timestamp.
+    pub last: u64,
+    /// max - min, in the trace's unit.
+    pub span: u64,
+    /// Consecutive timestamps that go backwards.
+    pub decreases: u64,
+    /// The unit in nanoseconds, when the format defines it.
+    pub unit_ns: Option<u64>,
+}
+
+impl TimeSpan {
+    /// The span in seconds, when the unit is known.
+    pub fn seconds(&self) -> Option<f64> {
+        self.unit_ns.map(|ns| self.span as f64 * ns as f64 / 1e9)
+    }
+}
+
+/// One of the heaviest keys.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopKey {
+    /// Rank, from 1.
+    pub rank: usize,
+    /// The key.
+    pub key: Vec<u8>,
+    /// Its count (an upper bound; exact when `error` is 0).
+    pub count: u64,
+    /// How much `count` may overstate.
+    pub error: u64,
+    /// count / events.
+    pub share: f64,
+}
+
+/// The profile of a trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceProfile {
+    /// Events read.
+    pub events: u64,
+    /// Events per operation, in [`Op::ALL`] order.
+    pub ops: [u64; 4],
+    /// Distinct keys (a scan counts its start key).
+    pub distinct_keys: Estimate,
+    /// The heaviest keys, heaviest first.
+    pub top_keys: Vec<TopKey>,
+    /// The Zipf fit of key popularity, when enough keys repeat.
+    pub zipf: Option<ZipfFit>,
+    /// Share of events (after the first) whose key is greater than every key before it.
+    pub monotonicity: Option<f64>,
+    /// Share of consecutive pairs of events whose key increases.
+    pub increases: Option<f64>,
+    /// Timestamps, when the events carry them.
+    pub time: Option<TimeSpan>,
+    /// Key sizes in bytes.
+    pub key_size: Option<SizeStats>,
+    /// Value sizes in bytes (events that carry one).
+    pub value_size: Option<SizeStats>,
+    /// Scan lengths in keys (scans over 8-byte integer keys: end - start).
+    pub scan_len: Option<SizeStats>,
+}
+
+impl Profiler {
+    /// An empty profile.
+    pub fn new(cfg: &InspectConfig) -> Self {
+        Profiler {
+            cfg: *cfg,
+            events: 0,
+            ops: [0; 4],
+            keys: KeyTable::with_limit(cfg.distinct_limit),
+            heavy: SpaceSaving::new(cfg.sketch_counters.max(cfg.top)),
+            time: None,
+            timed: 0,
+            time_decreases: 0,
+            last_time: None,
+            key_sizes: Sizes::new(),
+            value_sizes: Sizes::new(),
+            scan_lens: Sizes::new(),
+            max_key: Vec::new(),
+            prev_key: Vec::new(),
+            new_max: 0,
+            increases: 0,
+        }
+    }
+
+    /// Adds every event of a chunk.
+    pub fn add_chunk(&mut self, chunk: &EventChunk) {
+        for e in chunk.iter() {
+            self.add(&e);
+        }
+    }
+
+    /// Adds one event.
+    pub fn add(&mut self, e: &Event<'_>) {
+        self.ops[Op::ALL.iter().position(|op| *op == e.op).unwrap_or(0)] += 1;
+        self.keys.add(e.key, 1);
+        self.heavy.add(e.key, 1);
+        self.key_sizes.record(e.key.len() as u64);
+        if let Some(size) = e.size {
+            self.value_sizes.record(size.into());
+        }
+        if let (Op::Scan, Some(start), Some(end)) = (e.op, decode_u64(e.key), e.end.and_then(decode_u64)) {
+            self.scan_lens.record(end.saturating_sub(start));
+        }
+        if let Some(t) = e.timestamp {
+            self.timed += 1;
+            self.time = Some(match self.time {
+                None => Extremes { first: t, last: t, min: t, max: t },
+                Some(x) => Extremes { first: x.first, last: t, min: x.min.min(t), max: x.max.max(t) },
+            });
+            if self.last_time.is_some_and(|last| t < last) {
+                self.time_decreases += 1;
+            }
+            self.last_time = Some(t);
+        }
+        if self.events > 0 {
+            if e.key > self.prev_key.as_slice() {
+                self.increases += 1;
+            }
+            if e.key > self.max_key.as_slice() {
+                self.new_max += 1;
+            }
+        }
+        if self.events == 0 || e.key > self.max_key.as_slice() {
+            self.max_key.clear();
+            self.max_key.extend_from_slice(e.key);
+        }
+        self.prev_key.clear();
+        self.prev_key.extend_from_slice(e.key);
+        self.events += 1;
+    }
+
+    /// The profile; `time_unit_ns` is the unit of the timestamps when the format defines it.
+    pub fn finish(self, time_unit_ns: Option<u64>) -> TraceProfile {
+        let events = self.events;
+        let top_keys = self
+            .heavy
+            .top(self.cfg.top)
+            .into_iter()
+            .enumerate()
+            .map(|(i, HeavyHitter { key, count, error })| TopKey {
+                rank: i + 1,
+                key,
+                count,
+                error,
+                share: count as f64 / events.max(1) as f64,
+            })
+            .collect();
+        let mut counts: Vec<u64> = if self.keys.is_exact() {
+            self.keys.iter().map(|(_, n)| n).filter(|&n| n >= zipf_fit::MIN_COUNT).collect()
+        } else {
+            self.heavy.top(self.heavy.capacity()).iter().map(|h| h.count).collect()
+        };
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let pairs = events.saturating_sub(1);
+        let pair_share = |n: u64| (pairs > 0).then(|| n as f64 / pairs as f64);
+        TraceProfile {
+            events,
+            ops: self.ops,
+            distinct_keys: self.keys.distinct(),
+            top_keys,
+            zipf: zipf_fit::fit(&counts),
+            monotonicity: pair_share(self.new_max),
+            increases: pair_share(self.increases),
+            time: self.time.map(|x| TimeSpan {
+                events: self.timed,
+                first: x.first,
+                last: x.last,
+                span: x.max - x.min,
+                decreases: self.time_decreases,
+                unit_ns: time_unit_ns,
+            }),
+            key_size: self.key_sizes.summary(),
+            value_size: self.value_sizes.summary(),
+            scan_len: self.scan_lens.summary(),
+        }
+    }
+}
+
+impl TraceProfile {
+    /// Events of one operation.
+    pub fn op_count(&self, op: Op) -> u64 {
+        self.ops[Op::ALL.iter().position(|o| *o == op).unwrap_or(0)]
+    }
+
+    /// The rows of `inspect.csv`: (metric, value), values empty when undefined.
+    pub fn rows(&self) -> Vec<(String, String)> {
+        let mut rows: Vec<(String, String)> = Vec::new();
+        let mut put = |name: &str, value: Option<String>| rows.push((name.to_string(), value.unwrap_or_default()));
+        let num = |x: f64| Some(format_number(x));
+        let int = |x: u64| Some(x.to_string());
+        let events = self.events;
+        put("events", int(events));
+        let d = &self.distinct_keys;
+        put("distinct_keys", num(d.value.round()));
+        put("distinct_keys_estimate", Some((!d.is_exact()).to_string()));
+        put("distinct_keys_sample_rate", num(d.sample_rate));
+        put("distinct_keys_ci_low", num(d.ci_low.floor()));
+        put("distinct_keys_ci_high", num(d.ci_high.ceil()));
+        for op in Op::ALL {
+            put(&format!("{}s", op.name()), int(self.op_count(op)));
+        }
+        for op in Op::ALL {
+            let share = (events > 0).then(|| self.op_count(op) as f64 / events as f64);
+            put(&format!("{}_share", op.name()), share.and_then(num));
+        }
+        put("hottest_key_share", self.top_keys.first().and_then(|t| num(t.share)));
+        put("top10_share", (!self.top_keys.is_empty()).then(|| self.top_keys.iter().take(10).map(|t| t.share).sum::<f64>()).and_then(num));
+        put("zipf_s", self.zipf.and_then(|z| num(z.s)));
+        put("zipf_ks", self.zipf.and_then(|z| num(z.ks)));
+        put("zipf_ranks", self.zipf.map(|z| z.ranks.to_string()));
+        put("monotonicity", self.monotonicity.and_then(num));
+        put("monotonic_increases", self.increases.and_then(num));
+        let t = self.time.as_ref();
+        put("time_first", t.map(|t| t.first.to_string()));
+        put("time_last", t.map(|t| t.last.to_string()));
+        put("time_span", t.map(|t| t.span.to_string()));
+        put("time_decreases", t.map(|t| t.decreases.to_string()));
+        put("time_unit_ns", t.and_then(|t| t.unit_ns).map(|u| u.to_string()));
+        put("time_span_s", t.and_then(TimeSpan::seconds).and_then(num));
+        put(
+            "events_per_s",
+            t.and_then(TimeSpan::seconds).filter(|s| *s > 0.0).and_then(|s| num(events as f64 / s)),
+        );
+        for (name, stats) in [("key_size", &self.key_size), ("value_size", &self.value_size), ("scan_len", &self.scan_len)] {
+            if name != "key_size" {
+                put(&format!("{name}_count"), stats.map(|s| s.count.to_string()).or(Some("0".into())));
+            }
+            put(&format!("{name}_min"), stats.map(|s| s.min.to_string()));
+            put(&format!("{name}_mean"), stats.and_then(|s| num(s.mean)));
+            put(&format!("{name}_p50"), stats.map(|s| s.p50.to_string()));
+            put(&format!("{name}_p99"), stats.map(|s| s.p99.to_string()));
+            put(&format!("{name}_max"), stats.map(|s| s.max.to_string()));
+        }
+        rows
+    }
+
+    /// The rows of `top_keys.csv`: rank, key (shown for people), count, error, share.
+    pub fn top_key_rows(&self, key_type: KeyType) -> Vec<[String; 5]> {
+        self.top_keys
+            .iter()
+            .map(|t| {
+                [t.rank.to_string(), key_type.display(&t.key), t.count.to_string(), t.error.to_string(), format_number(t.share)]
+            })
+            .collect()
+    }
+}
+
+/// A number in its shortest round-trip form; whole numbers without a fraction.
+pub fn format_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}

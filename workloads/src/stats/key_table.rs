@@ -1,0 +1,334 @@
+//! Distinct keys with their counts: exact up to a limit, then a consistent hash sample.
+//!
+//! While the table holds at most `limit` distinct keys it is exact. When a key would take it
+//! past the limit, it switches to sampling: a key is kept only when its sample hash has at
+//! least `level` leading zero bits (hash < 2^(64 - level), a sample rate of 2^-level), and the
+//! level goes up by one (the rate halves) until the table fits again. The sample is
+//! *consistent*: a key is in or out by its hash alone, so every worker of a parallel replay
+//! keeps the same keys, tables merge by taking the higher level, and every key in the sample
+//! has its exact count (it was kept from its first occurrence).
+//!
+//! Once sampling, the counts of keys outside the sample go to a space-saving sketch, so the
+//! hottest key is still found (see [`KeyTable::hottest`]); [`KeyTable::total`] stays exact.
+//!
+//! Keys live in one byte arena and the index holds offsets, so a key costs its bytes plus
+//! about 30 bytes, and adding a known key never allocates.
+//!
+//! The sample hash is XXH3-64 with the seed [`SAMPLE_SEED`], pinned (the sample, and so every
+//! estimate, is reproducible across releases). It differs from the placement hash (XXH3-64,
+//! seed 0): sampling by the placement hash would keep only the keys of some shards.
+
+use hashbrown::HashTable;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use super::estimate::{distinct_estimate, Estimate};
+use super::space_saving::{HeavyHitter, SpaceSaving};
+
+/// The default limit on exactly counted distinct keys.
+pub const DEFAULT_DISTINCT_LIMIT: usize = 10_000_000;
+
+/// Seed of the sample hash. PINNED: changing it changes every sampled estimate.
+pub const SAMPLE_SEED: u64 = 0x7368_6172_646c_6162; // "shardlab"
+
+/// Counters of the heavy-hitter sketch kept for keys outside the sample.
+const SKETCH_COUNTERS: usize = 1024;
+
+/// The sample hash of a key.
+#[inline]
+pub fn sample_hash(key: &[u8]) -> u64 {
+    xxh3_64_with_seed(key, SAMPLE_SEED)
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    start: u64,
+    len: u32,
+    count: u64,
+}
+
+/// Distinct keys with counts, exact up to a limit and a consistent hash sample beyond it.
+#[derive(Clone, Debug)]
+pub struct KeyTable {
+    index: HashTable<Entry>,
+    arena: Vec<u8>,
+    limit: usize,
+    /// Keys are kept when their sample hash has at least this many leading zeros.
+    level: u32,
+    total: u64,
+    /// Counts of keys outside the sample (present once `level > 0`).
+    outside: Option<Box<SpaceSaving>>,
+}
+
+impl Default for KeyTable {
+    fn default() -> Self {
+        KeyTable::with_limit(DEFAULT_DISTINCT_LIMIT)
+    }
+}
+
+/// The index hash: the sample hash with its bytes swapped, because sampled keys all share
+/// their leading bits and the index uses the top bits to filter probes.
+#[inline]
+fn index_hash(sample: u64) -> u64 {
+    sample.swap_bytes()
+}
+
+impl KeyTable {
+    /// An empty table that counts up to `limit` distinct keys exactly (at least 1).
+    pub fn with_limit(limit: usize) -> Self {
+        KeyTable { index: HashTable::new(), arena: Vec::new(), limit: limit.max(1), level: 0, total: 0, outside: None }
+    }
+
+    /// The limit on exactly counted distinct keys.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Counts `n` more occurrences of `key`.
+    #[inline]
+    pub fn add(&mut self, key: &[u8], n: u64) {
+        self.total += n;
+        let sample = sample_hash(key);
+        if sample.leading_zeros() < self.level {
+            if let Some(outside) = &mut self.outside {
+                outside.add(key, n);
+            }
+            return;
+        }
+        let arena = &self.arena;
+        let found = self.index.find_mut(index_hash(sample), |e| &arena[e.start as usize..][..e.len as usize] == key);
+        if let Some(entry) = found {
+            entry.count += n;
+            return;
+        }
+        let start = self.arena.len() as u64;
+        self.arena.extend_from_slice(key);
+        let arena = &self.arena;
+        self.index.insert_unique(index_hash(sample), Entry { start, len: key.len() as u32, count: n }, |e| {
+            index_hash(sample_hash(&arena[e.start as usize..][..e.len as usize]))
+        });
+        if self.index.len() > self.limit {
+            self.shrink();
+        }
+    }
+
+    /// Raises the level until the table fits its limit.
+    fn shrink(&mut self) {
+        while self.index.len() > self.limit {
+            self.raise_to(self.level + 1);
+        }
+    }
+
+    /// Drops the keys outside the sample of `level` (their counts go to the sketch) and
+    /// compacts the arena.
+    fn raise_to(&mut self, level: u32) {
+        if level <= self.level {
+            return;
+        }
+        self.level = level.min(64);
+        let outside = self.outside.get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
+        let old_arena = std::mem::take(&mut self.arena);
+        let mut arena = Vec::with_capacity(old_arena.len() / 2);
+        let level = self.level;
+        self.index.retain(|e| {
+            let key = &old_arena[e.start as usize..][..e.len as usize];
+            if sample_hash(key).leading_zeros() < level {
+                outside.add(key, e.count);
+                false
+            } else {
+                e.start = arena.len() as u64;
+                arena.extend_from_slice(key);
+                true
+            }
+        });
+        // The sketch's total must not count what `total` already counted.
+        self.arena = arena;
+        self.index.shrink_to(self.index.len(), |e| index_hash(sample_hash(&self.arena[e.start as usize..][..e.len as usize])));
+    }
+
+    /// Adds every count of `other` (the larger table absorbs the smaller; the result samples
+    /// at the higher of the two levels, then as its limit requires).
+    pub fn merge(mut self, mut other: KeyTable) -> KeyTable {
+        if other.index.len() > self.index.len() {
+            std::mem::swap(&mut self, &mut other);
+        }
+        let level = self.level.max(other.level);
+        self.raise_to(level);
+        other.raise_to(level);
+        let total = self.total + other.total;
+        for e in other.index.iter() {
+            let key = &other.arena[e.start as usize..][..e.len as usize];
+            self.add(key, e.count);
+        }
+        if let Some(theirs) = &other.outside {
+            let ours = self.outside.get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
+            ours.merge(theirs);
+        }
+        self.total = total;
+        self
+    }
+
+    /// Distinct keys held (all of them while exact; the sample otherwise).
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True when no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The sum of every count added, held or not (always exact).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The sum of the counts of the keys held.
+    pub fn held_total(&self) -> u64 {
+        self.index.iter().map(|e| e.count).sum()
+    }
+
+    /// True while every key is held.
+    pub fn is_exact(&self) -> bool {
+        self.level == 0
+    }
+
+    /// The share of the key space held: 1 while exact, 2^-level once sampling.
+    pub fn sample_rate(&self) -> f64 {
+        0.5f64.powi(self.level as i32)
+    }
+
+    /// The count of `key`: exact for a held key, 0 for a key never seen or outside the sample.
+    pub fn count(&self, key: &[u8]) -> u64 {
+        let sample = sample_hash(key);
+        if sample.leading_zeros() < self.level {
+            return 0;
+        }
+        self.index
+            .find(index_hash(sample), |e| &self.arena[e.start as usize..][..e.len as usize] == key)
+            .map_or(0, |e| e.count)
+    }
+
+    /// The keys held and their counts, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
+        self.index.iter().map(|e| (&self.arena[e.start as usize..][..e.len as usize], e.count))
+    }
+
+    /// The number of distinct keys: exact, or estimated from the sample with its 95% interval.
+    pub fn distinct(&self) -> Estimate {
+        distinct_estimate(self.index.len() as u64, self.sample_rate())
+    }
+
+    /// The most counted key with its count and the count's possible overestimate (0 while
+    /// exact, or when the hottest key is in the sample). Ties go to the smaller key.
+    pub fn hottest(&self) -> Option<HeavyHitter> {
+        let held = self
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(k, n)| HeavyHitter { key: k.to_vec(), count: n, error: 0 });
+        let sketched = self.outside.as_ref().and_then(|s| s.top(1).into_iter().next());
+        match (held, sketched) {
+            (Some(h), Some(s)) if s.count > h.count => Some(s),
+            (None, s) => s,
+            (h, _) => h,
+        }
+    }
+
+    /// Sum of squared counts of the keys held (for the effective sample size of traffic
+    /// shares: `held_total^2 / this`).
+    pub fn held_sum_of_squares(&self) -> f64 {
+        self.index.iter().map(|e| (e.count as f64) * (e.count as f64)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    fn key(i: u64) -> [u8; 8] {
+        i.to_be_bytes()
+    }
+
+    #[test]
+    fn below_the_limit_every_count_is_exact() {
+        let mut t = KeyTable::with_limit(100);
+        for i in 0..1000u64 {
+            t.add(&key(i % 50), 1 + i % 3);
+        }
+        assert!(t.is_exact());
+        assert_eq!(t.len(), 50);
+        assert_eq!(t.total(), t.held_total());
+        let truth: u64 = (0..1000u64).filter(|i| i % 50 == 7).map(|i| 1 + i % 3).sum();
+        assert_eq!(t.count(&key(7)), truth);
+        let d = t.distinct();
+        assert_eq!((d.value, d.sample_rate, d.ci_low, d.ci_high), (50.0, 1.0, 50.0, 50.0));
+    }
+
+    #[test]
+    fn past_the_limit_the_distinct_count_is_estimated_within_its_interval() {
+        let n = 200_000u64;
+        let mut t = KeyTable::with_limit(20_000);
+        for i in 0..n {
+            t.add(&key(i), 1);
+        }
+        assert!(!t.is_exact());
+        assert!(t.len() <= 20_000 && t.len() > 5_000, "{}", t.len());
+        assert_eq!(t.total(), n);
+        let d = t.distinct();
+        assert!(d.ci_low <= n as f64 && n as f64 <= d.ci_high, "{d:?}");
+        assert!((d.value - n as f64).abs() < 0.05 * n as f64, "{d:?}");
+        assert_eq!(d.sample_rate, t.sample_rate());
+    }
+
+    #[test]
+    fn the_hottest_key_is_found_even_outside_the_sample() {
+        let mut t = KeyTable::with_limit(1000);
+        // Find a key that the first halving drops.
+        let hot = (0..).map(key).find(|k| sample_hash(k).leading_zeros() == 0).unwrap();
+        for i in 0..50_000u64 {
+            t.add(&key(1_000_000 + i), 1);
+            if i % 10 == 0 {
+                t.add(&hot, 1);
+            }
+        }
+        assert!(!t.is_exact());
+        assert_eq!(t.count(&hot), 0, "the hot key is outside the sample");
+        let h = t.hottest().unwrap();
+        assert_eq!(h.key, hot);
+        assert!(h.count >= 5000 && h.count - h.error <= 5000, "{h:?}");
+    }
+
+    proptest! {
+        #[test]
+        fn merged_tables_equal_one_table_over_the_whole_stream(
+            keys in proptest::collection::vec(0u64..3000, 0..3000),
+            split in 0usize..3000,
+            limit in 50usize..4000,
+        ) {
+            let split = split.min(keys.len());
+            let mut whole = KeyTable::with_limit(limit);
+            let (mut a, mut b) = (KeyTable::with_limit(limit), KeyTable::with_limit(limit));
+            for (i, k) in keys.iter().enumerate() {
+                whole.add(&key(*k), 1);
+                if i < split { a.add(&key(*k), 1) } else { b.add(&key(*k), 1) }
+            }
+            let merged = a.merge(b);
+            prop_assert_eq!(merged.total(), keys.len() as u64);
+            prop_assert!(merged.len() <= limit);
+            // Every held key has its exact count, and the sample is the hash rule.
+            let mut truth: HashMap<u64, u64> = HashMap::new();
+            for k in &keys { *truth.entry(*k).or_default() += 1; }
+            let level = merged.level;
+            for (k, n) in merged.iter() {
+                let k = u64::from_be_bytes(k.try_into().unwrap());
+                prop_assert_eq!(n, truth[&k]);
+            }
+            let expected_held = truth.keys().filter(|k| sample_hash(&key(**k)).leading_zeros() >= level).count();
+            prop_assert_eq!(merged.len(), expected_held);
+            if whole.level == level {
+                prop_assert_eq!(whole.len(), merged.len());
+            }
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! What every delimited-text format shares: the csv crate's record reader over the
+//! decompressed input, delimiter detection, the header, exact physical line numbers, the
+//! check that the file is text at all, and the skip-invalid policy. Each format supplies a
+//! [`Decoder`] that turns one record into one event.
+//!
+//! Records are read into one reused [`ByteRecord`] and decoded into reused key buffers, so
+//! memory stays bounded and no event allocates.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
+
+use super::input::{Input, BUFFER_BYTES};
+use super::invalid::{InvalidCounter, InvalidPolicy};
+use crate::{Event, EventChunk, EventSource, Op, WorkloadError};
+
+/// The delimiters recognised when `--delimiter` is not given, in order of preference.
+pub const DELIMITERS: [u8; 4] = [b',', b'\t', b'|', b';'];
+
+/// One decoded event, in buffers reused from record to record.
+#[derive(Debug)]
+pub(crate) struct Scratch {
+    pub op: Op,
+    pub key: Vec<u8>,
+    pub end: Vec<u8>,
+    pub has_end: bool,
+    pub timestamp: Option<u64>,
+    pub size: Option<u32>,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch { op: Op::Get, key: Vec::new(), end: Vec::new(), has_end: false, timestamp: None, size: None }
+    }
+
+    fn event(&self) -> Event<'_> {
+        Event {
+            op: self.op,
+            key: &self.key,
+            end: self.has_end.then_some(&self.end[..]),
+            timestamp: self.timestamp,
+            size: self.size,
+        }
+    }
+}
+
+/// Turns records of one format into events.
+pub(crate) trait Decoder: Send {
+    /// Sees the header line, or with `is_header` false the first record of a headerless
+    /// file (to check column numbers against its width); `Err` is a message about the trace.
+    fn start(&mut self, first: &ByteRecord, is_header: bool) -> Result<(), String>;
+
+    /// Decodes one record into `out` (every field of `out` must be set); `Err` says what is
+    /// wrong with the record.
+    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String>;
+}
+
+/// How the records are laid out.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    /// The first line names the columns.
+    pub header: bool,
+    /// The field delimiter; detected from the first lines when `None`.
+    pub delimiter: Option<u8>,
+}
+
+/// A delimited-text trace, streamed record by record.
+pub(crate) struct DelimitedReader<D> {
+    shown: PathBuf,
+    reader: Reader<LineTracker<Box<dyn Read + Send>>>,
+    decoder: D,
+    record: ByteRecord,
+    scratch: Scratch,
+    /// `record` holds the first record, read at open to refuse traces without events.
+    pending: bool,
+    done: bool,
+    emitted: u64,
+    invalid: InvalidCounter,
+}
+
+impl<D: Decoder> DelimitedReader<D> {
+    /// Starts reading `input`: checks that it is text, finds the delimiter, reads the header
+    /// and the first record. `format` names the format in messages.
+    pub(crate) fn open(
+        input: Input,
+        shown: &Path,
+        format: &str,
+        layout: Layout,
+        decoder: D,
+        policy: &InvalidPolicy,
+    ) -> Result<Self, WorkloadError> {
+        let trace_error = |message: String| WorkloadError::Trace { path: shown.to_path_buf(), message };
+        check_text(&input.head, format).map_err(trace_error)?;
+        let delimiter = layout.delimiter.unwrap_or_else(|| detect_delimiter(&input.head));
+        let reader = ReaderBuilder::new()
+            .has_headers(layout.header)
+            .delimiter(delimiter)
+            .flexible(false)
+            .buffer_capacity(BUFFER_BYTES)
+            .from_reader(LineTracker::new(input.reader));
+        let mut this = DelimitedReader {
+            shown: shown.to_path_buf(),
+            reader,
+            decoder,
+            record: ByteRecord::new(),
+            scratch: Scratch::new(),
+            pending: false,
+            done: false,
+            emitted: 0,
+            invalid: InvalidCounter::new(policy),
+        };
+        if layout.header {
+            let header = match this.reader.byte_headers() {
+                Ok(h) => h.clone(),
+                Err(e) => return Err(this.csv_error(e)),
+            };
+            if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
+                return Err(trace_error("contains no events: the file is empty".into()));
+            }
+            this.decoder.start(&header, true).map_err(trace_error)?;
+        }
+        if !this.next_record()? {
+            return Err(trace_error(if layout.header {
+                "contains no events: there is nothing after the header line".into()
+            } else {
+                "contains no events: the file is empty".into()
+            }));
+        }
+        if !layout.header {
+            let first = this.record.clone();
+            this.decoder.start(&first, false).map_err(trace_error)?;
+        }
+        this.pending = true;
+        Ok(this)
+    }
+
+    /// Reads the next record; false at the end. Malformed lines (wrong field count) go
+    /// through the invalid policy.
+    fn next_record(&mut self) -> Result<bool, WorkloadError> {
+        loop {
+            match self.reader.read_byte_record(&mut self.record) {
+                Ok(more) => return Ok(more),
+                Err(e) => {
+                    let unequal = matches!(e.kind(), ErrorKind::UnequalLengths { .. });
+                    let error = self.csv_error(e);
+                    if !unequal {
+                        return Err(error);
+                    }
+                    self.invalid.handle(error)?;
+                }
+            }
+        }
+    }
+
+    /// The physical line of the current record.
+    fn line(&self, position: Option<&::csv::Position>) -> u64 {
+        match position {
+            Some(p) => self.reader.get_ref().line_of(p.byte()),
+            None => 0,
+        }
+    }
+
+    fn csv_error(&self, error: ::csv::Error) -> WorkloadError {
+        let line = self.line(error.position());
+        let text = error.to_string();
+        match error.into_kind() {
+            ErrorKind::Io(source) => WorkloadError::Io { path: self.shown.clone(), source },
+            ErrorKind::UnequalLengths { expected_len, len, .. } => WorkloadError::Invalid {
+                path: self.shown.clone(),
+                location: format!("line {line}"),
+                message: format!("this line has {len} fields but the first line has {expected_len}"),
+            },
+            _ => WorkloadError::Trace { path: self.shown.clone(), message: format!("cannot parse the text: {text}") },
+        }
+    }
+}
+
+impl<D: Decoder> EventSource for DelimitedReader<D> {
+    /// Appends up to `max` events; on an error, the events appended before the bad record
+    /// stay in `chunk` and the stream ends.
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        if chunk.is_empty() {
+            chunk.first_index = self.emitted;
+        }
+        let mut n = 0;
+        while n < max && !self.done {
+            if !self.pending && !self.next_record().inspect_err(|_| self.done = true)? {
+                self.done = true;
+                break;
+            }
+            self.pending = false;
+            if let Some(p) = self.record.position() {
+                self.reader.get_mut().keep_from(p.byte());
+            }
+            match self.decoder.decode(&self.record, &mut self.scratch) {
+                Ok(()) => {
+                    chunk.push(self.scratch.event());
+                    self.emitted += 1;
+                    n += 1;
+                }
+                Err(message) => {
+                    let error = WorkloadError::Invalid {
+                        path: self.shown.clone(),
+                        location: format!("line {}", self.line(self.record.position())),
+                        message,
+                    };
+                    if let Err(e) = self.invalid.handle(error) {
+                        self.done = true;
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Refuses bytes that are not text: a NUL byte, or more than 1% control characters other
+/// than tab, CR and LF, in the first bytes.
+pub(crate) fn check_text(head: &[u8], format: &str) -> Result<(), String> {
+    let binary = |offset: usize| {
+        Err(format!(
+            "is binary data, not {format} text (byte offset {offset} is 0x{:02x}); \
+             for a binary trace pass --format oracle-general or --format vscsi",
+            head[offset]
+        ))
+    };
+    if let Some(offset) = memchr::memchr(0, head) {
+        return binary(offset);
+    }
+    let control = |b: &u8| (*b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n')) || *b == 0x7f;
+    let count = head.iter().filter(|b| control(b)).count();
+    if count > 0 && count * 100 > head.len() {
+        return binary(head.iter().position(control).unwrap_or(0));
+    }
+    Ok(())
+}
+
+/// The delimiter of the first lines: the candidate found the same number of times (outside
+/// quotes) on every complete line, the most frequent such; `,` when none is.
+pub fn detect_delimiter(head: &[u8]) -> u8 {
+    let lines = complete_lines(head, 20);
+    let mut best: Option<(u8, usize)> = None;
+    for d in DELIMITERS {
+        let counts: Vec<usize> = lines.iter().map(|l| count_outside_quotes(l, d)).collect();
+        let Some(&first) = counts.first() else { continue };
+        if first > 0 && counts.iter().all(|&c| c == first) && best.is_none_or(|(_, n)| first > n) {
+            best = Some((d, first));
+        }
+    }
+    best.map_or(b',', |(d, _)| d)
+}
+
+/// Up to `max` complete, non-empty lines of `head`; a last line without its line break is
+/// used only when it is the only line.
+fn complete_lines(head: &[u8], max: usize) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = Vec::new();
+    let mut rest = head;
+    while let Some(i) = memchr::memchr(b'\n', rest) {
+        let line = rest[..i].strip_suffix(b"\r").unwrap_or(&rest[..i]);
+        if !line.is_empty() {
+            lines.push(line);
+        }
+        rest = &rest[i + 1..];
+        if lines.len() == max {
+            return lines;
+        }
+    }
+    if lines.is_empty() && !rest.is_empty() {
+        lines.push(rest);
+    }
+    lines
+}
+
+fn count_outside_quotes(line: &[u8], delimiter: u8) -> usize {
+    let mut quoted = false;
+    let mut n = 0;
+    for &b in line {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if b == delimiter && !quoted {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// A reader that remembers where the recent line breaks are, so that the physical line of a
+/// byte offset can be told exactly (`\n`, `\r\n` and a lone `\r` each end a line) without
+/// reading the input twice. Breaks before the current record are forgotten as reading goes
+/// on, so memory stays bounded by the read buffer.
+pub(crate) struct LineTracker<R> {
+    inner: R,
+    /// Bytes passed through so far.
+    pos: u64,
+    /// Line-break bytes not yet forgotten: (offset, starts a new line).
+    breaks: VecDeque<(u64, bool)>,
+    /// Line breaks forgotten from the front.
+    lines_before: u64,
+    /// Breaks before this offset are no longer needed.
+    keep_from: u64,
+    /// Offset of the last `\r` seen (a `\n` right after it ends no further line).
+    last_cr: Option<u64>,
+}
+
+impl<R> LineTracker<R> {
+    fn new(inner: R) -> Self {
+        LineTracker { inner, pos: 0, breaks: VecDeque::new(), lines_before: 0, keep_from: 0, last_cr: None }
+    }
+
+    /// Declares that no line will be asked for before `offset`.
+    fn keep_from(&mut self, offset: u64) {
+        self.keep_from = self.keep_from.max(offset);
+    }
+
+    /// The line (1-based) of the first byte at or after `offset` that is not a line break.
+    fn line_of(&self, offset: u64) -> u64 {
+        let mut at = offset;
+        let mut line = self.lines_before + 1;
+        for &(pos, new_line) in &self.breaks {
+            if pos < at {
+                line += u64::from(new_line);
+            } else if pos == at {
+                line += u64::from(new_line);
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        line
+    }
+
+    fn forget(&mut self) {
+        while let Some(&(pos, new_line)) = self.breaks.front() {
+            if pos >= self.keep_from {
+                break;
+            }
+            self.lines_before += u64::from(new_line);
+            self.breaks.pop_front();
+        }
+    }
+}
+
+impl<R: Read> Read for LineTracker<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.forget();
+        let n = self.inner.read(buf)?;
+        for i in memchr::memchr2_iter(b'\r', b'\n', &buf[..n]) {
+            let pos = self.pos + i as u64;
+            let cr = buf[i] == b'\r';
+            let new_line = cr || self.last_cr.is_none_or(|c| c + 1 != pos);
+            if cr {
+                self.last_cr = Some(pos);
+            }
+            self.breaks.push_back((pos, new_line));
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracked(text: &[u8], chunk: usize) -> LineTracker<&[u8]> {
+        let mut t = LineTracker::new(text);
+        let mut buf = vec![0; chunk];
+        while t.read(&mut buf).unwrap() > 0 {}
+        t
+    }
+
+    #[test]
+    fn the_line_tracker_counts_every_kind_of_line_break() {
+        let text = b"a\r\nb\rc\n\r\n\nd";
+        for chunk in [1, 2, 3, 64] {
+            let t = tracked(text, chunk);
+            assert_eq!(t.line_of(0), 1, "chunk {chunk}");
+            assert_eq!(t.line_of(3), 2);
+            assert_eq!(t.line_of(5), 3);
+            assert_eq!(t.line_of(7), 6);
+            assert_eq!(t.line_of(1), 2, "a break is skipped to the next line's first byte");
+        }
+    }
+
+    #[test]
+    fn forgotten_breaks_still_count() {
+        let mut t = LineTracker::new(&b"1\n2\n3\n4\n"[..]);
+        let mut buf = [0u8; 4];
+        t.read(&mut buf).unwrap();
+        t.keep_from(4);
+        t.read(&mut buf).unwrap();
+        assert_eq!(t.breaks.len(), 2);
+        assert_eq!(t.line_of(4), 3);
+        assert_eq!(t.line_of(6), 4);
+    }
+
+    #[test]
+    fn delimiters_are_detected_outside_quotes() {
+        assert_eq!(detect_delimiter(b"a,b,c\n1,2,3\n"), b',');
+        assert_eq!(detect_delimiter(b"a\tb\n1\t\"x,y\"\n"), b'\t');
+        assert_eq!(detect_delimiter(b"a|b|c\n1|2|3\n"), b'|');
+        assert_eq!(detect_delimiter(b"a;b\n1,5;2\n"), b';');
+        assert_eq!(detect_delimiter(b"key\n1\n2\n"), b',');
+        assert_eq!(detect_delimiter(b""), b',');
+    }
+
+    #[test]
+    fn binary_heads_are_not_text() {
+        assert!(check_text(b"key,op\n1,get\n", "csv").is_ok());
+        let e = check_text(b"key\x00\x01", "csv").unwrap_err();
+        assert!(e.contains("binary data") && e.contains("byte offset 3"), "{e}");
+        let noisy: Vec<u8> = (0..=255u8).cycle().take(1000).filter(|b| *b != 0).collect();
+        assert!(check_text(&noisy, "text").is_err());
+    }
+}

@@ -1,0 +1,328 @@
+//! Writing traces (`shardlab gen` and `shardlab convert`): `csv` (the header
+//! `key,op,end,timestamp,size`, read back by the csv reader's defaults), `text` (one key per
+//! line) and `oracle-general` (libCacheSim's 24-byte records), each optionally compressed
+//! with zstd or gzip when the output name ends in `.zst` or `.gz`.
+//!
+//! Output is written to a temporary file beside the target and renamed when complete, so a
+//! failed write leaves nothing behind. An event a format cannot hold is an error naming the
+//! event, never a silent change:
+//! - `oracle-general` has no operation field and no scan end: puts and deletes are stored as
+//!   plain requests (the count is reported; no replay metric depends on the kind of a point
+//!   operation), and a scan is refused. Keys must be 8-byte integers, or are hashed with
+//!   XXH3-64 (seed 0, pinned) when `hash_keys` is set. `next_access_vtime` is computed exactly
+//!   (a backward pass over the written file, memory proportional to the distinct keys).
+//! - `text` holds keys only: anything but a get is refused.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::input::{is_stdio, Compression};
+use super::oracle::{encode, RECORD_BYTES};
+use super::TraceFormat;
+use crate::key::decode_u64;
+use crate::{Event, EventChunk, KeyType, Op, WorkloadError};
+
+/// How a trace is written.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteOptions {
+    /// The output format: csv, text or oracle-general.
+    pub format: TraceFormat,
+    /// How keys are written in text formats: decimal integers for `u64`, as is for `bytes`.
+    pub key_type: KeyType,
+    /// Store keys that are not 8-byte integers as their XXH3-64 hash (oracle-general only).
+    pub hash_keys: bool,
+}
+
+/// What a finished write did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteSummary {
+    /// Events written.
+    pub events: u64,
+    /// Puts and deletes stored without their operation (oracle-general).
+    pub ops_dropped: u64,
+    /// Keys stored as their hash (oracle-general with `hash_keys`).
+    pub keys_hashed: u64,
+}
+
+/// The formats that can be written.
+pub const WRITABLE: [TraceFormat; 3] = [TraceFormat::Csv, TraceFormat::Text, TraceFormat::OracleGeneral];
+
+/// A trace being written.
+pub struct TraceWriter {
+    path: PathBuf,
+    opts: WriteOptions,
+    compression: Compression,
+    /// The bytes being written: the final encoding, or plain oracle-general records that
+    /// still need their next-access field.
+    sink: Sink,
+    /// The temporary file the sink writes to (none for standard output).
+    staged: Option<tempfile::NamedTempFile>,
+    /// The encoding of the event being written.
+    out: Vec<u8>,
+    summary: WriteSummary,
+}
+
+enum Sink {
+    Plain(BufWriter<File>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+    Stdout(BufWriter<io::Stdout>),
+}
+
+impl Sink {
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Plain(w) => w,
+            Sink::Zstd(w) => w,
+            Sink::Gzip(w) => w,
+            Sink::Stdout(w) => w,
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Sink::Plain(mut w) => w.flush(),
+            Sink::Zstd(w) => w.finish()?.flush(),
+            Sink::Gzip(w) => w.finish()?.flush(),
+            Sink::Stdout(mut w) => w.flush(),
+        }
+    }
+}
+
+impl TraceWriter {
+    /// Starts writing `path` (`-` for standard output) in `opts.format`.
+    pub fn create(path: &Path, opts: WriteOptions) -> Result<TraceWriter, WorkloadError> {
+        if !WRITABLE.contains(&opts.format) {
+            return Err(WorkloadError::Trace {
+                path: path.to_path_buf(),
+                message: format!(
+                    "cannot write {} traces; writable formats: {}",
+                    opts.format.name(),
+                    WRITABLE.map(TraceFormat::name).join(", ")
+                ),
+            });
+        }
+        let io_error = |source| WorkloadError::Io { path: path.to_path_buf(), source };
+        let compression = if is_stdio(path) { Compression::None } else { Compression::of_name(path) };
+        let binary = opts.format == TraceFormat::OracleGeneral;
+        let (sink, staged) = if is_stdio(path) && !binary {
+            (Sink::Stdout(BufWriter::new(io::stdout())), None)
+        } else {
+            let dir = match path.parent() {
+                Some(p) if !is_stdio(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ if is_stdio(path) => std::env::temp_dir(),
+                _ => PathBuf::from("."),
+            };
+            let staged = tempfile::Builder::new().prefix(".shardlab-").tempfile_in(&dir).map_err(io_error)?;
+            let file = BufWriter::with_capacity(1 << 20, staged.reopen().map_err(io_error)?);
+            let sink = match (compression, binary) {
+                (Compression::Zstd, false) => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?),
+                (Compression::Gzip, false) => Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
+                _ => Sink::Plain(file),
+            };
+            (sink, Some(staged))
+        };
+        let mut writer = TraceWriter {
+            path: path.to_path_buf(),
+            opts,
+            compression,
+            sink,
+            staged,
+            out: Vec::new(),
+            summary: WriteSummary::default(),
+        };
+        if opts.format == TraceFormat::Csv {
+            writer.sink.writer().write_all(b"key,op,end,timestamp,size\n").map_err(io_error)?;
+        }
+        Ok(writer)
+    }
+
+    /// Writes every event of `chunk`.
+    pub fn write_chunk(&mut self, chunk: &EventChunk) -> Result<(), WorkloadError> {
+        chunk.iter().try_for_each(|e| self.write(&e))
+    }
+
+    /// Writes one event; an event the format cannot hold is an error naming it (1-based).
+    pub fn write(&mut self, event: &Event<'_>) -> Result<(), WorkloadError> {
+        self.out.clear();
+        let encoded = match self.opts.format {
+            TraceFormat::OracleGeneral => self.oracle_record(event),
+            TraceFormat::Text => self.text_record(event),
+            _ => self.csv_record(event),
+        };
+        encoded.map_err(|message| WorkloadError::Invalid {
+            path: self.path.clone(),
+            location: format!("event {}", self.summary.events + 1),
+            message,
+        })?;
+        self.sink
+            .writer()
+            .write_all(&self.out)
+            .map_err(|source| WorkloadError::Io { path: self.path.clone(), source })?;
+        self.summary.events += 1;
+        Ok(())
+    }
+
+    /// Appends `key` to `self.out` as text.
+    fn render_key(&mut self, key: &[u8]) -> Result<(), String> {
+        match self.opts.key_type {
+            KeyType::U64 => {
+                let n = decode_u64(key)
+                    .ok_or_else(|| format!("the key has {} bytes, not the 8 of a u64 key", key.len()))?;
+                self.out.extend_from_slice(n.to_string().as_bytes());
+            }
+            KeyType::Bytes => self.out.extend_from_slice(key),
+        }
+        Ok(())
+    }
+
+    fn text_record(&mut self, event: &Event<'_>) -> Result<(), String> {
+        if event.op != Op::Get {
+            return Err(format!(
+                "a {} cannot be written to a text trace, which holds the keys of gets only; use csv",
+                event.op.name()
+            ));
+        }
+        self.render_key(event.key)?;
+        if self.out.contains(&b'\n') || self.out.contains(&b'\r') || self.out.trim_ascii().is_empty() {
+            return Err("a key that is blank or holds a line break cannot be written to a text trace; use csv".into());
+        }
+        self.out.push(b'\n');
+        Ok(())
+    }
+
+    fn csv_record(&mut self, event: &Event<'_>) -> Result<(), String> {
+        let mut field = Vec::new();
+        std::mem::swap(&mut field, &mut self.out);
+        self.render_key(event.key)?;
+        std::mem::swap(&mut field, &mut self.out);
+        push_csv_field(&mut self.out, &field);
+        self.out.push(b',');
+        self.out.extend_from_slice(event.op.name().as_bytes());
+        self.out.push(b',');
+        if let Some(end) = event.end {
+            field.clear();
+            std::mem::swap(&mut field, &mut self.out);
+            self.render_key(end).map_err(|e| format!("scan end: {e}"))?;
+            std::mem::swap(&mut field, &mut self.out);
+            push_csv_field(&mut self.out, &field);
+        }
+        self.out.push(b',');
+        if let Some(t) = event.timestamp {
+            self.out.extend_from_slice(t.to_string().as_bytes());
+        }
+        self.out.push(b',');
+        if let Some(size) = event.size {
+            self.out.extend_from_slice(size.to_string().as_bytes());
+        }
+        self.out.push(b'\n');
+        Ok(())
+    }
+
+    fn oracle_record(&mut self, event: &Event<'_>) -> Result<(), String> {
+        match event.op {
+            Op::Scan => return Err("oracle-general records cannot hold a scan (no end key); use csv".into()),
+            Op::Put | Op::Delete => self.summary.ops_dropped += 1,
+            Op::Get => {}
+        }
+        let id = match decode_u64(event.key) {
+            Some(id) => id,
+            None if self.opts.hash_keys => {
+                self.summary.keys_hashed += 1;
+                xxhash_rust::xxh3::xxh3_64(event.key)
+            }
+            None => {
+                return Err(format!(
+                    "the key '{}' is not a 64-bit integer, which oracle-general requires; pass \
+                     --hash-keys to store its XXH3-64 hash instead (key order is then lost)",
+                    crate::key::display_bytes(event.key)
+                ))
+            }
+        };
+        let time = match event.timestamp {
+            None => 0,
+            Some(t) => u32::try_from(t)
+                .map_err(|_| format!("the timestamp {t} does not fit oracle-general's 32-bit time field"))?,
+        };
+        self.out.extend_from_slice(&encode(time, id, event.size.unwrap_or(0), -1));
+        Ok(())
+    }
+
+    /// Completes the file: oracle-general records get their next access, the encoder is
+    /// finished and the file is renamed into place.
+    pub fn finish(self) -> Result<WriteSummary, WorkloadError> {
+        let path = self.path.clone();
+        let io_error = |source| WorkloadError::Io { path: path.clone(), source };
+        self.sink.finish().map_err(io_error)?;
+        let Some(staged) = self.staged else { return Ok(self.summary) };
+        if self.opts.format == TraceFormat::OracleGeneral {
+            fill_next_access(staged.as_file()).map_err(io_error)?;
+            if is_stdio(&self.path) {
+                let mut from = staged.reopen().map_err(io_error)?;
+                io::copy(&mut from, &mut io::stdout().lock()).map_err(io_error)?;
+                return Ok(self.summary);
+            }
+            if self.compression != Compression::None {
+                let dir = staged.path().parent().map(Path::to_path_buf).unwrap_or_default();
+                let packed = tempfile::Builder::new().prefix(".shardlab-").tempfile_in(dir).map_err(io_error)?;
+                let file = BufWriter::with_capacity(1 << 20, packed.reopen().map_err(io_error)?);
+                let mut sink = match self.compression {
+                    Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
+                    _ => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?),
+                };
+                io::copy(&mut staged.reopen().map_err(io_error)?, sink.writer()).map_err(io_error)?;
+                sink.finish().map_err(io_error)?;
+                packed.persist(&self.path).map_err(|e| io_error(e.error))?;
+                return Ok(self.summary);
+            }
+        }
+        staged.persist(&self.path).map_err(|e| io_error(e.error))?;
+        Ok(self.summary)
+    }
+}
+
+/// Appends a CSV field, quoted when it holds a delimiter, a quote or a line break.
+fn push_csv_field(out: &mut Vec<u8>, field: &[u8]) {
+    if field.iter().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n')) {
+        out.push(b'"');
+        for &b in field {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(field);
+    }
+}
+
+/// Sets `next_access_vtime` of every record of a plain oracle-general file: the 1-based
+/// position of the next request to the same id, -1 when there is none (libCacheSim's
+/// convention). Reads the file backwards in blocks, so memory is one block plus one entry per
+/// distinct id.
+pub fn fill_next_access(file: &File) -> io::Result<()> {
+    const BLOCK_RECORDS: u64 = 1 << 16;
+    let mut file = file;
+    let records = file.metadata()?.len() / RECORD_BYTES as u64;
+    let mut next: hashbrown::HashMap<u64, u64, xxhash_rust::xxh3::Xxh3DefaultBuilder> = Default::default();
+    let mut block = vec![0u8; (BLOCK_RECORDS as usize) * RECORD_BYTES];
+    let mut end = records;
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK_RECORDS);
+        let bytes = &mut block[..((end - start) as usize) * RECORD_BYTES];
+        file.seek(SeekFrom::Start(start * RECORD_BYTES as u64))?;
+        file.read_exact(bytes)?;
+        for i in (start..end).rev() {
+            let r = &mut bytes[((i - start) as usize) * RECORD_BYTES..][..RECORD_BYTES];
+            let id = u64::from_le_bytes(r[4..12].try_into().unwrap_or_default());
+            let vtime = next.insert(id, i + 1).map_or(-1, |n| n as i64);
+            r[16..24].copy_from_slice(&vtime.to_le_bytes());
+        }
+        file.seek(SeekFrom::Start(start * RECORD_BYTES as u64))?;
+        file.write_all(bytes)?;
+        end = start;
+    }
+    file.flush()
+}
