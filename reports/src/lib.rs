@@ -8,6 +8,7 @@
 //! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(reports::summary::SUMMARY_HEADER));
 //! ```
 
+pub mod dynamic_csv;
 pub mod error;
 pub mod exporters;
 pub mod manifest;

@@ -33,6 +33,18 @@ pub(crate) struct RangeStats {
     pub replicas: Replicas,
 }
 
+/// Why a range is split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SplitCause {
+    /// Before the first window's requests count: not a simulated split.
+    Presplit,
+    /// Too many bytes, at the end of this window: the halves keep the parent's hot streak,
+    /// since the load they carry is the same as before.
+    Size(u64),
+    /// Too much load, decided at the end of this window: the halves start new hot streaks.
+    Load(u64),
+}
+
 /// Ranges, their statistics and the stored keys.
 pub(crate) struct Cluster {
     pub map: RangeMap<RangeStats>,
@@ -54,7 +66,7 @@ impl Cluster {
             nodes,
             replication,
         };
-        cluster.place(0, 0);
+        cluster.place_contiguously();
         cluster
     }
 
@@ -63,12 +75,15 @@ impl Cluster {
         self.nodes
     }
 
-    /// Gives range `start` to `owner`, with replicas on the next nodes round the cluster.
-    fn place(&mut self, start: usize, owner: u32) {
+    /// Gives every range to node `floor(i * N / R)` (range `i` of `R`: owners contiguous in
+    /// key order), with replicas on the next nodes round the cluster.
+    fn place_contiguously(&mut self) {
         let (nodes, replication) = (self.nodes, self.replication);
-        if let Some((_, entry)) = self.map.iter_mut().nth(start) {
+        let ranges = self.map.len() as u64;
+        for (i, (_, entry)) in self.map.iter_mut().enumerate() {
+            let owner = (i as u64 * u64::from(nodes) / ranges) as u32;
             entry.set_owner(owner);
-            entry.data.replicas = (0..replication).map(|i| (owner + i) % nodes).collect();
+            entry.data.replicas = (0..replication).map(|r| (owner + r) % nodes).collect();
         }
     }
 
@@ -77,20 +92,11 @@ impl Cluster {
     pub fn presplit(&mut self, keys: &[&[u8]], k: u64) {
         let k_usize = usize::try_from(k).unwrap_or(usize::MAX).min(keys.len());
         for i in 1..k_usize {
-            let at = keys[i * keys.len() / k_usize];
-            // The quantile keys are distinct and increasing, so only the empty key can clash.
-            if self.split(at, None, 0.5).is_err() {
-                continue;
-            }
+            // Quantiles of distinct sorted keys are distinct and increasing, so a split can
+            // only be refused at the empty key, which is a boundary already.
+            let _ = self.split(keys[i * keys.len() / k_usize], SplitCause::Presplit, 0.5);
         }
-        let ranges = self.map.len() as u64;
-        for i in 0..self.map.len() {
-            self.place(i, (i as u64 * u64::from(self.nodes) / ranges) as u32);
-        }
-        for (_, entry) in self.map.iter_mut() {
-            entry.data.split_at = None;
-            entry.data.boundary_split_at = None;
-        }
+        self.place_contiguously();
     }
 
     /// Counts a point request to the range holding `e.key` and applies it to the stored keys
@@ -136,13 +142,12 @@ impl Cluster {
             .map(|(k, _)| k.clone())
     }
 
-    /// Splits the range holding `at` at `at`, in window `window` (`None`: not a simulated
-    /// split, e.g. a pre-split). The left range keeps `left_share` of the EWMA load; both
-    /// halves start a new hot streak and remember the split for the cool-down.
+    /// Splits the range holding `at` at `at`. The left range keeps `left_share` of the EWMA
+    /// load and the right one the rest; both remember a simulated split for the cool-down.
     pub fn split(
         &mut self,
         at: &[u8],
-        window: Option<u64>,
+        cause: SplitCause,
         left_share: f64,
     ) -> Result<(), RangeMapError> {
         let start = self.map.lookup(at).0.to_vec();
@@ -158,13 +163,21 @@ impl Cluster {
         } else {
             0.5
         };
+        let (window, streak_kept) = match cause {
+            SplitCause::Presplit => (None, false),
+            SplitCause::Size(w) => (Some(w), true),
+            SplitCause::Load(w) => (Some(w), false),
+        };
         let parent = &mut self.map.lookup_mut(at).1.data;
+        if !streak_kept {
+            parent.hot_streak = 0;
+        }
         let right = RangeStats {
             bytes: parent.bytes.saturating_sub(left_bytes),
             keys: parent.keys.saturating_sub(left_keys),
             ewma: parent.ewma * (1.0 - share),
             requests: 0,
-            hot_streak: 0,
+            hot_streak: parent.hot_streak,
             split_at: window,
             boundary_split_at: window,
             replicas: parent.replicas.clone(),
@@ -172,7 +185,6 @@ impl Cluster {
         parent.bytes = left_bytes;
         parent.keys = left_keys;
         parent.ewma *= share;
-        parent.hot_streak = 0;
         parent.split_at = window;
         self.map.split(at, right)
     }
@@ -260,7 +272,7 @@ mod tests {
         assert_eq!((r.bytes, r.keys, r.requests), (10 + 20 + 10, 3, 7));
         assert_eq!(c.median_key(b""), Some(b"b".to_vec()));
         c.map.get_mut(b"").unwrap().data.ewma = 8.0;
-        c.split(b"b", Some(4), 0.25).unwrap();
+        c.split(b"b", SplitCause::Load(4), 0.25).unwrap();
         let (left, right) = (
             &c.map.get(b"").unwrap().data,
             &c.map.get(b"b").unwrap().data,

@@ -19,7 +19,7 @@
 use workloads::{EventChunk, EventSource};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::cluster::Cluster;
+use super::cluster::{Cluster, SplitCause};
 use super::diagnose::Diagnosis;
 use super::finder::{decide, exact_best, FinderInput, FinderKind};
 use super::output::{DynamicTotals, FinalRange, SplitRow, TimelineRow};
@@ -348,7 +348,9 @@ impl<'p> Simulation<'p> {
             }
             let split = chosen.is_some_and(|key| {
                 let left_share = SideCounts::at(&requests, &key).left_load_share();
-                self.cluster.split(&key, Some(index), left_share).is_ok()
+                self.cluster
+                    .split(&key, SplitCause::Load(index), left_share)
+                    .is_ok()
             });
             if split {
                 row.load_splits += 1;
@@ -392,7 +394,11 @@ impl<'p> Simulation<'p> {
             };
             let left_share =
                 SideCounts::at(&log.requests_in(&start, end.as_deref()), &median).left_load_share();
-            if self.cluster.split(&median, Some(index), left_share).is_ok() {
+            if self
+                .cluster
+                .split(&median, SplitCause::Size(index), left_share)
+                .is_ok()
+            {
                 row.size_splits += 1;
                 work.push(start);
                 work.push(median);
