@@ -14,6 +14,7 @@ pub mod key_counts;
 pub mod layout;
 pub mod partitioner;
 pub mod placement;
+pub mod plan;
 pub mod schemes;
 
 pub use error::AnalysisError;

@@ -1,6 +1,7 @@
 //! The metrics shardlab reports: one plain result struct per workload and scheme, and the
 //! table of metric names, units and definitions that every output reads.
 
+pub mod failure;
 pub mod fanout;
 pub mod latency;
 pub mod load;

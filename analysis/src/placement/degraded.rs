@@ -32,6 +32,19 @@ impl Degraded {
         Degraded { layout, live: (0..shards).collect(), failed: Vec::new(), shards }
     }
 
+    /// `part` after `shard` is removed by its scheme's rule (one failure), or `None` when the
+    /// scheme cannot remove an arbitrary shard.
+    pub fn after_removal(part: &dyn Partitioner, shard: ShardId, keys: &KeyCounts) -> Result<Option<Degraded>, AnalysisError> {
+        let shards = part.shard_count();
+        check_removable(shard, shards)?;
+        Ok(part.without_shard(shard, keys)?.map(|layout| Degraded {
+            layout,
+            live: (0..shards).filter(|&s| s != shard).collect(),
+            failed: vec![shard],
+            shards,
+        }))
+    }
+
     /// This layout after `shard` (an original number) is removed too, or `None` when the
     /// scheme cannot remove an arbitrary shard. Errors when `shard` is not alive or is the
     /// last survivor.

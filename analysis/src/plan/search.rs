@@ -1,0 +1,341 @@
+//! The capacity search of one scheme: the smallest shard count whose layout satisfies the
+//! limits, and the reason that binds.
+//!
+//! For growth G the search starts at the count a perfectly balanced scheme would need (see
+//! [`lower_bound`]); no smaller count can work. It then checks N = bound, bound + 1, ... one by
+//! one for [`LINEAR_STEPS`] counts; past those it doubles the step until a count works (at most
+//! `--max-shards`) and bisects back, so `shards_needed` works and `shards_needed - 1` does not.
+//! Within the first [`LINEAR_STEPS`] counts it is the smallest count that works; beyond them
+//! it assumes that more shards never hurt (a scheme whose balance changes with N could,
+//! by luck, work at a count that the bisection skips).
+
+use std::collections::HashMap;
+
+use workloads::KeyType;
+
+use super::binding::Binding;
+use super::failures::{removal_is_symmetric, worst_failures, Chain};
+use super::hot_key::{hottest_key, largest_key};
+use super::traffic::Traffic;
+use super::window_load::{evaluate, LayoutLoad};
+use super::{PlanConfig, PlanRow, FIT_TOLERANCE};
+use crate::metrics::remap;
+use crate::schemes::{BuildContext, SchemeSpec};
+use crate::{AnalysisError, Partitioner, ShardId};
+
+/// Shard counts checked one by one above the lower bound before the search gallops.
+pub const LINEAR_STEPS: u32 = 64;
+
+/// The smallest shard count any scheme could use at growth `growth`, and the limit that
+/// sets it: `N >= F + ceil(G x busiest-window requests / (W x rate limit))` (the survivors of
+/// F failures serve every request, each read once and each write on every replica);
+/// `N >= F + ceil(G x rf x stored bytes / byte limit)`; `N >= F + rf`; `N >= 1`.
+pub fn lower_bound(traffic: &Traffic, cfg: &PlanConfig, growth: f64) -> (u32, Binding) {
+    let limits = cfg.limits();
+    let (f, rf) = (cfg.failures, cfg.policy.replicas);
+    let need = |total: f64, limit: f64| (total / (limit * (1.0 + FIT_TOLERANCE))).ceil().min(f64::from(u32::MAX)) as u32;
+    let after = |b: Binding, failed: Binding| if f > 0 { failed } else { b };
+    let window_rate = traffic.max_window_requests(rf) as f64 / traffic.window_secs();
+    let mut terms = vec![(f.saturating_add(need(growth * window_rate, limits.rate)), after(Binding::Rate, Binding::RateAfterFailure))];
+    if let Some(bytes) = limits.bytes {
+        let stored = growth * f64::from(rf) * traffic.total_bytes() as f64;
+        terms.push((f.saturating_add(need(stored, bytes)), after(Binding::Bytes, Binding::BytesAfterFailure)));
+    }
+    terms.push((f.saturating_add(rf), Binding::Replicas));
+    // The largest term; among equal terms the first (rate, then bytes, then replicas).
+    let (n, binding) = terms.into_iter().fold((0, Binding::None), |best, t| if t.0 > best.0 { t } else { best });
+    if n <= 1 {
+        (1, Binding::None)
+    } else {
+        (n, binding)
+    }
+}
+
+/// The outcome of checking one shard count at one growth.
+enum Check {
+    Fits,
+    Exceeds,
+    Unsupported(String),
+}
+
+/// What is known about one shard count.
+struct Evaluation {
+    state0: LayoutLoad,
+    chain: Option<Chain>,
+}
+
+/// The search of one scheme over one workload's traffic; evaluations are cached across
+/// growth values.
+pub struct SchemeSearch<'a> {
+    spec: &'a SchemeSpec,
+    traffic: &'a Traffic,
+    cfg: &'a PlanConfig,
+    key_type: KeyType,
+    workload: &'a str,
+    /// The layout at `--current` shards, when given.
+    current: Option<Box<dyn Partitioner>>,
+    cache: HashMap<u32, Evaluation>,
+}
+
+impl<'a> SchemeSearch<'a> {
+    /// A search for `spec`; builds the current layout when `cfg.current_shards` is given.
+    pub fn new(
+        spec: &'a SchemeSpec,
+        traffic: &'a Traffic,
+        cfg: &'a PlanConfig,
+        workload: &'a str,
+        key_type: KeyType,
+    ) -> Result<SchemeSearch<'a>, AnalysisError> {
+        let mut search = SchemeSearch { spec, traffic, cfg, key_type, workload, current: None, cache: HashMap::new() };
+        if let Some(c) = cfg.current_shards {
+            search.current = Some(search.build(c)?);
+        }
+        Ok(search)
+    }
+
+    /// The scheme built fresh for `shards` shards.
+    fn build(&self, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        let ctx = BuildContext { shards, warmup_keys: self.traffic.warmup_keys(), key_type: self.key_type };
+        self.spec.build(&ctx)
+    }
+
+    /// The layout the plan evaluates at `shards` shards: the current layout grown or shrunk by
+    /// the scheme's own rule when `--current` is given, else the scheme built for `shards`.
+    pub fn layout_at(&self, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        match &self.current {
+            Some(current) => current.resized(shards, self.traffic.counts()),
+            None => self.build(shards),
+        }
+    }
+
+    /// The load at `shards` shards with every shard up.
+    pub fn load_at(&mut self, shards: u32) -> Result<&LayoutLoad, AnalysisError> {
+        Ok(&self.evaluation(shards)?.state0)
+    }
+
+    fn evaluation(&mut self, shards: u32) -> Result<&mut Evaluation, AnalysisError> {
+        if !self.cache.contains_key(&shards) {
+            let state0 = evaluate(self.layout_at(shards)?.as_ref(), self.traffic, self.cfg.policy)?;
+            self.cache.insert(shards, Evaluation { state0, chain: None });
+        }
+        Ok(self.cache.get_mut(&shards).expect("inserted above"))
+    }
+
+    /// The failure chain at `shards` shards (computed once).
+    fn chain(&mut self, shards: u32) -> Result<&Chain, AnalysisError> {
+        if self.evaluation(shards)?.chain.is_none() {
+            let layout = self.layout_at(shards)?;
+            let symmetric = removal_is_symmetric(self.spec);
+            let limits = self.cfg.limits();
+            let chain = worst_failures(layout, self.cfg.failures, symmetric, self.traffic, self.cfg.policy, &limits)?;
+            self.evaluation(shards)?.chain = Some(chain);
+        }
+        Ok(self.cache[&shards].chain.as_ref().expect("computed above"))
+    }
+
+    /// Whether `shards` shards satisfy the limits at growth `growth` (with every shard up and
+    /// after the worst failures).
+    fn check(&mut self, shards: u32, growth: f64) -> Result<Check, AnalysisError> {
+        let limits = self.cfg.limits();
+        if shards < self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
+            return Ok(Check::Exceeds);
+        }
+        if !limits.fits(growth, limits.utilisation(self.load_at(shards)?)) {
+            return Ok(Check::Exceeds);
+        }
+        if self.cfg.failures == 0 {
+            return Ok(Check::Fits);
+        }
+        Ok(match self.chain(shards)? {
+            Chain::Unsupported(message) => Check::Unsupported(message.clone()),
+            Chain::States(states) => {
+                let worst = states.iter().map(|s| limits.utilisation(&s.load)).fold(0.0, f64::max);
+                if limits.fits(growth, worst) {
+                    Check::Fits
+                } else {
+                    Check::Exceeds
+                }
+            }
+        })
+    }
+
+    /// The plan row of this scheme at growth `growth`.
+    pub fn row(&mut self, growth: f64) -> Result<PlanRow, AnalysisError> {
+        let limits = self.cfg.limits();
+        let (bound, bound_binding) = lower_bound(self.traffic, self.cfg, growth);
+        let mut row = self.empty_row(growth, bound);
+        if let Some(hot) = hottest_key(self.traffic, self.cfg.policy) {
+            if growth * hot.rate_per_replica > limits.rate * (1.0 + FIT_TOLERANCE) {
+                row.binding = Binding::HotKey;
+                row.peak_rate_per_shard = Some(growth * hot.rate_per_replica);
+                row.hottest_share = Some(hot.share);
+                row.hot_key = Some(self.key_type.display(&hot.key));
+                row.hot_key_rate = Some(growth * hot.rate_per_replica);
+                row.note = hot.advice(self.key_type, self.traffic.window_secs(), growth, limits.rate, self.cfg.policy);
+                return Ok(row);
+            }
+        }
+        if let (Some(limit), Some((key, bytes))) = (limits.bytes, largest_key(self.traffic)) {
+            if growth * bytes as f64 > limit * (1.0 + FIT_TOLERANCE) {
+                row.binding = Binding::KeyBytes;
+                row.hot_key = Some(self.key_type.display(&key));
+                row.peak_bytes_per_shard = Some(growth * bytes as f64);
+                row.note = format!(
+                    "No shard count works: key '{}' alone stores {} bytes (growth x{growth}), above the {} \
+                     bytes one shard may hold (capacity-bytes x headroom); split the value or raise --capacity-bytes.",
+                    self.key_type.display(&key),
+                    growth * bytes as f64,
+                    limit
+                );
+                return Ok(row);
+            }
+        }
+        match self.find(bound, growth)? {
+            Found::Shards(n) => {
+                let binding = if n == bound { bound_binding } else { self.binding_below(n, growth)? };
+                self.fill(&mut row, n, growth, binding)?;
+            }
+            Found::Unsupported(message) => {
+                row.binding = Binding::NoRemoval;
+                row.note = message;
+            }
+            Found::Nothing => {
+                row.binding = Binding::SearchLimit;
+                let max = self.cfg.max_shards;
+                if max >= self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
+                    let load = self.load_at(max)?.clone();
+                    row.peak_rate_per_shard = Some(growth * load.peak_rate());
+                    row.p99_rate_per_shard = Some(growth * load.p99_rate());
+                    row.hottest_share = Some(load.hottest_share());
+                }
+                row.note = format!(
+                    "No shard count up to --max-shards {max} works (a perfectly balanced scheme would need {bound}); \
+                     peak_rate_per_shard and hottest_share are those of {max} shards with every shard up."
+                );
+            }
+        }
+        Ok(row)
+    }
+
+    /// The smallest shard count that works, searched as the module describes.
+    fn find(&mut self, bound: u32, growth: f64) -> Result<Found, AnalysisError> {
+        let max = self.cfg.max_shards;
+        let mut lo = None; // the largest count known not to work
+        let linear_end = bound.saturating_add(LINEAR_STEPS - 1).min(max);
+        let mut n = bound;
+        while n <= linear_end {
+            match self.check(n, growth)? {
+                Check::Fits => return Ok(Found::Shards(n)),
+                Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
+                Check::Exceeds => lo = Some(n),
+            }
+            n += 1;
+        }
+        let Some(mut lo) = lo else {
+            return Ok(Found::Nothing); // the bound is above --max-shards
+        };
+        let mut step = lo - bound + 1;
+        let hi = loop {
+            if lo >= max {
+                return Ok(Found::Nothing);
+            }
+            let hi = lo.saturating_add(step).min(max);
+            match self.check(hi, growth)? {
+                Check::Fits => break hi,
+                Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
+                Check::Exceeds => (lo, step) = (hi, step.saturating_mul(2)),
+            }
+        };
+        let mut hi = hi;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            match self.check(mid, growth)? {
+                Check::Fits => hi = mid,
+                Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
+                Check::Exceeds => lo = mid,
+            }
+        }
+        Ok(Found::Shards(hi))
+    }
+
+    /// Why `shards - 1` (which was checked and does not work) does not work.
+    fn binding_below(&mut self, shards: u32, growth: f64) -> Result<Binding, AnalysisError> {
+        let limits = self.cfg.limits();
+        let below = shards - 1;
+        if below < self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
+            return Ok(Binding::Replicas);
+        }
+        let (rate, bytes) = limits.parts(self.load_at(below)?);
+        if !limits.fits(growth, rate.max(bytes)) {
+            return Ok(if rate >= bytes { Binding::Rate } else { Binding::Bytes });
+        }
+        let Chain::States(states) = self.chain(below)? else {
+            return Ok(Binding::NoRemoval);
+        };
+        let (rate, bytes) = states.iter().map(|s| limits.parts(&s.load)).fold((0.0, 0.0), |a, p| (f64::max(a.0, p.0), f64::max(a.1, p.1)));
+        Ok(if rate >= bytes { Binding::RateAfterFailure } else { Binding::BytesAfterFailure })
+    }
+
+    /// Fills the figures of a plan that works at `shards` shards.
+    fn fill(&mut self, row: &mut PlanRow, shards: u32, growth: f64, binding: Binding) -> Result<(), AnalysisError> {
+        let state0 = self.load_at(shards)?.clone();
+        let mut loads = vec![state0.clone()];
+        let mut failed: Vec<ShardId> = Vec::new();
+        if self.cfg.failures > 0 {
+            if let Chain::States(states) = self.chain(shards)? {
+                loads.extend(states.iter().map(|s| s.load.clone()));
+                failed = states.last().map(|s| s.failed.clone()).unwrap_or_default();
+            }
+        }
+        let max_of = |f: fn(&LayoutLoad) -> f64| growth * loads.iter().map(f).fold(0.0, f64::max);
+        row.shards_needed = Some(shards);
+        row.binding = binding;
+        row.peak_rate_per_shard = Some(max_of(LayoutLoad::peak_rate));
+        row.p99_rate_per_shard = Some(max_of(LayoutLoad::p99_rate));
+        row.peak_bytes_per_shard = Some(max_of(|l| l.max_bytes() as f64));
+        row.hottest_share = Some(state0.hottest_share());
+        row.failed_shards = failed;
+        if let Some(current) = &self.current {
+            let target = self.layout_at(shards)?;
+            let moved = remap::measure(current.as_ref(), target.as_ref(), self.traffic.counts());
+            row.moved_fraction_from_current = Some(moved.remap_fraction);
+        }
+        Ok(())
+    }
+
+    /// A row with the inputs filled in and no result yet.
+    fn empty_row(&self, growth: f64, bound: u32) -> PlanRow {
+        let limits = self.cfg.limits();
+        PlanRow {
+            workload: self.workload.to_string(),
+            scheme: self.spec.label(),
+            growth,
+            replicas: self.cfg.policy.replicas,
+            reads: self.cfg.policy.reads,
+            failures: self.cfg.failures,
+            shards_needed: None,
+            binding: Binding::None,
+            peak_rate_per_shard: None,
+            p99_rate_per_shard: None,
+            hottest_share: None,
+            moved_fraction_from_current: None,
+            rate_limit_per_shard: limits.rate,
+            peak_bytes_per_shard: None,
+            bytes_limit_per_shard: limits.bytes,
+            balanced_shards: bound,
+            current_shards: self.cfg.current_shards,
+            rate_window_secs: self.traffic.window_secs(),
+            failed_shards: Vec::new(),
+            hot_key: None,
+            hot_key_rate: None,
+            note: String::new(),
+        }
+    }
+}
+
+/// The result of [`SchemeSearch::find`].
+enum Found {
+    Shards(u32),
+    Unsupported(String),
+    Nothing,
+}

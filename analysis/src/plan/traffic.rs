@@ -1,0 +1,369 @@
+//! The measured traffic of one workload, in memory, by rate window: per window and key the
+//! point reads and writes, the scans, and each key's stored bytes. A plan evaluates many
+//! layouts on it, so it is read from the workload once.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use workloads::{EventChunk, EventSource, Op};
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+
+use super::clock::Windows;
+use crate::{AnalysisError, KeyCounts};
+
+/// The point requests of one key in one window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Window number, counted from the first measured window.
+    pub window: u32,
+    /// Key number (an index into [`Traffic::keys`]).
+    pub key: u32,
+    /// Gets.
+    pub reads: u64,
+    /// Puts and deletes.
+    pub writes: u64,
+}
+
+/// One scan `[start, end)` in its window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanEntry {
+    /// Window number, counted from the first measured window.
+    pub window: u32,
+    /// Inclusive start key.
+    pub start: Box<[u8]>,
+    /// Exclusive end key.
+    pub end: Box<[u8]>,
+}
+
+/// The entries and scans of one window that has traffic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowGroup {
+    /// Window number.
+    pub window: u32,
+    /// Its entries in [`Traffic::entries`].
+    pub entries: Range<usize>,
+    /// Its scans in [`Traffic::scans`].
+    pub scans: Range<usize>,
+}
+
+/// The measured traffic of a workload by window.
+#[derive(Clone, Debug)]
+pub struct Traffic {
+    keys: Vec<Box<[u8]>>,
+    key_bytes: Vec<u64>,
+    counts: KeyCounts,
+    entries: Vec<Entry>,
+    scans: Vec<ScanEntry>,
+    groups: Vec<WindowGroup>,
+    windows: u64,
+    window_secs: f64,
+    warmup_keys: Vec<Vec<u8>>,
+    warmup_events: u64,
+    events: u64,
+}
+
+/// What [`Traffic::read`] collects before the windows are numbered from the first one.
+#[derive(Default)]
+struct Collector {
+    ids: HashMap<Box<[u8]>, u32, Xxh3DefaultBuilder>,
+    keys: Vec<Box<[u8]>>,
+    key_bytes: Vec<u64>,
+    counts: KeyCounts,
+    /// (absolute window, key) -> (reads, writes).
+    cells: HashMap<(u64, u32), (u64, u64), Xxh3DefaultBuilder>,
+    scans: Vec<(u64, Box<[u8]>, Box<[u8]>)>,
+    warmup_keys: HashSet<Vec<u8>, Xxh3DefaultBuilder>,
+    events: u64,
+}
+
+impl Traffic {
+    /// Reads every event of `source`. The first `warmup_events` events only contribute their
+    /// distinct keys (point keys and scan starts) to [`Traffic::warmup_keys`], for schemes that
+    /// learn boundaries, and are not measured. `progress` is called with event counts.
+    pub fn read(
+        source: &mut dyn EventSource,
+        windows: &Windows,
+        warmup_events: u64,
+        progress: &dyn Fn(u64),
+    ) -> Result<Traffic, AnalysisError> {
+        let mut c = Collector::default();
+        let mut chunk = EventChunk::with_capacity(1 << 16);
+        let mut index = 0u64;
+        loop {
+            chunk.clear();
+            let n = source.fill(&mut chunk, 1 << 16)?;
+            if n == 0 {
+                break;
+            }
+            for ev in chunk.iter() {
+                if index < warmup_events {
+                    if !c.warmup_keys.contains(ev.key) {
+                        c.warmup_keys.insert(ev.key.to_vec());
+                    }
+                } else {
+                    c.record(windows.window_of(index, ev.timestamp)?, ev);
+                }
+                index += 1;
+            }
+            progress(n as u64);
+        }
+        c.finish(windows.seconds(), warmup_events.min(index))
+    }
+
+    /// The distinct point keys; [`Entry::key`] indexes this.
+    pub fn keys(&self) -> &[Box<[u8]>] {
+        &self.keys
+    }
+
+    /// Stored bytes of every key: the largest `size` seen on its point events (0 when none).
+    pub fn key_bytes(&self) -> &[u64] {
+        &self.key_bytes
+    }
+
+    /// Point requests per distinct key over the measured events.
+    pub fn counts(&self) -> &KeyCounts {
+        &self.counts
+    }
+
+    /// Point requests by window and key, sorted by window then key.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Scans in window order (stream order within a window).
+    pub fn scans(&self) -> &[ScanEntry] {
+        &self.scans
+    }
+
+    /// The windows that have traffic, in order.
+    pub fn groups(&self) -> &[WindowGroup] {
+        &self.groups
+    }
+
+    /// Windows from the first measured one to the last, empty ones included.
+    pub fn windows(&self) -> u64 {
+        self.windows
+    }
+
+    /// The window length in seconds.
+    pub fn window_secs(&self) -> f64 {
+        self.window_secs
+    }
+
+    /// The sorted distinct keys of the warm-up prefix.
+    pub fn warmup_keys(&self) -> &[Vec<u8>] {
+        &self.warmup_keys
+    }
+
+    /// Events read only as warm-up.
+    pub fn warmup_events(&self) -> u64 {
+        self.warmup_events
+    }
+
+    /// Events measured (points and scans).
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Events (points and scans) in every window, in window order, empty windows included.
+    pub fn events_per_window(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.windows as usize];
+        for g in &self.groups {
+            let points: u64 = self.entries[g.entries.clone()].iter().map(|e| e.reads + e.writes).sum();
+            out[g.window as usize] = points + g.scans.len() as u64;
+        }
+        out
+    }
+
+    /// The most requests all shards together serve in one window with `replicas` copies of
+    /// every key: reads once, writes on every replica, scans at least once.
+    pub fn max_window_requests(&self, replicas: u32) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| {
+                let (reads, writes) = self.entries[g.entries.clone()]
+                    .iter()
+                    .fold((0u64, 0u64), |(r, w), e| (r + e.reads, w + e.writes));
+                reads + writes * u64::from(replicas) + g.scans.len() as u64
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The stored bytes of all keys (one copy).
+    pub fn total_bytes(&self) -> u64 {
+        self.key_bytes.iter().sum()
+    }
+}
+
+impl Collector {
+    /// Counts one measured event in absolute window `window`.
+    fn record(&mut self, window: u64, ev: workloads::Event<'_>) {
+        self.events += 1;
+        if ev.op == Op::Scan {
+            self.scans.push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
+            return;
+        }
+        let id = match self.ids.get(ev.key) {
+            Some(&id) => id,
+            None => {
+                let id = self.keys.len() as u32;
+                self.ids.insert(ev.key.into(), id);
+                self.keys.push(ev.key.into());
+                self.key_bytes.push(0);
+                id
+            }
+        };
+        let bytes = &mut self.key_bytes[id as usize];
+        *bytes = (*bytes).max(u64::from(ev.size.unwrap_or(0)));
+        self.counts.add(ev.key, 1);
+        let cell = self.cells.entry((window, id)).or_insert((0, 0));
+        if ev.op == Op::Get {
+            cell.0 += 1;
+        } else {
+            cell.1 += 1;
+        }
+    }
+
+    /// Numbers the windows from the first measured one and sorts everything by window.
+    fn finish(self, window_secs: f64, warmup_events: u64) -> Result<Traffic, AnalysisError> {
+        if self.events == 0 {
+            return Err(AnalysisError::Config(format!(
+                "the workload has no events to measure after a warm-up of {warmup_events} events"
+            )));
+        }
+        if self.keys.len() > u32::MAX as usize {
+            return Err(AnalysisError::Config("more than 4,294,967,295 distinct keys cannot be planned".into()));
+        }
+        let windows = self.cells.keys().map(|c| c.0).chain(self.scans.iter().map(|s| s.0));
+        let (first, last) = windows.fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
+        let span = last - first + 1;
+        if span > u64::from(u32::MAX) {
+            return Err(AnalysisError::Config(format!(
+                "the trace spans {span} rate windows; choose a longer --rate-window (or check the time unit)"
+            )));
+        }
+        let mut entries: Vec<Entry> = self
+            .cells
+            .into_iter()
+            .map(|((w, key), (reads, writes))| Entry { window: (w - first) as u32, key, reads, writes })
+            .collect();
+        entries.sort_unstable_by_key(|e| (e.window, e.key));
+        let mut scans: Vec<ScanEntry> = self
+            .scans
+            .into_iter()
+            .map(|(w, start, end)| ScanEntry { window: (w - first) as u32, start, end })
+            .collect();
+        scans.sort_by_key(|s| s.window);
+        let groups = group_by_window(&entries, &scans);
+        let mut warmup_keys: Vec<Vec<u8>> = self.warmup_keys.into_iter().collect();
+        warmup_keys.sort_unstable();
+        Ok(Traffic {
+            keys: self.keys,
+            key_bytes: self.key_bytes,
+            counts: self.counts,
+            entries,
+            scans,
+            groups,
+            windows: span,
+            window_secs,
+            warmup_keys,
+            warmup_events,
+            events: self.events,
+        })
+    }
+}
+
+/// Reads a source to its end and counts its events.
+pub fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> {
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    let mut n = 0;
+    loop {
+        chunk.clear();
+        match source.fill(&mut chunk, 1 << 16)? {
+            0 => return Ok(n),
+            k => n += k as u64,
+        }
+    }
+}
+
+/// The windows with traffic and where their entries and scans are (both sorted by window).
+fn group_by_window(entries: &[Entry], scans: &[ScanEntry]) -> Vec<WindowGroup> {
+    let (mut i, mut j) = (0, 0);
+    let mut groups = Vec::new();
+    while i < entries.len() || j < scans.len() {
+        let window = match (entries.get(i), scans.get(j)) {
+            (Some(e), Some(s)) => e.window.min(s.window),
+            (Some(e), None) => e.window,
+            (None, Some(s)) => s.window,
+            (None, None) => break,
+        };
+        let (ei, sj) = (i, j);
+        while entries.get(i).is_some_and(|e| e.window == window) {
+            i += 1;
+        }
+        while scans.get(j).is_some_and(|s| s.window == window) {
+            j += 1;
+        }
+        groups.push(WindowGroup { window, entries: ei..i, scans: sj..j });
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::clock::Clock;
+    use workloads::Event;
+
+    /// A source over fixed events.
+    struct Fixed(Vec<(Op, &'static [u8], Option<u64>, Option<u32>)>, usize);
+
+    impl EventSource for Fixed {
+        fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, workloads::WorkloadError> {
+            let n = max.min(self.0.len() - self.1);
+            for &(op, key, timestamp, size) in &self.0[self.1..self.1 + n] {
+                let end = (op == Op::Scan).then_some(b"zz".as_slice());
+                chunk.push(Event { op, key, end, timestamp, size });
+            }
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn events_are_counted_by_window_key_and_kind_after_the_warm_up() {
+        let mut source = Fixed(
+            vec![
+                (Op::Get, b"w", Some(0), None),             // warm-up
+                (Op::Get, b"a", Some(2_100_000), Some(10)), // window 2 -> first window
+                (Op::Put, b"a", Some(2_900_000), Some(30)),
+                (Op::Get, b"b", Some(2_000_000), None),
+                (Op::Scan, b"c", Some(4_000_000), None), // window 4
+                (Op::Delete, b"a", Some(4_500_000), Some(20)),
+            ],
+            0,
+        );
+        let windows = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, 1_000_000_000).unwrap();
+        let t = Traffic::read(&mut source, &windows, 1, &|_| {}).unwrap();
+        assert_eq!(t.warmup_keys(), [b"w".to_vec()]);
+        assert_eq!((t.events(), t.warmup_events(), t.windows()), (5, 1, 3));
+        assert_eq!(t.keys(), [b"a".to_vec().into_boxed_slice(), b"b".to_vec().into_boxed_slice()]);
+        assert_eq!(t.key_bytes(), [30, 0]);
+        let e = |window, key, reads, writes| Entry { window, key, reads, writes };
+        assert_eq!(t.entries(), [e(0, 0, 1, 1), e(0, 1, 1, 0), e(2, 0, 0, 1)]);
+        assert_eq!(t.scans().len(), 1);
+        assert_eq!(t.groups().iter().map(|g| (g.window, g.entries.clone(), g.scans.clone())).collect::<Vec<_>>(), [(0, 0..2, 0..0), (2, 2..3, 0..1)]);
+        assert_eq!(t.events_per_window(), [3, 0, 2]);
+        assert_eq!(t.max_window_requests(3), 2 + 3); // window 0: 2 reads + 1 write on 3 replicas
+        assert_eq!(t.counts().count(b"a"), 3);
+    }
+
+    #[test]
+    fn a_workload_without_measured_events_is_refused() {
+        let mut source = Fixed(vec![(Op::Get, b"a", Some(0), None)], 0);
+        let windows = Windows::new(Clock::Rate { events_per_sec: 10 }, 1_000_000_000).unwrap();
+        let err = Traffic::read(&mut source, &windows, 1, &|_| {}).unwrap_err();
+        assert!(err.to_string().contains("no events to measure after a warm-up of 1 events"), "{err}");
+    }
+}
