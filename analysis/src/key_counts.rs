@@ -1,71 +1,117 @@
-//! Distinct keys and their request counts, mergeable across chunks.
+//! Distinct keys and their request counts, mergeable across chunks: exact up to a limit of
+//! distinct keys (default 10 million), then a consistent hash sample of the key space.
+//!
+//! This is [`workloads::stats::KeyTable`] (see it for the sampling rule) under the name and
+//! methods the schemes and metrics use. While exact, every method means what it says. Once
+//! sampling ([`KeyCounts::is_exact`] is false), [`len`](KeyCounts::len),
+//! [`iter`](KeyCounts::iter) and [`sorted`](KeyCounts::sorted) cover the sampled keys, each
+//! with its exact count, so shares computed over them are unbiased estimates;
+//! [`distinct`](KeyCounts::distinct) scales the count up with a 95% interval;
+//! [`total`](KeyCounts::total) stays the exact number of requests and
+//! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
-use std::collections::HashMap;
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+use workloads::stats::{Estimate, HeavyHitter, KeyTable};
+
+pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 
 /// Distinct keys with the number of point requests each received.
 #[derive(Clone, Debug, Default)]
 pub struct KeyCounts {
-    map: HashMap<Box<[u8]>, u64, Xxh3DefaultBuilder>,
+    table: KeyTable,
 }
 
 impl KeyCounts {
-    /// An empty table.
+    /// An empty table, exact up to [`DEFAULT_DISTINCT_LIMIT`] distinct keys.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty table, exact up to `limit` distinct keys.
+    pub fn with_limit(limit: usize) -> Self {
+        KeyCounts { table: KeyTable::with_limit(limit) }
     }
 
     /// Counts `n` more requests for `key`.
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
-        if let Some(c) = self.map.get_mut(key) {
-            *c += n;
-        } else {
-            self.map.insert(key.into(), n);
-        }
+        self.table.add(key, n);
     }
 
     /// Adds every count of `other` (the larger table absorbs the smaller).
-    pub fn merge(mut self, mut other: KeyCounts) -> KeyCounts {
-        if other.map.len() > self.map.len() {
-            std::mem::swap(&mut self, &mut other);
-        }
-        for (k, n) in other.map {
-            *self.map.entry(k).or_insert(0) += n;
-        }
-        self
+    pub fn merge(self, other: KeyCounts) -> KeyCounts {
+        KeyCounts { table: self.table.merge(other.table) }
     }
 
-    /// Number of distinct keys.
+    /// Number of distinct keys held: all of them while exact, the sample otherwise (see
+    /// [`distinct`](KeyCounts::distinct) for the estimate).
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.table.len()
     }
 
-    /// True when no key was counted.
+    /// True when no key is held.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.table.is_empty()
     }
 
-    /// Sum of all counts.
+    /// Sum of all counts, sampled or not (exact).
     pub fn total(&self) -> u64 {
-        self.map.values().sum()
+        self.table.total()
     }
 
-    /// The count of one key (0 when unseen).
+    /// Sum of the counts of the keys held (equal to [`total`](KeyCounts::total) while exact):
+    /// the denominator of traffic shares computed over [`iter`](KeyCounts::iter).
+    pub fn held_total(&self) -> u64 {
+        self.table.held_total()
+    }
+
+    /// The count of one key (0 when unseen, or outside the sample).
     pub fn count(&self, key: &[u8]) -> u64 {
-        self.map.get(key).copied().unwrap_or(0)
+        self.table.count(key)
     }
 
-    /// The keys and counts in no particular order.
+    /// The keys held and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
-        self.map.iter().map(|(k, &n)| (&**k, n))
+        self.table.iter()
     }
 
-    /// The keys and counts sorted by key (deterministic order for reports and parallel work).
+    /// The keys held and their counts, sorted by key (deterministic order for reports and
+    /// parallel work).
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
         let mut v: Vec<(&[u8], u64)> = self.iter().collect();
         v.sort_unstable_by(|a, b| a.0.cmp(b.0));
         v
+    }
+
+    /// True while every key is held.
+    pub fn is_exact(&self) -> bool {
+        self.table.is_exact()
+    }
+
+    /// Share of the key space held: 1 while exact.
+    pub fn sample_rate(&self) -> f64 {
+        self.table.sample_rate()
+    }
+
+    /// The number of distinct keys, exact or estimated with its 95% interval.
+    pub fn distinct(&self) -> Estimate {
+        self.table.distinct()
+    }
+
+    /// The most requested key, its count and how much the count may overstate (0 while
+    /// exact). Ties go to the smaller key.
+    pub fn hottest(&self) -> Option<HeavyHitter> {
+        self.table.hottest()
+    }
+
+    /// The effective number of keys behind a traffic-weighted share over the keys held:
+    /// (sum of counts)^2 / sum of squared counts.
+    pub fn effective_keys(&self) -> f64 {
+        let squares = self.table.held_sum_of_squares();
+        if squares == 0.0 {
+            0.0
+        } else {
+            (self.held_total() as f64).powi(2) / squares
+        }
     }
 }
 
@@ -85,6 +131,24 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert_eq!(m.count(b"x"), 5);
         assert_eq!(m.total(), 10);
+        assert!(m.is_exact());
         assert_eq!(m.sorted().iter().map(|(k, _)| k.to_vec()).collect::<Vec<_>>(), [b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]);
+        assert_eq!(m.hottest().unwrap().key, b"x");
+    }
+
+    #[test]
+    fn past_the_limit_counts_are_sampled_and_the_total_stays_exact() {
+        let mut a = KeyCounts::with_limit(1000);
+        for i in 0..10_000u64 {
+            a.add(&i.to_be_bytes(), 1 + i % 2);
+        }
+        assert!(!a.is_exact() && a.len() <= 1000);
+        assert_eq!(a.total(), 15_000);
+        assert!(a.held_total() < 15_000);
+        let d = a.distinct();
+        assert!(d.ci_low <= 10_000.0 && d.ci_high >= 10_000.0, "{d:?}");
+        // Counts 1 and 2 in about equal numbers: (1.5 n)^2 / (2.5 n) = 0.9 n.
+        let ratio = a.effective_keys() / a.len() as f64;
+        assert!((ratio - 0.9).abs() < 0.02, "{ratio}");
     }
 }

@@ -35,6 +35,8 @@ pub struct ReplayConfig {
     pub latency: Option<LatencyConfig>,
     /// Point keys kept (in trace order) for timing lookups.
     pub latency_sample: usize,
+    /// Distinct keys counted exactly before the key metrics switch to a hash sample.
+    pub distinct_key_limit: usize,
 }
 
 impl Default for ReplayConfig {
@@ -47,6 +49,7 @@ impl Default for ReplayConfig {
             chunk_events: 1 << 16,
             latency: Some(LatencyConfig::default()),
             latency_sample: 1 << 16,
+            distinct_key_limit: crate::key_counts::DEFAULT_DISTINCT_LIMIT,
         }
     }
 }
@@ -161,21 +164,18 @@ pub fn replay_targets(
             r.latency = latency::measure(part.as_ref(), &keys, lcfg);
         }
     }
-    let hottest_key = acc
-        .keys
-        .iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
-        .map(|(k, n)| (k.to_vec(), n));
+    let hottest_key = acc.keys.hottest().map(|h| (h.key, h.count));
     let result = WorkloadResult {
         workload: input.label.clone(),
         description: input.description.clone(),
         key_type: input.key_type,
         events_measured: acc.events,
         warmup_events,
-        distinct_keys: acc.keys.len() as u64,
+        distinct_keys: acc.keys.distinct().value.round() as u64,
         point_requests: acc.keys.total(),
         scans: acc.scans,
         hottest_key,
+        key_sample: crate::metrics::estimate::KeySample::of(&acc.keys),
         schemes: results,
     };
     Ok((0..targets.len())
@@ -248,13 +248,13 @@ struct WorkerAcc {
 }
 
 impl WorkerAcc {
-    fn new(parts: &[Box<dyn Partitioner>], window: u64) -> Self {
+    fn new(parts: &[Box<dyn Partitioner>], window: u64, key_limit: usize) -> Self {
         WorkerAcc {
             schemes: parts
                 .iter()
                 .map(|p| SchemeAcc { load: LoadAccumulator::new(p.shard_count(), window), fanout: FanoutAccumulator::default() })
                 .collect(),
-            keys: KeyCounts::new(),
+            keys: KeyCounts::with_limit(key_limit),
             sample: Vec::new(),
             events: 0,
             scans: 0,
@@ -348,7 +348,7 @@ fn replay_measured(
         let accs: Vec<WorkerAcc> = (0..threads)
             .into_par_iter()
             .map(|_| {
-                let mut acc = WorkerAcc::new(parts, window);
+                let mut acc = WorkerAcc::new(parts, window, cfg.distinct_key_limit);
                 let mut set = ShardSet::new(max_shards);
                 for chunk in rx.iter() {
                     acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
@@ -358,7 +358,7 @@ fn replay_measured(
             })
             .collect();
         reader.join().map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
-        Ok(accs.into_iter().reduce(WorkerAcc::merge).unwrap_or_else(|| WorkerAcc::new(parts, window)))
+        Ok(accs.into_iter().reduce(WorkerAcc::merge).unwrap_or_else(|| WorkerAcc::new(parts, window, cfg.distinct_key_limit)))
     })
 }
 

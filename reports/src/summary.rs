@@ -6,7 +6,8 @@ use serde::Serialize;
 use crate::ReportError;
 
 /// The header of `summary.csv`.
-pub const SUMMARY_HEADER: &str = "workload,scheme,shards,metric,value,unit,target_shards";
+pub const SUMMARY_HEADER: &str =
+    "workload,scheme,shards,metric,value,unit,target_shards,estimate,sample_rate,ci_low,ci_high";
 /// The header of `shards.csv`.
 pub const SHARDS_HEADER: &str = "workload,scheme,shard,requests,distinct_keys,shards,request_share";
 
@@ -27,6 +28,14 @@ pub struct SummaryRow<'a> {
     pub unit: &'a str,
     /// Shard count M of the remap measurement.
     pub target_shards: u32,
+    /// 1 when the value was estimated from a hash sample of the key space, else 0.
+    pub estimate: u8,
+    /// Share of the key space the value was measured on (1 for exact values).
+    pub sample_rate: String,
+    /// Lower end of the 95% confidence interval of an estimate (empty otherwise).
+    pub ci_low: String,
+    /// Upper end of the 95% confidence interval of an estimate (empty otherwise).
+    pub ci_high: String,
 }
 
 /// One row of `shards.csv`.
@@ -64,6 +73,8 @@ pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
     for r in results {
         for s in &r.schemes {
             for m in r.metric_values(s) {
+                let estimate = m.value.and(r.estimate_of(s, m.name));
+                let ci = estimate.and_then(|e| e.ci);
                 w.serialize(SummaryRow {
                     workload: &r.workload,
                     scheme: &s.scheme,
@@ -72,6 +83,10 @@ pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
                     value: format_value(m.value),
                     unit: m.unit,
                     target_shards: s.remap.target_shards,
+                    estimate: u8::from(estimate.is_some()),
+                    sample_rate: format_value(Some(estimate.map_or(1.0, |e| e.sample_rate))),
+                    ci_low: format_value(ci.map(|c| c.0)),
+                    ci_high: format_value(ci.map(|c| c.1)),
                 })?;
             }
         }
@@ -84,7 +99,8 @@ pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in results {
         for s in &r.schemes {
-            for (shard, (&requests, &distinct)) in s.load.shard_requests.iter().zip(&s.shard_distinct_keys).enumerate() {
+            for (shard, &requests) in s.load.shard_requests.iter().enumerate() {
+                let distinct = r.shard_distinct_keys(s, shard);
                 let share = if s.load.requests == 0 { None } else { Some(requests as f64 / s.load.requests as f64) };
                 w.serialize(ShardRow {
                     workload: &r.workload,

@@ -2,6 +2,7 @@
 //! table of metric names, units and definitions that every output reads.
 
 pub mod failure;
+pub mod estimate;
 pub mod fanout;
 pub mod latency;
 pub mod load;
@@ -59,6 +60,9 @@ pub struct WorkloadResult {
     pub scans: u64,
     /// The most requested key and its point requests.
     pub hottest_key: Option<(Vec<u8>, u64)>,
+    /// How the key space was sampled when it had more distinct keys than the limit; `None`
+    /// when every key was counted (see [`estimate`]).
+    pub key_sample: Option<estimate::KeySample>,
     /// One result per scheme, in the order the schemes were given.
     pub schemes: Vec<SchemeResult>,
 }

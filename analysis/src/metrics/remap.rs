@@ -45,7 +45,8 @@ pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCoun
     Remap {
         target_shards: m,
         remap_fraction: ratio(moved, entries.len() as u64),
-        remap_fraction_traffic: ratio(moved_traffic, keys.total()),
+        // Over the keys held: all of them, or the sample (then an estimate of the share).
+        remap_fraction_traffic: ratio(moved_traffic, keys.held_total()),
         remap_ideal: ideal(n, m),
         moved_to_new_shards: ratio(to_new, moved),
     }

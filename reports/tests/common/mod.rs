@@ -143,6 +143,7 @@ pub fn results(variant: Variant) -> Vec<WorkloadResult> {
                 point_requests: 1000,
                 scans: 50,
                 hottest_key: Some((b"k".to_vec(), (hot_key * 1000.0) as u64)),
+                key_sample: None,
                 schemes,
             });
         }

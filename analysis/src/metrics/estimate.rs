@@ -1,0 +1,151 @@
+//! Which metrics are estimates, and how good: when a replay sees more distinct keys than the
+//! limit, the distinct-key metrics are measured on a consistent hash sample of the key space
+//! (see [`crate::KeyCounts`]). [`WorkloadResult::estimate_of`] says, per metric, the sample
+//! rate and the 95% confidence interval.
+//!
+//! | metric                      | estimated as                                          | 95% interval |
+//! |-----------------------------|-------------------------------------------------------|--------------|
+//! | `distinct_keys`             | sampled keys / rate                                   | binomial count |
+//! | `remap_fraction`            | share of sampled keys that move                       | Wilson, n = sampled keys, finite-population corrected |
+//! | `remap_fraction_traffic`    | share of sampled keys' requests that move             | Wilson, n = effective keys (sum c)^2 / sum c^2 |
+//! | `remap_to_new_shards`       | share of moved sampled keys going to new shards       | Wilson, n = moved sampled keys |
+//! | `hottest_key_share`         | space-saving count of the hottest key / requests      | [count - error, count] / requests (exact when the key is in the sample) |
+//! | `split_balance*`            | computed over the sampled keys of the hottest range   | none given |
+//!
+//! Everything else (requests, shard loads, windows, scans, fan-out, latency) counts every
+//! event and stays exact.
+
+use serde::Serialize;
+use workloads::stats::{share_estimate, Estimate};
+
+use super::{SchemeResult, WorkloadResult};
+use crate::KeyCounts;
+
+/// How a replay sampled the key space; `None` in a [`WorkloadResult`] means every key was
+/// counted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KeySample {
+    /// Share of the key space kept, 2^-k.
+    pub sample_rate: f64,
+    /// Distinct keys in the sample.
+    pub sampled_keys: u64,
+    /// Effective number of sampled keys behind traffic-weighted shares.
+    pub effective_keys: f64,
+    /// The distinct-key estimate with its interval.
+    pub distinct: Estimate,
+    /// How much the hottest key's count may overstate (0 when it is in the sample).
+    pub hottest_key_error: u64,
+}
+
+impl KeySample {
+    /// The sample of `keys`, or `None` while they are exact.
+    pub fn of(keys: &KeyCounts) -> Option<KeySample> {
+        (!keys.is_exact()).then(|| KeySample {
+            sample_rate: keys.sample_rate(),
+            sampled_keys: keys.len() as u64,
+            effective_keys: keys.effective_keys(),
+            distinct: keys.distinct(),
+            hottest_key_error: keys.hottest().map_or(0, |h| h.error),
+        })
+    }
+}
+
+/// The sample behind one estimated metric value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MetricEstimate {
+    /// Share of the key space measured.
+    pub sample_rate: f64,
+    /// The 95% confidence interval, when one can be given.
+    pub ci: Option<(f64, f64)>,
+}
+
+impl From<Estimate> for MetricEstimate {
+    fn from(e: Estimate) -> Self {
+        MetricEstimate { sample_rate: e.sample_rate, ci: Some((e.ci_low, e.ci_high)) }
+    }
+}
+
+impl WorkloadResult {
+    /// For a metric of `s` measured on a key sample: the sample rate and 95% interval; `None`
+    /// for exact values.
+    pub fn estimate_of(&self, s: &SchemeResult, name: &str) -> Option<MetricEstimate> {
+        let ks = self.key_sample.as_ref()?;
+        let rate = ks.sample_rate;
+        let share = |p: f64, n: f64| Some(MetricEstimate::from(share_estimate(p, n, rate)));
+        match name {
+            "distinct_keys" => Some(ks.distinct.into()),
+            "remap_fraction" => share(s.remap.remap_fraction, ks.sampled_keys as f64),
+            "remap_fraction_traffic" => share(s.remap.remap_fraction_traffic, ks.effective_keys),
+            "remap_to_new_shards" => {
+                share(s.remap.moved_to_new_shards, s.remap.remap_fraction * ks.sampled_keys as f64)
+            }
+            "hottest_key_share" if ks.hottest_key_error > 0 => {
+                let (count, total) = self.hottest_key.as_ref().map_or((0, 0), |(_, n)| (*n, self.point_requests));
+                let share = |n: u64| if total == 0 { 0.0 } else { n as f64 / total as f64 };
+                Some(MetricEstimate {
+                    sample_rate: rate,
+                    ci: Some((share(count.saturating_sub(ks.hottest_key_error)), share(count))),
+                })
+            }
+            "split_balance" | "split_balance_optimal" if s.split.is_some() => {
+                Some(MetricEstimate { sample_rate: rate, ci: None })
+            }
+            _ => None,
+        }
+    }
+
+    /// Distinct keys of one shard: the count, scaled by the sample rate when sampled.
+    pub fn shard_distinct_keys(&self, s: &SchemeResult, shard: usize) -> u64 {
+        let held = s.shard_distinct_keys.get(shard).copied().unwrap_or(0);
+        match &self.key_sample {
+            Some(ks) => (held as f64 / ks.sample_rate).round() as u64,
+            None => held,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::replay::{replay, ReplayConfig, WorkloadInput};
+    use crate::schemes::SchemeSpec;
+    use workloads::{KeyType, WorkloadSpec};
+
+    fn run(limit: usize) -> super::WorkloadResult {
+        let spec = WorkloadSpec::parse("uniform:keys=200000,scans=0.01").unwrap();
+        let open = move || spec.open(7, 300_000);
+        let input = WorkloadInput { label: "u".into(), description: String::new(), key_type: KeyType::U64, open: &open };
+        let cfg = ReplayConfig { latency: None, distinct_key_limit: limit, ..ReplayConfig::default() };
+        replay(&input, &SchemeSpec::parse_list("hash,ring").unwrap(), &cfg, &|_| {}).unwrap()
+    }
+
+    #[test]
+    fn past_the_limit_key_metrics_are_estimates_whose_intervals_cover_the_exact_values() {
+        let exact = run(10_000_000);
+        assert!(exact.key_sample.is_none());
+        assert_eq!(exact.estimate_of(&exact.schemes[0], "distinct_keys"), None);
+        let sampled = run(20_000);
+        let ks = sampled.key_sample.expect("sampled");
+        assert!(ks.sample_rate < 0.25 && ks.sampled_keys <= 20_000, "{ks:?}");
+        let d = sampled.estimate_of(&sampled.schemes[0], "distinct_keys").unwrap().ci.unwrap();
+        let truth = exact.distinct_keys as f64;
+        assert!(d.0 <= truth && truth <= d.1, "{d:?} vs {truth}");
+        assert_eq!(sampled.point_requests, exact.point_requests);
+        assert_eq!(sampled.schemes[0].load.requests, exact.schemes[0].load.requests);
+        for (s, e) in sampled.schemes.iter().zip(&exact.schemes) {
+            for (name, truth) in [
+                ("remap_fraction", e.remap.remap_fraction),
+                ("remap_fraction_traffic", e.remap.remap_fraction_traffic),
+                ("remap_to_new_shards", e.remap.moved_to_new_shards),
+            ] {
+                let est = sampled.estimate_of(s, name).unwrap();
+                let (lo, hi) = est.ci.unwrap();
+                // A 95% interval: allow a little slack so the test is not flaky by design.
+                let slack = 0.25 * (hi - lo);
+                assert!(lo - slack <= truth && truth <= hi + slack, "{} {name}: [{lo}, {hi}] vs {truth}", s.scheme);
+            }
+            let scaled: u64 = (0..s.shards as usize).map(|i| sampled.shard_distinct_keys(s, i)).sum();
+            assert!((scaled as f64 - truth).abs() < 0.05 * truth, "{scaled} vs {truth}");
+        }
+        assert_eq!(sampled.estimate_of(&sampled.schemes[0], "requests"), None);
+    }
+}
