@@ -22,7 +22,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use super::cluster::{Cluster, SplitCause};
 use super::diagnose::Diagnosis;
 use super::finder::{decide, exact_best, FinderInput, FinderKind};
-use super::output::{DynamicTotals, FinalRange, SplitRow, TimelineRow};
+use super::output::{DynamicTotals, FinalRange, SplitRow, TimelineRow, WindowClock};
 use super::params::DynamicParams;
 use super::rebalance::{self, MoveKind, RebalanceLimits};
 use super::requests::{scan_end, SideCounts, WindowLog};
@@ -95,7 +95,7 @@ pub fn simulate_with(
         }
     }
     let clock = windower.finish(&mut sim);
-    Ok(sim.finish(params, clock))
+    Ok(sim.finish(clock))
 }
 
 /// A load-split decision waiting for the next window to be judged.
@@ -475,7 +475,7 @@ impl<'p> Simulation<'p> {
         t.bytes_moved += row.bytes_moved;
     }
 
-    fn finish(self, params: &DynamicParams, clock: super::output::WindowClock) -> DynamicRun {
+    fn finish(self, clock: WindowClock) -> DynamicRun {
         let ranges = self
             .cluster
             .map
@@ -493,7 +493,7 @@ impl<'p> Simulation<'p> {
             .collect();
         DynamicRun {
             label: super::params::NAME.to_string(),
-            params: params.clone(),
+            params: self.params.clone(),
             nodes: self.cluster.nodes(),
             clock,
             events: self.events_seen,
