@@ -3,7 +3,7 @@
 //! salted key (salted). Random boundaries and keys, with keys equal to boundaries, below the
 //! first and above the last, mixed key lengths and the empty key.
 
-use analysis::layout::{KeyIndex, RadixIndex};
+use analysis::layout::{KeyIndex, RadixIndex, SegmentedIndex};
 use analysis::schemes::range::RangePartitioner;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::salted::SaltedRangePartitioner;
@@ -117,9 +117,37 @@ proptest! {
         keys.sort_unstable();
         let index = RadixIndex::new(&keys);
         let probes = keys.iter().flat_map(|&k| [k, k.wrapping_add(1), k.wrapping_sub(1)]).chain(extra);
-        for x in probes.chain([0, 1, u64::MAX]) {
+        let mut xs: Vec<u64> = probes.chain([0, 1, u64::MAX]).collect();
+        for &x in &xs {
             prop_assert_eq!(index.rank_le(x), keys.partition_point(|&k| k <= x), "x {}", x);
             prop_assert_eq!(index.rank_lt(x), keys.partition_point(|&k| k < x), "x {}", x);
+        }
+        // The merge walk, on queries out of order and then sorted.
+        for _ in 0..2 {
+            let mut walked = Vec::new();
+            index.rank_runs(&xs, |rank, len| walked.extend(std::iter::repeat_n(rank, len)));
+            let direct: Vec<usize> = xs.iter().map(|&x| index.rank_le(x)).collect();
+            prop_assert_eq!(walked, direct);
+            xs.sort_unstable();
+        }
+    }
+
+    #[test]
+    fn segmented_ranks_are_partition_point_per_segment(
+        segments in prop::collection::vec(prop::collection::vec(number(), 0..40), 1..12),
+        extra in prop::collection::vec(number(), 0..30),
+    ) {
+        let mut segments = segments;
+        segments.iter_mut().for_each(|s| s.sort_unstable());
+        let refs: Vec<&[u64]> = segments.iter().map(|s| s.as_slice()).collect();
+        let index = SegmentedIndex::new(&refs);
+        let probes: Vec<u64> = segments.iter().flatten().flat_map(|&k| [k, k.wrapping_add(1), k.wrapping_sub(1)]).chain(extra).chain([0, u64::MAX]).collect();
+        let mut before = 0;
+        for (s, segment) in segments.iter().enumerate() {
+            for &x in &probes {
+                prop_assert_eq!(index.rank_le(s, x), before + segment.partition_point(|&k| k <= x), "segment {} x {}", s, x);
+            }
+            before += segment.len();
         }
     }
 

@@ -13,15 +13,7 @@
 //! buckets hold many keys, and the window search then takes log2(window) steps, never more
 //! than a binary search over all keys.
 
-/// Buckets per key, as a power of two: the table has between 2 and 4 entries per key.
-const EXTRA_BITS: u32 = 1;
-
-/// The most table bits (16 Mi entries, 64 MiB) whatever the key count.
-const MAX_BITS: u32 = 24;
-
-/// Windows up to this many keys are counted with straight-line compares; longer ones are
-/// binary-searched.
-const COUNTED_WINDOW: usize = 8;
+use super::{window_rank, EXTRA_BITS, MAX_BITS};
 
 /// Answers "how many of the keys are `<= x`" for a fixed, sorted multiset of `u64` keys.
 ///
@@ -51,6 +43,13 @@ impl RadixIndex {
     /// Indexes `sorted`, which must be in non-decreasing order (repeats allowed). Panics
     /// when it is not sorted or holds `u32::MAX` keys or more.
     pub fn new(sorted: &[u64]) -> Self {
+        Self::with_window(sorted, 1)
+    }
+
+    /// [`RadixIndex::new`] with a search window of at least `window` keys. Indexes that are
+    /// searched one after another at random (one per salt bucket) share one window width,
+    /// so that the branch on the width is always predicted.
+    pub fn with_window(sorted: &[u64], window: usize) -> Self {
         assert!(
             sorted.windows(2).all(|w| w[0] <= w[1]),
             "RadixIndex keys must be sorted"
@@ -74,7 +73,7 @@ impl RadixIndex {
                 table[h + 1] += 1;
             }
         }
-        let mut window = 1usize;
+        let mut window = window.max(1);
         let mut run = 0u32;
         for t in table.iter_mut() {
             window = window.max(*t as usize);
@@ -119,7 +118,8 @@ impl RadixIndex {
         &self.keys[..self.len]
     }
 
-    /// The most keys that share one bucket (the window a query searches).
+    /// The number of keys a query searches after the table: at least the most keys that
+    /// share one bucket, rounded up to a power of two.
     pub fn window(&self) -> usize {
         self.window
     }
@@ -139,13 +139,7 @@ impl RadixIndex {
     pub fn rank_le(&self, x: u64) -> usize {
         let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.table.len() - 1);
         let start = self.table[h] as usize;
-        let counted = match self.window {
-            1 => count::<1>(&self.keys, start, x),
-            2 => count::<2>(&self.keys, start, x),
-            4 => count::<4>(&self.keys, start, x),
-            COUNTED_WINDOW => count::<COUNTED_WINDOW>(&self.keys, start, x),
-            w => search(&self.keys, start, w, x),
-        };
+        let counted = window_rank(&self.keys, start, self.window, x);
         (start + counted).min(self.len)
     }
 
@@ -160,13 +154,13 @@ impl RadixIndex {
 
     /// [`RadixIndex::rank_le`] of `x`, given the answer `hint` for an earlier query: when
     /// `x` is at or after the keys counted by `hint`, a few steps forward from `hint` find
-    /// the answer (a merge walk); otherwise, or after four steps, the index answers. Exact
+    /// the answer (a merge walk); otherwise, or after two steps, the index answers. Exact
     /// for any hint; fast when queries come in order.
     #[inline]
     pub fn rank_le_from(&self, hint: usize, x: u64) -> usize {
         let keys = &self.keys[..self.len];
         if hint <= self.len && (hint == 0 || keys[hint - 1] <= x) {
-            for step in 0..4 {
+            for step in 0..2 {
                 match keys.get(hint + step) {
                     Some(&k) if k <= x => {}
                     _ => return hint + step,
@@ -177,28 +171,32 @@ impl RadixIndex {
     }
 }
 
-/// How many of the `W` keys from `start` on are `<= x` (straight-line, no branches).
-#[inline(always)]
-fn count<const W: usize>(keys: &[u64], start: usize, x: u64) -> usize {
-    let window: &[u64; W] = keys[start..start + W]
-        .try_into()
-        .expect("the padding keeps every window in bounds");
-    window.iter().map(|&k| usize::from(k <= x)).sum()
-}
-
-/// How many of the `width` keys from `start` on are `<= x`, by a branch-free binary search
-/// (the window is sorted).
-#[inline(always)]
-fn search(keys: &[u64], start: usize, width: usize, x: u64) -> usize {
-    let window = &keys[start..start + width];
-    let (mut base, mut size) = (0usize, width);
-    while size > 1 {
-        let half = size / 2;
-        let mid = base + half;
-        base = if window[mid] <= x { mid } else { base };
-        size -= half;
+impl RadixIndex {
+    /// Cuts `xs` into runs of consecutive queries with the same [`RadixIndex::rank_le`] and
+    /// calls `run(rank, length)` for each, in order (a merge walk).
+    ///
+    /// A run is every following query between the keys around the first one's answer, so
+    /// queries in increasing order cost one lookup per run plus two comparisons per query.
+    /// Exact for queries in any order; out-of-order queries only make runs shorter.
+    pub fn rank_runs(&self, xs: &[u64], mut run: impl FnMut(usize, usize)) {
+        let keys = &self.keys[..self.len];
+        let (mut at, mut rank) = (0usize, 0usize);
+        while let Some(&x) = xs.get(at) {
+            rank = self.rank_le_from(rank, x);
+            // x lies in [below, above): every query there has the same rank.
+            let below = if rank == 0 { 0 } else { keys[rank - 1] };
+            let rest = &xs[at..];
+            let len = match keys.get(rank) {
+                Some(&above) => rest
+                    .iter()
+                    .take_while(|&&k| below <= k && k < above)
+                    .count(),
+                None => rest.iter().take_while(|&&k| below <= k).count(),
+            };
+            run(rank, len);
+            at += len;
+        }
     }
-    base + usize::from(window[base] <= x)
 }
 
 #[cfg(test)]
@@ -237,7 +235,7 @@ mod tests {
         let mut keys: Vec<u64> = (0..500u64).collect();
         keys.push(u64::MAX / 2);
         let index = RadixIndex::new(&keys);
-        assert!(index.window() > COUNTED_WINDOW);
+        assert!(index.window() > super::super::COUNTED_WINDOW);
         check(&keys, &[0, 1, 250, 499, 500, 501, u64::MAX / 2, u64::MAX]);
     }
 }

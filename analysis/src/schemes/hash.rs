@@ -6,7 +6,7 @@
 
 use workloads::Spec;
 
-use super::pinned_hash::hash64;
+use super::pinned_hash::{hash64, reduce};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
@@ -49,7 +49,11 @@ impl ModHashPartitioner {
 }
 
 impl Partitioner for ModHashPartitioner {
-    fn without_shard(&self, shard: ShardId, _keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+    fn without_shard(
+        &self,
+        shard: ShardId,
+        _keys: &KeyCounts,
+    ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         crate::placement::hash::without_shard(self, shard)
     }
 
@@ -63,7 +67,7 @@ impl Partitioner for ModHashPartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        (hash64(key) % u64::from(self.shards)) as ShardId
+        reduce(hash64(key), self.shards) as ShardId
     }
 
     /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only

@@ -18,6 +18,19 @@ pub fn hash64(bytes: &[u8]) -> u64 {
     }
 }
 
+/// `hash % n` for `n >= 1`, with a mask instead of a division when `n` is a power of two
+/// (the same value; the default shard and bucket counts are powers of two, and a 64-bit
+/// division is the slowest step of a mod-N lookup).
+#[inline(always)]
+pub fn reduce(hash: u64, n: u32) -> u64 {
+    let n = u64::from(n);
+    if n.is_power_of_two() {
+        hash & (n - 1)
+    } else {
+        hash % n
+    }
+}
+
 /// XXH3-64 (seed 0, default secret) of exactly 8 bytes: the specification's 4-to-8-byte
 /// path, written out so that it inlines into the lookups.
 ///
@@ -45,7 +58,7 @@ fn xxh3_64_of_8_bytes(key: &[u8; 8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::hash64;
+    use super::{hash64, reduce};
 
     #[test]
     fn the_placement_hash_gives_the_pinned_values() {
@@ -55,6 +68,15 @@ mod tests {
         assert_eq!(hash64(b"abc"), 0x78af_5f94_892f_3950);
         assert_eq!(hash64(b"user42"), 0x9fdc_8e44_c5b9_267c);
         assert_eq!(hash64(&42u64.to_be_bytes()), 0x2e4f_e982_b689_10ac);
+    }
+
+    #[test]
+    fn reduce_is_the_remainder() {
+        for n in [1u32, 2, 3, 16, 17, 1 << 16, u32::MAX] {
+            for h in [0u64, 1, 15, 16, 17, 0x9fdc_8e44_c5b9_267c, u64::MAX] {
+                assert_eq!(reduce(h, n), h % u64::from(n), "{h} % {n}");
+            }
+        }
     }
 
     #[test]

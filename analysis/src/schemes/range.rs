@@ -235,35 +235,47 @@ impl RangePartitioner {
     /// costs about one comparison each. Any order gives exact owners; unsorted keys only lose
     /// the speed-up.
     pub fn shards_of_sorted<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut Vec<ShardId>) {
+        /// Keys converted to numbers at a time (on the stack).
+        const BLOCK: usize = 256;
         out.reserve(keys.len());
-        let splits = &self.starts[1..];
-        let mut range = 0usize;
-        for key in keys {
-            let key = key.as_ref();
-            range = match key.first_chunk::<8>() {
-                Some(head) if self.index.is_u64_exact() => {
-                    let x = u64::from_be_bytes(*head);
-                    self.index.prefixes().rank_le_from(range, x)
+        let mut numbers = [0u64; BLOCK];
+        for block in keys.chunks(BLOCK) {
+            let mut all_numbers = self.index.is_u64_exact();
+            for (n, key) in numbers.iter_mut().zip(block) {
+                match key.as_ref().first_chunk::<8>() {
+                    Some(head) => *n = u64::from_be_bytes(*head),
+                    None => all_numbers = false,
                 }
-                _ => self.index.rank_le(splits, key),
-            };
-            out.push(self.owners[range]);
+            }
+            if all_numbers {
+                self.walk_u64(&numbers[..block.len()], out);
+            } else {
+                let splits = &self.starts[1..];
+                out.extend(
+                    block
+                        .iter()
+                        .map(|k| self.owners[self.index.rank_le(splits, k.as_ref())]),
+                );
+            }
         }
     }
 
     /// [`RangePartitioner::shards_of_sorted`] for 8-byte big-endian keys given as numbers.
     pub fn shards_of_sorted_u64(&self, keys: &[u64], out: &mut Vec<ShardId>) {
-        if !self.index.is_u64_exact() {
+        if self.index.is_u64_exact() {
+            out.reserve(keys.len());
+            self.walk_u64(keys, out);
+        } else {
             let bytes: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
-            return self.shards_of_sorted(&bytes, out);
+            self.shards_of_sorted(&bytes, out);
         }
-        out.reserve(keys.len());
-        let prefixes = self.index.prefixes();
-        let mut range = 0usize;
-        for &x in keys {
-            range = prefixes.rank_le_from(range, x);
-            out.push(self.owners[range]);
-        }
+    }
+
+    /// The merge walk over numbers, when they compare exactly through the prefix index.
+    fn walk_u64(&self, keys: &[u64], out: &mut Vec<ShardId>) {
+        self.index.prefixes().rank_runs(keys, |range, len| {
+            out.extend(std::iter::repeat_n(self.owners[range], len));
+        });
     }
 
     /// Indices of the ranges that a scan of `[start, end)` overlaps, in key order: range `i`

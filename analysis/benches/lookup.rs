@@ -1,0 +1,220 @@
+//! Lookup kernels, each layout against the plain ones in the same group so that ratios come
+//! from one run: `cargo bench -p analysis --bench lookup`.
+//!
+//! Every measurement routes a batch of [`BATCH`] pre-built random keys (splitmix64, fixed
+//! seed) and reports time per key (`Throughput::Elements`). Keys, boundaries and structures
+//! are built outside the timed loop; results go through `black_box`.
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+use analysis::layout::RadixIndex;
+use analysis::schemes::hash::ModHashPartitioner;
+use analysis::schemes::pinned_hash::hash64;
+use analysis::schemes::range::RangePartitioner;
+use analysis::schemes::ring::RingPartitioner;
+use analysis::schemes::salted::SaltedRangePartitioner;
+use analysis::{Partitioner, ShardId};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+/// Keys routed per timed iteration.
+const BATCH: usize = 4096;
+
+/// Range counts of the range groups.
+const RANGES: [usize; 3] = [1_000, 100_000, 1_000_000];
+
+/// Shards of every scheme.
+const SHARDS: u32 = 16;
+
+/// A fixed pseudo-random sequence (splitmix64).
+fn splitmix(seed: u64, n: usize) -> Vec<u64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+        .collect()
+}
+
+/// `n - 1` sorted distinct random split points (with the implicit start 0: `n` ranges).
+fn split_points(n: usize) -> Vec<u64> {
+    let mut splits = splitmix(n as u64, n - 1);
+    splits.sort_unstable();
+    splits.dedup();
+    splits
+}
+
+/// A range partitioner with the given splits, owners contiguous over [`SHARDS`].
+fn range_partitioner(splits: &[u64]) -> RangePartitioner {
+    let splits = splits.iter().map(|s| s.to_be_bytes().to_vec()).collect();
+    RangePartitioner::from_splits("range", SHARDS, splits).unwrap()
+}
+
+
+/// Runs `route` over the batch of keys as one timed iteration.
+fn bench_keys<K>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    n: usize,
+    keys: &[K],
+    route: impl Fn(&K) -> usize,
+) {
+    group.bench_with_input(BenchmarkId::new(name, n), keys, |b, keys| {
+        b.iter(|| {
+            let mut sum = 0usize;
+            for key in keys {
+                sum = sum.wrapping_add(route(black_box(key)));
+            }
+            black_box(sum)
+        })
+    });
+}
+
+/// Random `u64` keys against `n` ranges: the range index (predecessor search).
+fn range_lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("range_lookup");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys = splitmix(7, BATCH);
+    let byte_keys: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
+    for n in RANGES {
+        let splits = split_points(n);
+        let tree: BTreeMap<u64, u32> = splits.iter().enumerate().map(|(i, &s)| (s, i as u32 + 1)).collect();
+        let radix = RadixIndex::new(&splits);
+        let range = range_partitioner(&splits);
+        let starts = range.starts().to_vec();
+        bench_keys(&mut group, "partition_point", n, &keys, |&x| {
+            splits.partition_point(|&s| s <= x)
+        });
+        bench_keys(&mut group, "btreemap", n, &keys, |&x| {
+            tree.range(..=x).next_back().map_or(0, |(_, &i)| i as usize)
+        });
+        bench_keys(&mut group, "radix", n, &keys, |&x| radix.rank_le(x));
+        // Through the scheme's byte-key API: the old layout (partition_point over the
+        // Vec<Vec<u8>> starts) and the current one.
+        bench_keys(&mut group, "bytes_partition_point", n, &byte_keys, |k| {
+            starts.partition_point(|s| s.as_slice() <= &k[..]) - 1
+        });
+        bench_keys(&mut group, "range_shard_of", n, &byte_keys, |k| {
+            range.shard_of(k) as usize
+        });
+    }
+    group.finish();
+}
+
+/// A sorted batch of random keys against `n` ranges: per-key lookups against the merge walk.
+fn merge_walk(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sorted_batch");
+    let mut keys = splitmix(11, 1 << 20);
+    keys.sort_unstable();
+    let byte_keys: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
+    group.throughput(Throughput::Elements(keys.len() as u64));
+    for n in RANGES {
+        let splits = split_points(n);
+        let range = range_partitioner(&splits);
+        let mut out: Vec<ShardId> = Vec::with_capacity(keys.len());
+        group.bench_function(BenchmarkId::new("partition_point", n), |b| {
+            b.iter(|| {
+                out.clear();
+                out.extend(keys.iter().map(|&x| splits.partition_point(|&s| s <= x) as ShardId));
+                black_box(out.len())
+            })
+        });
+        group.bench_function(BenchmarkId::new("range_shard_of", n), |b| {
+            b.iter(|| {
+                out.clear();
+                out.extend(byte_keys.iter().map(|k| range.shard_of(k)));
+                black_box(out.len())
+            })
+        });
+        group.bench_function(BenchmarkId::new("merge_walk_u64", n), |b| {
+            b.iter(|| {
+                out.clear();
+                range.shards_of_sorted_u64(&keys, &mut out);
+                black_box(out.len())
+            })
+        });
+        group.bench_function(BenchmarkId::new("merge_walk_bytes", n), |b| {
+            b.iter(|| {
+                out.clear();
+                range.shards_of_sorted(&byte_keys, &mut out);
+                black_box(out.len())
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Mod-N hashing of 8-byte keys: the scheme against the crate's XXH3 and `%`.
+fn hash_lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hash_lookup");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys: Vec<[u8; 8]> = splitmix(13, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let hash = ModHashPartitioner::new("hash", SHARDS).unwrap();
+    let n = u64::from(black_box(SHARDS));
+    bench_keys(&mut group, "xxh3_crate_mod_n", SHARDS as usize, &keys, |k| {
+        (xxhash_rust::xxh3::xxh3_64(k) % n) as usize
+    });
+    bench_keys(&mut group, "hash_shard_of", SHARDS as usize, &keys, |k| {
+        hash.shard_of(k) as usize
+    });
+    group.finish();
+}
+
+/// A ring of 16 shards x 256 vnodes: the scheme against hash + `partition_point`.
+fn ring_lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ring_lookup");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys: Vec<[u8; 8]> = splitmix(17, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let ring = RingPartitioner::new("ring", SHARDS, 256).unwrap();
+    let points = ring.points().to_vec();
+    let n = points.len();
+    bench_keys(&mut group, "partition_point", n, &keys, |k| {
+        let h = hash64(k);
+        let i = points.partition_point(|p| p.0 < h);
+        points.get(i).unwrap_or(&points[0]).1 as usize
+    });
+    bench_keys(&mut group, "ring_shard_of", n, &keys, |k| ring.shard_of(k) as usize);
+    group.finish();
+}
+
+/// Salted ranges (16 buckets) against plain ranges with the same number of ranges, and the
+/// old salted path (salt into a small vector, then the inner lookup).
+fn salted_lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("salted_lookup");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys: Vec<[u8; 8]> = splitmix(19, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let warmup: Vec<Vec<u8>> = {
+        let mut w: Vec<Vec<u8>> = splitmix(23, 400_000).iter().map(|k| k.to_be_bytes().to_vec()).collect();
+        w.sort_unstable();
+        w
+    };
+    for per_shard in [8u64, 6_250] {
+        let salted = SaltedRangePartitioner::learn("salted", SHARDS, SHARDS, per_shard, &warmup).unwrap();
+        let ranges = salted.inner().range_count();
+        let range = RangePartitioner::learn("range", SHARDS, per_shard, &warmup).unwrap();
+        let inner = salted.inner().clone();
+        let starts = inner.starts().to_vec();
+        bench_keys(&mut group, "range_shard_of", ranges, &keys, |k| range.shard_of(k) as usize);
+        bench_keys(&mut group, "salted_shard_of", ranges, &keys, |k| salted.shard_of(k) as usize);
+        bench_keys(&mut group, "salt_then_partition_point", ranges, &keys, |k| {
+            let s = salted.salt(k);
+            inner.owners()[starts.partition_point(|x| x.as_slice() <= &s[..]) - 1] as usize
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = lookups;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30);
+    targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup
+}
+criterion_main!(lookups);
