@@ -30,8 +30,14 @@ impl Spec {
     pub fn parse(text: &str) -> Result<Spec, SpecError> {
         let err = |message: String| SpecError { spec: text.to_string(), message };
         let text_trim = text.trim();
-        let (name, rest) = match text_trim.split_once(':') {
-            Some((n, r)) => (n.trim(), Some(r)),
+        // The name ends at the last ':' before the first '=': a name may itself hold a colon
+        // (a named variant such as `ycsb:a`, or `ycsb:a:records=1000` with parameters).
+        let split = match text_trim.find('=') {
+            Some(eq) => text_trim[..eq].rfind(':'),
+            None => None,
+        };
+        let (name, rest) = match split {
+            Some(i) => (text_trim[..i].trim(), Some(&text_trim[i + 1..])),
             None => (text_trim, None),
         };
         if name.is_empty() {
@@ -175,6 +181,20 @@ mod tests {
         assert_eq!(s.get("keys"), Some("1000"));
         assert_eq!(s.parse_or("s", 1.0, "a number").unwrap(), 0.99);
         assert_eq!(s.to_string(), "zipf:keys=1000,s=0.99");
+    }
+
+    #[test]
+    fn a_name_may_hold_a_variant_after_a_colon() {
+        let s = Spec::parse("ycsb:a").unwrap();
+        assert_eq!((s.name.as_str(), s.params.len()), ("ycsb:a", 0));
+        let s = Spec::parse("ycsb:e:records=1000,scan_max=10").unwrap();
+        assert_eq!(s.name, "ycsb:e");
+        assert_eq!(s.get("records"), Some("1000"));
+        assert_eq!(s.to_string(), "ycsb:e:records=1000,scan_max=10");
+        assert_eq!(Spec::parse("range:boundaries=C:/splits.txt").unwrap().get("boundaries"), Some("C:/splits.txt"));
+        let list = Spec::parse_list("ycsb:a,zipf:s=1,ycsb:b:records=5").unwrap();
+        let names: Vec<&str> = list.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ycsb:a", "zipf", "ycsb:b"]);
     }
 
     #[test]

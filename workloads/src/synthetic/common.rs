@@ -143,6 +143,8 @@ impl SyntheticSource {
         seed: u64,
         total: u64,
     ) -> Self {
+        let mut model = model;
+        model.set_events(total);
         SyntheticSource {
             model,
             params,
@@ -171,16 +173,22 @@ impl EventSource for SyntheticSource {
                 index: self.next,
                 time_us: self.params.time_us(self.next),
             };
-            // Draw order is part of the stream's definition: scan?, then put?, then the key.
-            let op = if self.scan.sample(&mut self.rng) {
-                Op::Scan
-            } else if self.write.sample(&mut self.rng) {
-                Op::Put
-            } else {
-                Op::Get
+            let (op, key, end) = match self.model.next_event(slot, &mut self.rng) {
+                Some(event) => event,
+                None => {
+                    // Draw order is part of the stream's definition: scan?, then put?, then the key.
+                    let op = if self.scan.sample(&mut self.rng) {
+                        Op::Scan
+                    } else if self.write.sample(&mut self.rng) {
+                        Op::Put
+                    } else {
+                        Op::Get
+                    };
+                    let key = self.model.next_key(op, slot, &mut self.rng);
+                    (op, key, scan_end(key, self.params.scan_len))
+                }
             };
-            let key = self.model.next_key(op, slot, &mut self.rng);
-            let end_bytes = encode_u64(scan_end(key, self.params.scan_len));
+            let end_bytes = encode_u64(end);
             chunk.push(Event {
                 op,
                 key: &encode_u64(key),

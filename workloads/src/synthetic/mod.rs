@@ -23,6 +23,7 @@ mod latest;
 mod sequential;
 mod timestamp;
 mod uniform;
+mod ycsb;
 mod zipf;
 
 use std::fmt;
@@ -39,6 +40,7 @@ pub static WORKLOADS: &[&WorkloadKind] = &[
     &timestamp::KIND,
     &hotspot::KIND,
     &latest::KIND,
+    &ycsb::A, &ycsb::B, &ycsb::C, &ycsb::D, &ycsb::E, &ycsb::F,
 ];
 
 /// The random generator of every workload: xoshiro256++, whose output is fixed by its
@@ -120,6 +122,23 @@ pub trait KeyModel: Send {
 
     /// The key of the event at `slot` doing `op`.
     fn next_key(&mut self, op: Op, slot: Slot, rng: &mut WorkloadRng) -> u64;
+
+    /// Told the stream's length before the first event (YCSB sizes its key chooser by the
+    /// operation count). The default ignores it.
+    fn set_events(&mut self, _events: u64) {}
+
+    /// For workloads with their own operation mix (YCSB): the op, key and exclusive scan end
+    /// of the event at `slot`, drawn instead of the shared `scans`/`writes` mix and
+    /// [`KeyModel::next_key`]. `None`, the default, leaves the op to the shared mix.
+    fn next_event(&mut self, _slot: Slot, _rng: &mut WorkloadRng) -> Option<(Op, u64, u64)> {
+        None
+    }
+
+    /// True when [`KeyModel::next_event`] defines the op mix; the description is then
+    /// [`KeyModel::describe`] alone.
+    fn own_op_mix(&self) -> bool {
+        false
+    }
 }
 
 /// A checked synthetic workload spec such as `zipf:keys=1000,s=0.99`.
@@ -162,7 +181,11 @@ impl WorkloadSpec {
         spec.check(&known)?;
         let common = CommonParams::parse(&spec, kind.default_writes)?;
         let model = (kind.build)(&spec)?;
-        let description = format!("{}; {}", model.describe(), common.describe());
+        let description = if model.own_op_mix() {
+            model.describe()
+        } else {
+            format!("{}; {}", model.describe(), common.describe())
+        };
         let label = normalized_label(kind, &spec);
         Ok(WorkloadSpec {
             kind,
