@@ -7,11 +7,13 @@
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crossbeam_channel::bounded;
 use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
+use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
@@ -120,7 +122,8 @@ pub fn replay_targets(
     };
     let warmup_keys = read_warmup(source.as_mut(), warmup_events, progress)?;
     let ctx = BuildContext { shards: cfg.shards, warmup_keys: &warmup_keys, key_type: input.key_type };
-    let parts: Vec<Box<dyn Partitioner>> = schemes.iter().map(|s| s.build(&ctx)).collect::<Result<_, _>>()?;
+    let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
+    let parts: Vec<Box<dyn Partitioner>> = fixed.iter().map(|s| s.build(&ctx)).collect::<Result<_, _>>()?;
     drop(warmup_keys);
 
     let acc = replay_measured(source, &parts, cfg, progress)?;
@@ -133,7 +136,7 @@ pub fn replay_targets(
     progress(Progress::Phase("remap"));
     let mut results = Vec::with_capacity(parts.len());
     let mut remaps: Vec<Vec<remap::Remap>> = Vec::with_capacity(parts.len());
-    for ((spec, part), sacc) in schemes.iter().zip(&parts).zip(acc.schemes) {
+    for ((spec, part), sacc) in fixed.iter().zip(&parts).zip(acc.schemes) {
         remaps.push(
             targets
                 .iter()
@@ -153,6 +156,7 @@ pub fn replay_targets(
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
+            extra_metrics: Vec::new(),
         });
     }
     if let Some(lcfg) = &cfg.latency {
@@ -163,6 +167,20 @@ pub fn replay_targets(
         for (r, part) in results.iter_mut().zip(&parts) {
             r.latency = latency::measure(part.as_ref(), &keys, lcfg);
         }
+    }
+    let dynamic = simulate_dynamic(input, schemes, cfg, warmup_events, progress)?;
+    // Put every row back in the order the schemes were given.
+    let (mut fixed_rows, mut dynamic_rows) = (results.into_iter().zip(remaps), dynamic.iter());
+    let (mut results, mut remaps) = (Vec::with_capacity(schemes.len()), Vec::with_capacity(schemes.len()));
+    for spec in schemes {
+        let (row, remap) = if spec.is_dynamic() {
+            let run = dynamic_rows.next().ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
+            (run.scheme_result(targets[0]), targets.iter().map(|&m| run.remap(m)).collect())
+        } else {
+            fixed_rows.next().ok_or_else(|| AnalysisError::Config("missing scheme result".into()))?
+        };
+        results.push(row);
+        remaps.push(remap);
     }
     let hottest_key = acc.keys.hottest().map(|h| (h.key, h.count));
     let result = WorkloadResult {
@@ -177,6 +195,7 @@ pub fn replay_targets(
         hottest_key,
         key_sample: crate::metrics::estimate::KeySample::of(&acc.keys),
         schemes: results,
+        dynamic,
     };
     Ok((0..targets.len())
         .map(|t| {
@@ -187,6 +206,29 @@ pub fn replay_targets(
             r
         })
         .collect())
+}
+
+/// Simulates every dynamic scheme over the whole stream, in order, one at a time; the
+/// warm-up is replayed (the cluster splits and moves) but not measured, as for fixed schemes.
+fn simulate_dynamic(
+    input: &WorkloadInput<'_>,
+    schemes: &[SchemeSpec],
+    cfg: &ReplayConfig,
+    warmup_events: u64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> {
+    let opts = DynamicOptions { nodes: cfg.shards, window: cfg.window, warmup_events };
+    schemes
+        .iter()
+        .filter(|s| s.is_dynamic())
+        .map(|spec| {
+            progress(Progress::Phase("range dynamics"));
+            let params = DynamicParams::parse(&spec.spec)?;
+            let mut run = simulate_with(&params, &opts, (input.open)()?.as_mut())?;
+            run.label = spec.label();
+            Ok(Arc::new(run))
+        })
+        .collect()
 }
 
 /// Counts the events of a stream (used when the warm-up share needs the length).

@@ -6,12 +6,13 @@
 //! an empty field.
 //!
 //! ```
-//! use reports::dynamic_csv::{splits_csv, timeline_csv, SPLITS_HEADER, TIMELINE_HEADER};
+//! use reports::dynamic_csv::{splits_csv, timeline_csv, RunLabel, SPLITS_HEADER, TIMELINE_HEADER};
 //! use workloads::KeyType;
-//! let timeline = String::from_utf8(timeline_csv(&[]).unwrap()).unwrap();
+//! let label = RunLabel { workload: "w", scheme: "range-dynamic" };
+//! let timeline = String::from_utf8(timeline_csv(&[], label).unwrap()).unwrap();
 //! assert_eq!(timeline, format!("{TIMELINE_HEADER}\n"));
 //! assert!(SPLITS_HEADER.starts_with("window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason"));
-//! assert_eq!(splits_csv(&[], KeyType::U64).unwrap(), format!("{SPLITS_HEADER}\n").into_bytes());
+//! assert_eq!(splits_csv(&[], KeyType::U64, label).unwrap(), format!("{SPLITS_HEADER}\n").into_bytes());
 //! ```
 
 use analysis::dynamic::{FinderSummary, SplitRow, TimelineRow};
@@ -23,20 +24,20 @@ use crate::ReportError;
 
 /// The header of `timeline.csv`.
 pub const TIMELINE_HEADER: &str = "window,ranges,splits,merges,ownership_moves,data_moves,bytes_moved,\
-hottest_node_share,hottest_range_share,size_splits,load_splits,refusals,oscillations,events,requests,measured";
+hottest_node_share,hottest_range_share,size_splits,load_splits,refusals,oscillations,events,requests,measured,workload,scheme";
 
 /// The header of `splits.csv`.
 pub const SPLITS_HEADER: &str =
-    "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason,range_end,applied,requests";
+    "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason,range_end,applied,requests,workload,scheme";
 
 /// The header of `finders.csv`.
 pub const FINDERS_HEADER: &str =
     "finder,decisions,splits,applied,evaluated,balance_mean,balance_p90,\
-excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_direction";
+excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_direction,workload,scheme";
 
 /// One row of `timeline.csv`.
 #[derive(Debug, Serialize)]
-struct TimelineCsvRow {
+struct TimelineCsvRow<'a> {
     window: u64,
     ranges: u64,
     splits: u64,
@@ -53,11 +54,13 @@ struct TimelineCsvRow {
     events: u64,
     requests: u64,
     measured: bool,
+    workload: &'a str,
+    scheme: &'a str,
 }
 
 /// One row of `splits.csv`.
 #[derive(Debug, Serialize)]
-struct SplitCsvRow {
+struct SplitCsvRow<'a> {
     window: u64,
     finder: &'static str,
     range_start: String,
@@ -69,11 +72,13 @@ struct SplitCsvRow {
     range_end: String,
     applied: bool,
     requests: u64,
+    workload: &'a str,
+    scheme: &'a str,
 }
 
 /// One row of `finders.csv`.
 #[derive(Debug, Serialize)]
-struct FinderCsvRow {
+struct FinderCsvRow<'a> {
     finder: &'static str,
     decisions: u64,
     splits: u64,
@@ -86,10 +91,12 @@ struct FinderCsvRow {
     popular_key: u64,
     no_split_key: u64,
     clear_direction: u64,
+    workload: &'a str,
+    scheme: &'a str,
 }
 
 /// Renders `timeline.csv`.
-pub fn timeline_csv(rows: &[TimelineRow]) -> Result<Vec<u8>, ReportError> {
+pub fn timeline_csv(rows: &[TimelineRow], label: RunLabel<'_>) -> Result<Vec<u8>, ReportError> {
     write(
         TIMELINE_HEADER,
         rows.iter().map(|r| TimelineCsvRow {
@@ -109,12 +116,14 @@ pub fn timeline_csv(rows: &[TimelineRow]) -> Result<Vec<u8>, ReportError> {
             events: r.events,
             requests: r.requests,
             measured: r.measured,
+            workload: label.workload,
+            scheme: label.scheme,
         }),
     )
 }
 
 /// Renders `splits.csv`; keys are shown as `key_type` displays them.
-pub fn splits_csv(rows: &[SplitRow], key_type: KeyType) -> Result<Vec<u8>, ReportError> {
+pub fn splits_csv(rows: &[SplitRow], key_type: KeyType, label: RunLabel<'_>) -> Result<Vec<u8>, ReportError> {
     let key = |k: Option<&[u8]>| match k {
         None | Some([]) => String::new(),
         Some(k) => key_type.display(k),
@@ -133,12 +142,14 @@ pub fn splits_csv(rows: &[SplitRow], key_type: KeyType) -> Result<Vec<u8>, Repor
             range_end: key(r.range_end.as_deref()),
             applied: r.applied,
             requests: r.requests,
+            workload: label.workload,
+            scheme: label.scheme,
         }),
     )
 }
 
 /// Renders `finders.csv` from the per-finder summaries of a run.
-pub fn finders_csv(summaries: &[FinderSummary]) -> Result<Vec<u8>, ReportError> {
+pub fn finders_csv(summaries: &[FinderSummary], label: RunLabel<'_>) -> Result<Vec<u8>, ReportError> {
     write(
         FINDERS_HEADER,
         summaries.iter().map(|s| FinderCsvRow {
@@ -154,8 +165,19 @@ pub fn finders_csv(summaries: &[FinderSummary]) -> Result<Vec<u8>, ReportError> 
             popular_key: s.popular_key,
             no_split_key: s.no_split_key,
             clear_direction: s.clear_direction,
+            workload: label.workload,
+            scheme: label.scheme,
         }),
     )
+}
+
+/// The workload and scheme a run's rows belong to (the last two columns of every file).
+#[derive(Clone, Copy, Debug)]
+pub struct RunLabel<'a> {
+    /// The workload label.
+    pub workload: &'a str,
+    /// The scheme label.
+    pub scheme: &'a str,
 }
 
 /// Writes `header`, then one line per row (the header is written even without rows).
@@ -180,6 +202,8 @@ fn write<R: Serialize>(
 mod tests {
     use super::*;
     use analysis::dynamic::{FinderKind, Refusal};
+
+    const LABEL: RunLabel<'static> = RunLabel { workload: "w", scheme: "range-dynamic" };
 
     fn header_of<R: Serialize>(row: R) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -228,6 +252,8 @@ mod tests {
             events: 0,
             requests: 0,
             measured: false,
+            workload: "",
+            scheme: "",
         };
         assert_eq!(header_of(timeline), TIMELINE_HEADER);
         let split = SplitCsvRow {
@@ -242,6 +268,8 @@ mod tests {
             range_end: String::new(),
             applied: false,
             requests: 0,
+            workload: "",
+            scheme: "",
         };
         assert_eq!(header_of(split), SPLITS_HEADER);
         let finder = FinderCsvRow {
@@ -257,6 +285,8 @@ mod tests {
             popular_key: 0,
             no_split_key: 0,
             clear_direction: 0,
+            workload: "",
+            scheme: "",
         };
         assert_eq!(header_of(finder), FINDERS_HEADER);
     }
@@ -264,19 +294,19 @@ mod tests {
     #[test]
     fn finder_summaries_print_empty_means_when_nothing_was_judged() {
         let summaries = FinderSummary::from_rows(&[]);
-        let text = String::from_utf8(finders_csv(&summaries[..1]).unwrap()).unwrap();
+        let text = String::from_utf8(finders_csv(&summaries[..1], LABEL).unwrap()).unwrap();
         assert_eq!(
             text,
-            format!("{FINDERS_HEADER}\nmedian,0,0,0,0,,,,,0,0,0\n")
+            format!("{FINDERS_HEADER}\nmedian,0,0,0,0,,,,,0,0,0,w,range-dynamic\n")
         );
     }
 
     #[test]
     fn timeline_rows_print_exact_numbers() {
-        let text = String::from_utf8(timeline_csv(&[timeline_row()]).unwrap()).unwrap();
+        let text = String::from_utf8(timeline_csv(&[timeline_row()], LABEL).unwrap()).unwrap();
         assert_eq!(
             text.lines().nth(1),
-            Some("3,9,2,1,4,1,4096,0.25,0.3333333333333333,1,1,0,0,100,104,true")
+            Some("3,9,2,1,4,1,4096,0.25,0.3333333333333333,1,1,0,0,100,104,true,w,range-dynamic")
         );
     }
 
@@ -306,10 +336,10 @@ mod tests {
             range_end: None,
             ..made.clone()
         };
-        let text = String::from_utf8(splits_csv(&[made, refused], KeyType::U64).unwrap()).unwrap();
+        let text = String::from_utf8(splits_csv(&[made, refused], KeyType::U64, LABEL).unwrap()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], SPLITS_HEADER);
-        assert_eq!(lines[1], "7,reservoir,,500,0.125,0,0,,900,true,4000");
-        assert_eq!(lines[2], "7,optimal,900,,,0,,popular_key,,false,4000");
+        assert_eq!(lines[1], "7,reservoir,,500,0.125,0,0,,900,true,4000,w,range-dynamic");
+        assert_eq!(lines[2], "7,optimal,900,,,0,,popular_key,,false,4000,w,range-dynamic");
     }
 }

@@ -2,6 +2,10 @@
 //!
 //! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
 
+use analysis::dynamic::DynamicRun;
+use analysis::metrics::WorkloadResult;
+
+use crate::dynamic_csv::{self, RunLabel};
 use crate::{summary, ReportError, RunReport};
 
 /// Renders one output file.
@@ -10,6 +14,10 @@ pub trait Exporter: Sync {
     fn file_name(&self) -> &'static str;
     /// The file's bytes.
     fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError>;
+    /// False when the run has nothing for this file (it is then not written).
+    fn applies(&self, _report: &RunReport) -> bool {
+        true
+    }
 }
 
 /// `summary.csv`: one row per workload, scheme and metric.
@@ -51,5 +59,43 @@ impl Exporter for ManifestJson {
 /// Every exporter a run writes, in writing order (the manifest last: its presence marks a
 /// complete report).
 pub fn all() -> Vec<Box<dyn Exporter>> {
-    vec![Box::new(SummaryCsv), Box::new(ShardsCsv), Box::new(crate::windows::WindowsCsv), Box::new(ManifestJson)]
+    vec![
+        Box::new(SummaryCsv),
+        Box::new(ShardsCsv),
+        Box::new(crate::windows::WindowsCsv),
+        Box::new(DynamicCsv { file: "timeline.csv", render_run: |_, run, label| dynamic_csv::timeline_csv(&run.timeline, label) }),
+        Box::new(DynamicCsv { file: "splits.csv", render_run: |w, run, label| dynamic_csv::splits_csv(&run.splits, w.key_type, label) }),
+        Box::new(DynamicCsv { file: "finders.csv", render_run: |_, run, label| dynamic_csv::finders_csv(&run.finder_summaries(), label) }),
+        Box::new(ManifestJson),
+    ]
+}
+
+/// One of the `range-dynamic` files (`timeline.csv`, `splits.csv`, `finders.csv`): the rows of
+/// every dynamic run of every workload under one header; written only when a run has them.
+pub struct DynamicCsv {
+    /// The file name.
+    pub file: &'static str,
+    /// Renders one run's rows with the header.
+    pub render_run: fn(&WorkloadResult, &DynamicRun, RunLabel<'_>) -> Result<Vec<u8>, ReportError>,
+}
+
+impl Exporter for DynamicCsv {
+    fn file_name(&self) -> &'static str {
+        self.file
+    }
+    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
+        let mut out = Vec::new();
+        for w in &report.results {
+            for run in &w.dynamic {
+                let bytes = (self.render_run)(w, run, RunLabel { workload: &w.workload, scheme: &run.label })?;
+                // Keep the first header only.
+                let body = if out.is_empty() { &bytes[..] } else { bytes.splitn(2, |&b| b == b'\n').nth(1).unwrap_or(&[]) };
+                out.extend_from_slice(body);
+            }
+        }
+        Ok(out)
+    }
+    fn applies(&self, report: &RunReport) -> bool {
+        report.results.iter().any(|w| !w.dynamic.is_empty())
+    }
 }

@@ -29,7 +29,11 @@ impl OutputDir {
     /// file atomically. Returns the paths written.
     pub fn write_all(&self, report: &RunReport, exporters: &[Box<dyn Exporter>]) -> Result<Vec<PathBuf>, ReportError> {
         let rendered: Vec<(&str, Vec<u8>)> =
-            exporters.iter().map(|e| Ok((e.file_name(), e.render(report)?))).collect::<Result<_, ReportError>>()?;
+            exporters
+                .iter()
+                .filter(|e| e.applies(report))
+                .map(|e| Ok((e.file_name(), e.render(report)?)))
+                .collect::<Result<_, ReportError>>()?;
         let mut written = Vec::with_capacity(rendered.len());
         for (name, bytes) in rendered {
             written.push(self.write_file(name, &bytes)?);

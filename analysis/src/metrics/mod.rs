@@ -37,6 +37,10 @@ pub struct SchemeResult {
     pub latency: Option<Latency>,
     /// Split quality of the hottest range (static range scheme only).
     pub split: Option<SplitBalance>,
+    /// Metrics only this scheme has (e.g. the split and merge counts of `range-dynamic`),
+    /// written after the common ones.
+    #[serde(skip)]
+    pub extra_metrics: Vec<MetricValue>,
 }
 
 /// Everything measured for one workload.
@@ -65,6 +69,10 @@ pub struct WorkloadResult {
     pub key_sample: Option<estimate::KeySample>,
     /// One result per scheme, in the order the schemes were given.
     pub schemes: Vec<SchemeResult>,
+    /// The full runs of the `range-dynamic` schemes (timeline, split decisions), in the order
+    /// of their rows in `schemes`.
+    #[serde(skip)]
+    pub dynamic: Vec<std::sync::Arc<crate::dynamic::DynamicRun>>,
 }
 
 /// A metric's name, unit and definition.
@@ -133,6 +141,7 @@ impl WorkloadResult {
             .filter_map(|m| {
                 self.value_of(s, m.name).map(|value| MetricValue { name: m.name, unit: m.unit, value })
             })
+            .chain(s.extra_metrics.iter().copied())
             .collect()
     }
 

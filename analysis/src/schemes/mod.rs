@@ -6,6 +6,7 @@
 pub mod hash;
 pub mod pinned_hash;
 pub mod range;
+pub mod range_dynamic;
 pub mod ring;
 pub mod salted;
 
@@ -40,8 +41,11 @@ pub struct SchemeKind {
 /// The constructor of a scheme family: the spec and the build context to a partitioner.
 pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
-/// Every scheme, in the order reports show them.
+/// Every fixed-layout scheme, in the order reports show them.
 pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
+
+/// Schemes whose layout changes while the events replay; the replay simulates them in order.
+pub static DYNAMIC_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
 
 /// A scheme spec that names a registered scheme with known parameters.
 #[derive(Clone)]
@@ -60,11 +64,12 @@ impl std::fmt::Debug for SchemeSpec {
 impl SchemeSpec {
     /// Checks that the spec names a registered scheme and only its parameters.
     pub fn new(spec: Spec) -> Result<SchemeSpec, AnalysisError> {
-        let kind = SCHEMES.iter().copied().find(|k| k.name == spec.name).ok_or_else(|| {
+        let all = || SCHEMES.iter().chain(DYNAMIC_SCHEMES).copied();
+        let kind = all().find(|k| k.name == spec.name).ok_or_else(|| {
             spec.error(format!(
                 "unknown scheme '{}'; valid schemes: {}",
                 spec.name,
-                SCHEMES.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                all().map(|k| k.name).collect::<Vec<_>>().join(", ")
             ))
         })?;
         let names: Vec<&str> = kind.params.iter().map(|(n, _)| *n).collect();
@@ -88,6 +93,22 @@ impl SchemeSpec {
     /// The registered family.
     pub fn kind(&self) -> &'static SchemeKind {
         self.kind
+    }
+
+    /// True for schemes whose layout changes during the replay (simulated, not built).
+    pub fn is_dynamic(&self) -> bool {
+        DYNAMIC_SCHEMES.iter().any(|k| k.name == self.kind.name)
+    }
+
+    /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
+    /// parses the parameters of dynamic ones.
+    pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
+        if self.is_dynamic() {
+            crate::dynamic::params::DynamicParams::parse(&self.spec)?;
+            Ok(())
+        } else {
+            self.build(ctx).map(drop)
+        }
     }
 
     /// The label used in reports (the spec as written, normalised).

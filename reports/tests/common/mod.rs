@@ -110,6 +110,7 @@ fn scheme_result(
             optimal_balance: 0.1,
             top_key_share: 0.2,
         }),
+        extra_metrics: Vec::new(),
     }
 }
 
@@ -145,6 +146,7 @@ pub fn results(variant: Variant) -> Vec<WorkloadResult> {
                 hottest_key: Some((b"k".to_vec(), (hot_key * 1000.0) as u64)),
                 key_sample: None,
                 schemes,
+                dynamic: Vec::new(),
             });
         }
     }
