@@ -1,9 +1,12 @@
 //! Command-line interface (clap derive).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
+use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
+use workloads::KeyType;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -34,6 +37,227 @@ pub enum Command {
     /// without replaying.
     #[command(after_help = "Example:\n  shardlab report results/2026-11-30T010203Z")]
     Report(ReportArgs),
+    /// Describe a trace before replaying it: events, keys, op mix, time, sizes, top keys,
+    /// Zipf fit, monotonicity, scans.
+    #[command(after_help = INSPECT_EXAMPLES)]
+    Inspect(InspectArgs),
+    /// Record a synthetic workload to a trace file that `run --trace` replays identically.
+    #[command(after_help = GEN_EXAMPLES)]
+    Gen(GenArgs),
+    /// Rewrite a trace in another format, preserving every event.
+    #[command(after_help = CONVERT_EXAMPLES)]
+    Convert(ConvertArgs),
+}
+
+const INSPECT_EXAMPLES: &str = "\
+Examples:
+  shardlab inspect twitter_sample.csv
+  shardlab inspect cluster52.oracleGeneral.bin.zst --out profile
+  zstdcat trace.csv.zst | shardlab inspect - --format csv --key-col obj --op-col op
+  shardlab inspect cloudPhysicsIO.csv --key-col lbn --key-type u64 --op-col op --op-map 28=get,2a=put";
+
+const GEN_EXAMPLES: &str = "\
+Examples:
+  shardlab gen zipf:s=1.0 --events 1000000 -o zipf.csv
+  shardlab gen ycsb:a -o ycsb_a.oracleGeneral.bin --format oracle-general
+  shardlab run --trace zipf.csv --key-type u64     # same summary as: run --workload zipf:s=1.0";
+
+const CONVERT_EXAMPLES: &str = "\
+Examples:
+  shardlab convert twitter_sample.csv -o twitter.oracleGeneral.bin --format oracle-general --hash-keys
+  shardlab convert keys.csv --key-type u64 -o keys.bin.zst --format oracle-general
+  shardlab convert trace.vscsi -o trace.csv.gz";
+
+/// How a recorded trace is read: the options shared by `run`, `inspect` and `convert`.
+#[derive(Clone, Debug, Default, Args, Serialize)]
+#[command(next_help_heading = "Trace reading")]
+pub struct TraceArgs {
+    /// How key text is read in csv, text and twitter traces: `bytes` (as is) or `u64`
+    /// (decimal integers, ordered numerically). Binary and block traces have integer keys.
+    #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
+    pub key_type: String,
+
+    /// csv: the key column, by header name or 1-based number (default `key`, or 1 without a
+    /// header).
+    #[arg(long, value_name = "COL", value_parser = parse_column)]
+    pub key_col: Option<Column>,
+
+    /// csv: the operation column (default `op` when present; empty cells are gets).
+    #[arg(long, value_name = "COL", value_parser = parse_column)]
+    pub op_col: Option<Column>,
+
+    /// csv: the timestamp column (default `timestamp` when present).
+    #[arg(long, value_name = "COL", value_parser = parse_column)]
+    pub time_col: Option<Column>,
+
+    /// csv: the value-size column (default `size` when present).
+    #[arg(long, value_name = "COL", value_parser = parse_column)]
+    pub size_col: Option<Column>,
+
+    /// csv: the exclusive end key of scans (default `end` when present).
+    #[arg(long, value_name = "COL", value_parser = parse_column)]
+    pub end_col: Option<Column>,
+
+    /// csv: the first line is data, not a header (columns are then given by number).
+    #[arg(long)]
+    pub no_header: bool,
+
+    /// csv: the field delimiter: `,`, `tab`, `|`, `;` or any one character (default:
+    /// detected among those four).
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+
+    /// csv and twitter: names for operations beyond the usual ones, e.g. `28=get,2a=put`
+    /// (ops: get, put, delete, scan).
+    #[arg(long, value_name = "NAME=OP,...")]
+    pub op_map: Option<String>,
+
+    /// msr: bytes per key unit; a request spanning several units is a scan [default: 4096].
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub block_size: Option<u64>,
+
+    /// Skip malformed records instead of stopping at the first; their count is printed and
+    /// recorded in the manifest.
+    #[arg(long)]
+    pub skip_invalid: bool,
+
+    /// Skip malformed records but fail after more than N (implies --skip-invalid).
+    #[arg(long, value_name = "N")]
+    pub max_invalid: Option<u64>,
+}
+
+impl TraceArgs {
+    /// The reader options for the trace at `path` (`-` for standard input).
+    pub fn options(&self, path: &Path, format: Option<TraceFormat>) -> Result<TraceOptions, String> {
+        let mut opts = TraceOptions::new(path, KeyType::from_name(&self.key_type).unwrap_or_default());
+        opts.format = format;
+        opts.csv = CsvColumns {
+            key: self.key_col.clone(),
+            op: self.op_col.clone(),
+            time: self.time_col.clone(),
+            size: self.size_col.clone(),
+            end: self.end_col.clone(),
+        };
+        opts.no_header = self.no_header;
+        opts.delimiter = self.delimiter;
+        if let Some(map) = &self.op_map {
+            opts.op_map = OpMap::parse(map)?;
+        }
+        opts.block_size = self.block_size;
+        opts.invalid = if self.skip_invalid || self.max_invalid.is_some() {
+            InvalidPolicy::skipping(self.max_invalid)
+        } else {
+            InvalidPolicy::strict()
+        };
+        Ok(opts)
+    }
+}
+
+/// Options of `shardlab inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The trace (`-` for standard input); zstd and gzip are read directly.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+
+    /// The trace format (default: from the name and first bytes): csv, text, twitter,
+    /// oracle-general, vscsi, msr.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<TraceFormat>,
+
+    /// How the trace is read.
+    #[command(flatten)]
+    pub read: TraceArgs,
+
+    /// Also write DIR/inspect.csv (`metric,value`) and DIR/top_keys.csv.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Replace the files of an existing output directory.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Keys listed in the top-keys table.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub top: u64,
+
+    /// Distinct keys counted exactly before switching to a hash sample (then estimated).
+    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub distinct_limit: u64,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Options of `shardlab gen`.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// A synthetic workload spec, as for `run --workload` (e.g. `zipf:s=1.0`, `ycsb:a`).
+    #[arg(value_name = "WORKLOAD")]
+    pub workload: String,
+
+    /// Events to generate (the default of `run --events`).
+    #[arg(short, long, default_value_t = 1_000_000)]
+    pub events: u64,
+
+    /// Seed (the default of `run --seed`): same seed, same events.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+
+    /// The trace file to write (`-` for standard output); `.zst` or `.gz` compresses it.
+    #[arg(short, long = "out", value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// Output format: csv (every event; replay with --key-type u64) or oracle-general
+    /// (binary; no scans, puts stored as plain requests).
+    #[arg(long, default_value = "csv", value_parser = ["csv", "oracle-general"])]
+    pub format: String,
+
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Options of `shardlab convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The trace to read (`-` for standard input).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+
+    /// The trace to write (`-` for standard output); `.zst` or `.gz` compresses it.
+    #[arg(short, long = "out", value_name = "OUT")]
+    pub out: PathBuf,
+
+    /// Output format: csv, text or oracle-general (default: from OUT's name).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<TraceFormat>,
+
+    /// Input format (default: from IN's name and first bytes).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub from: Option<TraceFormat>,
+
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: TraceArgs,
+
+    /// oracle-general: store keys that are not 64-bit integers as their XXH3-64 hash (key
+    /// order is lost; distinct keys are kept up to hash collisions).
+    #[arg(long)]
+    pub hash_keys: bool,
+
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Options of `shardlab report`.
@@ -53,14 +277,24 @@ pub struct RunArgs {
     #[arg(short, long = "workload", value_name = "SPEC")]
     pub workloads: Vec<String>,
 
-    /// A recorded trace: CSV with a header naming `key` and optionally `op`, `end`,
-    /// `timestamp`, `size`.
+    /// A recorded trace (`-` for standard input): csv, text, twitter, oracle-general, vscsi
+    /// or msr, plain or zstd/gzip-compressed; see the trace-reading options.
     #[arg(short, long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 
-    /// How the trace's key text is read: `bytes` (as is) or `u64` (decimal integers).
-    #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
-    pub key_type: String,
+    /// The trace format (default: from the name and first bytes).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub format: Option<TraceFormat>,
+
+    /// How the trace is read.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub read: TraceArgs,
+
+    /// Distinct keys counted exactly; beyond, key metrics are estimated from a hash sample of
+    /// the key space (summary.csv says which, with the sample rate and a 95% interval).
+    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub distinct_limit: u64,
 
     /// Comma-separated schemes with parameters: range[:boundaries=FILE,ranges_per_shard=R],
     /// hash, ring[:vnodes=V], salted[:buckets=B].
@@ -112,6 +346,23 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+fn parse_format(s: &str) -> Result<TraceFormat, String> {
+    s.parse()
+}
+
+fn parse_column(s: &str) -> Result<Column, String> {
+    s.parse()
+}
+
+/// `tab` or `\t` is a tab; otherwise exactly one ASCII character.
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" => Ok(s.as_bytes()[0]),
+        _ => Err(format!("'{s}' is not one character; use `,`, `tab`, `|`, `;` or another single character")),
+    }
+}
+
 fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
@@ -127,5 +378,24 @@ mod tests {
     #[test]
     fn the_cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn trace_options_are_built_from_the_shared_flags() {
+        let cli = Cli::try_parse_from([
+            "shardlab", "inspect", "t.csv", "--key-col", "lbn", "--op-col", "3", "--delimiter", "tab",
+            "--op-map", "28=get", "--max-invalid", "5", "--key-type", "u64",
+        ])
+        .unwrap();
+        let Command::Inspect(args) = cli.command else { panic!("not inspect") };
+        let opts = args.read.options(&args.trace, args.format).unwrap();
+        assert_eq!(opts.csv.key, Some(Column::Name("lbn".into())));
+        assert_eq!(opts.csv.op, Some(Column::Index(3)));
+        assert_eq!(opts.delimiter, Some(b'\t'));
+        assert_eq!(opts.key_type, KeyType::U64);
+        assert!(opts.invalid.skips() && opts.invalid.max == Some(5));
+        for bad in [&["--key-col", "0"][..], &["--delimiter", "ab"], &["--format", "parquet"]] {
+            assert!(Cli::try_parse_from(["shardlab", "inspect", "t"].iter().chain(bad)).is_err(), "{bad:?}");
+        }
     }
 }

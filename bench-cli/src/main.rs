@@ -1,6 +1,9 @@
 //! The `shardlab` command: parse options, run, report. All logic lives in the library crates.
 
 mod cli;
+mod convert;
+mod gen;
+mod inspect;
 mod progress;
 mod run;
 
@@ -11,6 +14,9 @@ fn main() {
     let result = match cli.command {
         cli::Command::Run(args) => run::run(args),
         cli::Command::Report(args) => report(&args),
+        cli::Command::Inspect(args) => inspect::run(args),
+        cli::Command::Gen(args) => gen::run(args),
+        cli::Command::Convert(args) => convert::run(args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
 use reports::{exporters, Manifest, RunReport};
-use workloads::trace::TraceOptions;
+use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
@@ -25,10 +25,14 @@ pub fn run(args: RunArgs) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
-    let key_type = KeyType::from_name(&args.key_type).unwrap_or_default();
+    let trace = trace_input(&args)?;
+    let key_type = match &trace {
+        Some(t) => t.key_type,
+        None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
+    };
     let target = args.grow.unwrap_or(args.shards + 1);
     check_schemes(&schemes, args.shards, key_type)?;
-    let inputs = workload_inputs(&args, key_type)?;
+    let inputs = workload_inputs(&args, trace.as_ref())?;
     let out = OutputDir::claim(&default_out(&args), args.force)?;
 
     let cfg = ReplayConfig {
@@ -37,6 +41,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         window: args.window,
         warmup_fraction: args.warmup,
         latency: (!args.no_latency).then(LatencyConfig::default),
+        distinct_key_limit: args.distinct_limit as usize,
         ..ReplayConfig::default()
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -78,7 +83,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "chunk_events": cfg.chunk_events,
             "latency_sample_keys": cfg.latency_sample,
         }),
-        inputs: input_checksums(&args, &schemes)?,
+        inputs: input_checksums(&schemes, trace.as_ref())?,
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
@@ -104,15 +109,43 @@ struct Input {
     open: Box<dyn Fn() -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>,
 }
 
+/// The trace of the run, opened once to check it and learn its format and key type.
+struct TraceInput {
+    /// The path as given (`-` for standard input).
+    given: PathBuf,
+    opts: TraceOptions,
+    format: TraceFormat,
+    key_type: KeyType,
+    /// Standard input copied to a temporary file (the replay may read the trace twice).
+    _spool: Option<workloads::trace::input::Spool>,
+}
+
+/// `--trace` with the trace-reading options, checked before anything is written.
+fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
+    let Some(given) = &args.trace else { return Ok(None) };
+    let mut opts = args.read.options(given, args.format).map_err(anyhow::Error::msg)?;
+    let spool = if workloads::trace::input::is_stdio(given) {
+        let spool = workloads::trace::spool_stdin()?;
+        opts.shown_as = Some(PathBuf::from("<stdin>"));
+        opts.path = spool.path().to_path_buf();
+        Some(spool)
+    } else {
+        None
+    };
+    let opened = workloads::trace::open_detected(&opts)?;
+    Ok(Some(TraceInput { given: given.clone(), format: opened.format, key_type: opened.key_type, opts, _spool: spool }))
+}
+
 /// The workloads of the run: the trace, the given specs, or the built-in suite.
-fn workload_inputs(args: &RunArgs, key_type: KeyType) -> Result<Vec<Input>> {
+fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Input>> {
     let mut inputs = Vec::new();
-    if let Some(path) = &args.trace {
-        let opts = TraceOptions::new(path.clone(), key_type);
+    if let Some(t) = trace {
+        let opts = t.opts.clone();
+        let shown = opts.shown().display().to_string();
         inputs.push(Input {
-            label: path.display().to_string(),
-            description: format!("recorded trace {}", path.display()),
-            key_type,
+            label: shown.clone(),
+            description: format!("recorded trace {shown} ({})", t.format),
+            key_type: t.key_type,
             open: Box::new(move || workloads::trace::open(&opts)),
         });
     }
@@ -151,14 +184,24 @@ fn default_out(args: &RunArgs) -> PathBuf {
     args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(now_utc().replace(':', "")))
 }
 
-/// Checksums of the trace and of every boundaries file.
-fn input_checksums(args: &RunArgs, schemes: &[SchemeSpec]) -> Result<Vec<InputFile>> {
-    let mut paths: Vec<PathBuf> = args.trace.iter().cloned().collect();
-    paths.extend(schemes.iter().filter_map(|s| s.spec.get("boundaries")).map(PathBuf::from));
-    paths
-        .iter()
-        .map(|p| InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display())))
-        .collect()
+/// Checksums of the trace (with its format and skipped records) and of every boundaries file.
+fn input_checksums(schemes: &[SchemeSpec], trace: Option<&TraceInput>) -> Result<Vec<InputFile>> {
+    let checksum = |p: &std::path::Path| InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display()));
+    let mut inputs = Vec::new();
+    if let Some(t) = trace {
+        let skipped = t.opts.invalid.log.skipped();
+        crate::inspect::report_skipped(&t.opts.invalid.log);
+        inputs.push(InputFile {
+            path: t.given.display().to_string(),
+            format: Some(t.format.name().to_string()),
+            invalid_records_skipped: t.opts.invalid.skips().then_some(skipped),
+            ..checksum(&t.opts.path)?
+        });
+    }
+    for p in schemes.iter().filter_map(|s| s.spec.get("boundaries")).map(PathBuf::from) {
+        inputs.push(checksum(&p)?);
+    }
+    Ok(inputs)
 }
 
 /// The machine the run measured on: cores, OS, architecture and CPU model (when known).

@@ -37,6 +37,12 @@ pub struct InputFile {
     pub bytes: u64,
     /// XXH3-128 of the file's bytes, as 32 hex digits (fast enough for multi-GB traces).
     pub xxh3_128: String,
+    /// For a trace: the format it was read as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// For a trace read with `--skip-invalid`: the malformed records skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_records_skipped: Option<u64>,
 }
 
 impl InputFile {
@@ -54,7 +60,13 @@ impl InputFile {
             hasher.update(&buf[..n]);
             bytes += n as u64;
         }
-        Ok(InputFile { path: path.display().to_string(), bytes, xxh3_128: format!("{:032x}", hasher.digest128()) })
+        Ok(InputFile {
+            path: path.display().to_string(),
+            bytes,
+            xxh3_128: format!("{:032x}", hasher.digest128()),
+            format: None,
+            invalid_records_skipped: None,
+        })
     }
 }
 

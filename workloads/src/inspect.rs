@@ -90,7 +90,16 @@ impl Sizes {
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         self.sum += u128::from(v);
-        self.hist.saturating_record(v);
+        // Auto-resizing takes any value a u64 holds but 2^63 and above; clamp those.
+        if self.hist.record(v).is_err() {
+            self.hist.saturating_record(v);
+        }
+    }
+
+    /// The quantile as the lowest value of its histogram bucket (so 4096 reads 4096, not the
+    /// bucket's top), within the exact extremes.
+    fn quantile(&self, q: f64) -> u64 {
+        self.hist.lowest_equivalent(self.hist.value_at_quantile(q)).clamp(self.min, self.max)
     }
 
     fn summary(&self) -> Option<SizeStats> {
@@ -98,8 +107,8 @@ impl Sizes {
             count: self.count,
             min: self.min,
             mean: self.sum as f64 / self.count as f64,
-            p50: self.hist.value_at_quantile(0.5).clamp(self.min, self.max),
-            p99: self.hist.value_at_quantile(0.99).clamp(self.min, self.max),
+            p50: self.quantile(0.5),
+            p99: self.quantile(0.99),
             max: self.max,
         })
     }
@@ -371,6 +380,30 @@ impl TraceProfile {
                 [t.rank.to_string(), key_type.display(&t.key), t.count.to_string(), t.error.to_string(), format_number(t.share)]
             })
             .collect()
+    }
+}
+
+impl TraceProfile {
+    /// `inspect.csv`: the header `metric,value`, then `extra` (e.g. the trace and its format)
+    /// and [`TraceProfile::rows`].
+    pub fn inspect_csv(&self, extra: &[(&str, String)]) -> Vec<u8> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let rows = extra.iter().map(|(m, v)| (m.to_string(), v.clone())).chain(self.rows());
+        for (metric, value) in std::iter::once(("metric".to_string(), "value".to_string())).chain(rows) {
+            // Writing to memory cannot fail.
+            let _ = w.write_record([metric, value]);
+        }
+        w.into_inner().unwrap_or_default()
+    }
+
+    /// `top_keys.csv`: `rank,key,count,error,share`, keys shown with `key_type`.
+    pub fn top_keys_csv(&self, key_type: KeyType) -> Vec<u8> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(["rank", "key", "count", "error", "share"]);
+        for row in self.top_key_rows(key_type) {
+            let _ = w.write_record(row);
+        }
+        w.into_inner().unwrap_or_default()
     }
 }
 

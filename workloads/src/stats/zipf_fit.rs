@@ -26,11 +26,14 @@ pub struct ZipfFit {
     pub ranks: usize,
 }
 
-/// Fits a Zipf exponent to `counts` (sorted in decreasing order); `None` with fewer than 3
-/// ranks of at least [`MIN_COUNT`] requests.
+/// Fewer ranks than this are too few to fit.
+pub const MIN_RANKS: usize = 10;
+
+/// Fits a Zipf exponent to `counts` (sorted in decreasing order); `None` with fewer than
+/// [`MIN_RANKS`] ranks of at least [`MIN_COUNT`] requests.
 pub fn fit(counts: &[u64]) -> Option<ZipfFit> {
     let k = counts.iter().take(MAX_RANKS).take_while(|&&c| c >= MIN_COUNT).count();
-    if k < 3 {
+    if k < MIN_RANKS {
         return None;
     }
     let counts = &counts[..k];
@@ -99,7 +102,7 @@ mod tests {
         let mut step = vec![1000; 10];
         step.extend([10; 90]);
         assert!(fit(&step).unwrap().ks > 0.1);
-        assert_eq!(fit(&[100, 50]), None);
-        assert_eq!(fit(&[100, 50, 9]), None);
+        assert_eq!(fit(&[100; 9]), None);
+        assert_eq!(fit(&[100, 50, 40, 30, 20, 20, 20, 20, 20, 9]), None);
     }
 }

@@ -25,7 +25,8 @@ use crate::key::parse_u64;
 use crate::{KeyType, Op};
 
 /// A column, named by its header or by its 1-based position.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
 pub enum Column {
     /// The column whose header is this name (case and surrounding spaces ignored).
     Name(String),

@@ -191,16 +191,26 @@ impl<R: Read> Read for Decompressed<R> {
     }
 }
 
+/// Standard input copied to a temporary file, removed when this is dropped.
+#[derive(Debug)]
+pub struct Spool(tempfile::TempPath);
+
+impl Spool {
+    /// The temporary file.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
 /// Copies standard input to a temporary file, so that a trace piped in can be read more than
-/// once (the replay counts events before it measures them). The file is removed when the
-/// returned value is dropped.
-pub fn spool_stdin() -> Result<tempfile::TempPath, WorkloadError> {
+/// once (the replay counts events before it measures them).
+pub fn spool_stdin() -> Result<Spool, WorkloadError> {
     let shown = PathBuf::from("<stdin>");
     let io_error = |source| WorkloadError::Io { path: shown.clone(), source };
     let mut file = tempfile::NamedTempFile::new().map_err(io_error)?;
     io::copy(&mut io::stdin().lock(), file.as_file_mut()).map_err(io_error)?;
     file.as_file_mut().flush().map_err(io_error)?;
-    Ok(file.into_temp_path())
+    Ok(Spool(file.into_temp_path()))
 }
 
 #[cfg(test)]

@@ -360,6 +360,28 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
     Ok(OpenedTrace { format, key_type: format.key_type(opts.key_type), compression, source })
 }
 
+/// Reads `source` to its end in chunks of up to 64Ki events, handing each chunk to `f`;
+/// returns the number of events read.
+pub fn stream<E>(
+    source: &mut dyn EventSource,
+    mut f: impl FnMut(&crate::EventChunk) -> Result<(), E>,
+) -> Result<u64, E>
+where
+    E: From<WorkloadError>,
+{
+    let mut chunk = crate::EventChunk::with_capacity(1 << 16);
+    let mut events = 0;
+    loop {
+        chunk.clear();
+        let n = source.fill(&mut chunk, 1 << 16)?;
+        if n == 0 {
+            return Ok(events);
+        }
+        events += n as u64;
+        f(&chunk)?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
