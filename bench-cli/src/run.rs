@@ -170,11 +170,11 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
 /// Builds every scheme once without data, so bad parameters fail before any replay.
 fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Result<()> {
     if schemes.is_empty() {
-        bail!("--schemes is empty; valid schemes: range, hash, ring, salted");
+        bail!("--schemes is empty; valid schemes: range, hash, ring, salted, range-dynamic");
     }
     let ctx = BuildContext { shards, warmup_keys: &[], key_type };
     for s in schemes {
-        s.build(&ctx).with_context(|| format!("checking scheme '{}'", s.label()))?;
+        s.validate(&ctx).with_context(|| format!("checking scheme '{}'", s.label()))?;
     }
     Ok(())
 }

@@ -191,3 +191,32 @@ fn report_re_renders_the_same_charts_from_the_csv_files() {
     let assert = shardlab().arg("report").arg(&missing).assert().code(1);
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("nothing"));
 }
+
+#[test]
+fn range_dynamic_sits_beside_the_fixed_schemes_and_writes_its_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dyn");
+    shardlab()
+        .args(["run", "--workload", "zipf:keys=20000,s=0.99", "--events", "100000", "--shards", "8", "--window", "5000"])
+        .args(["--schemes", "range,hash,range-dynamic:max_load=800", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let s = summary(&out);
+    let get = |scheme: &str, m: &str| s[&("zipf:keys=20000,s=0.99".to_string(), scheme.to_string(), m.to_string())].clone();
+    assert_eq!(get("range-dynamic:max_load=800", "events_measured"), get("range", "events_measured"));
+    assert!(get("range-dynamic:max_load=800", "dynamic_load_splits").parse::<u64>().unwrap() > 0);
+    let timeline = std::fs::read_to_string(out.join("timeline.csv")).unwrap();
+    assert!(timeline.starts_with("window,ranges,splits,merges"));
+    let mut rows = csv::Reader::from_reader(timeline.as_bytes());
+    let labels: Vec<(String, String)> =
+        rows.records().map(|r| r.unwrap()).map(|r| (r[r.len() - 2].to_string(), r[r.len() - 1].to_string())).collect();
+    assert!(labels.len() > 10);
+    assert!(labels.iter().all(|(w, s)| w == "zipf:keys=20000,s=0.99" && s == "range-dynamic:max_load=800"), "{labels:?}");
+    assert!(std::fs::read_to_string(out.join("splits.csv")).unwrap().starts_with("window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason"));
+    assert!(out.join("finders.csv").is_file());
+    // Without a dynamic scheme there is no timeline.
+    let plain = dir.path().join("plain");
+    shardlab().args(["run", "--workload", "uniform:keys=100", "--events", "2000", "--quiet", "--out"]).arg(&plain).assert().success();
+    assert!(!plain.join("timeline.csv").exists());
+}
