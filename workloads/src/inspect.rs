@@ -330,7 +330,7 @@ impl TraceProfile {
         put("events", int(events));
         let d = &self.distinct_keys;
         put("distinct_keys", num(d.value.round()));
-        put("distinct_keys_estimate", Some((!d.is_exact()).to_string()));
+        put("distinct_keys_estimate", Some(u8::from(!d.is_exact()).to_string()));
         put("distinct_keys_sample_rate", num(d.sample_rate));
         put("distinct_keys_ci_low", num(d.ci_low.floor()));
         put("distinct_keys_ci_high", num(d.ci_high.ceil()));

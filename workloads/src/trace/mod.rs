@@ -415,6 +415,142 @@ mod tests {
         assert!(detect("blocks", &og).unwrap_err().contains("pass --format"));
     }
 
+    /// Reads `bytes` as `format` (detected when `None`) to the end; the result does not
+    /// matter, only that there is one.
+    fn read_all(path: &Path, bytes: &[u8], format: Option<TraceFormat>, edit: &dyn Fn(&mut TraceOptions)) {
+        std::fs::write(path, bytes).unwrap();
+        let mut opts = TraceOptions::new(path, KeyType::Bytes);
+        opts.format = format;
+        edit(&mut opts);
+        if let Ok(mut source) = open(&opts) {
+            let mut chunk = crate::EventChunk::default();
+            let mut guard = 0;
+            while let Ok(n) = source.fill(&mut chunk, 97) {
+                chunk.clear();
+                guard += 1;
+                if n == 0 || guard > 100_000 {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// A small valid trace of each format, to corrupt.
+    fn samples() -> Vec<(TraceFormat, Vec<u8>)> {
+        let mut og = Vec::new();
+        let mut v1 = Vec::new();
+        for i in 0..20u64 {
+            og.extend_from_slice(&oracle::encode(i as u32, i % 7, 512, -1));
+            let mut r = [0u8; 32];
+            r[4..8].copy_from_slice(&(512 * (1 + i as u32 % 3)).to_le_bytes());
+            r[12] = if i % 2 == 0 { 0x28 } else { 0x2a };
+            r[15] = 1;
+            r[16..24].copy_from_slice(&(1000 + i).to_le_bytes());
+            v1.extend_from_slice(&r);
+        }
+        vec![
+            (TraceFormat::Csv, b"key,op,end,timestamp,size\n1,get,,5,10\n2,scan,9,6,\n\"3\",put,,7,1\n".to_vec()),
+            (TraceFormat::Text, b"1\n2\r\n\n3\n".to_vec()),
+            (TraceFormat::Twitter, b"0,17,3,10,1,get,0\n1,18,1,0,2,set,0\n".to_vec()),
+            (TraceFormat::Msr, b"128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295514878,hm,1,Read,0,8192,26\n".to_vec()),
+            (TraceFormat::OracleGeneral, og),
+            (TraceFormat::Vscsi, v1),
+        ]
+    }
+
+    fn options_from(seed: u8) -> impl Fn(&mut TraceOptions) {
+        move |o: &mut TraceOptions| {
+            o.key_type = if seed & 1 == 0 { KeyType::Bytes } else { KeyType::U64 };
+            if seed & 2 != 0 {
+                o.invalid = InvalidPolicy::skipping(if seed & 4 != 0 { Some(3) } else { None });
+            }
+            if o.format == Some(TraceFormat::Csv) {
+                o.no_header = seed & 8 != 0;
+                o.delimiter = (seed & 16 != 0).then_some(b';');
+                if seed & 32 != 0 {
+                    o.csv.key = Some(Column::Index(1 + usize::from(seed >> 6)));
+                    o.csv.op = Some(Column::Index(2));
+                    o.csv.end = Some(Column::Index(3));
+                }
+            }
+            if o.format == Some(TraceFormat::Msr) && seed & 64 != 0 {
+                o.block_size = Some(1 + u64::from(seed));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
+
+        #[test]
+        fn no_reader_panics_on_arbitrary_bytes(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..700),
+            prefix in 0usize..4,
+            seed in proptest::prelude::any::<u8>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t");
+            let mut data: Vec<u8> = match prefix {
+                0 => Vec::new(),
+                1 => vec![0x28, 0xb5, 0x2f, 0xfd],
+                2 => vec![0x1f, 0x8b, 8, 0],
+                _ => b"key,op,end,timestamp,size\n".to_vec(),
+            };
+            data.extend_from_slice(&bytes);
+            read_all(&path, &data, None, &options_from(seed & 1));
+            for format in TraceFormat::ALL {
+                read_all(&path, &data, Some(format), &options_from(seed));
+            }
+        }
+
+        #[test]
+        fn no_reader_panics_on_corrupted_traces(
+            which in 0usize..6,
+            edits in proptest::collection::vec((0usize..2000, proptest::prelude::any::<u8>(), 0u8..3), 1..8),
+            seed in proptest::prelude::any::<u8>(),
+            compress in 0u8..3,
+        ) {
+            let (format, mut data) = samples().swap_remove(which);
+            for (at, byte, kind) in edits {
+                let at = at % (data.len() + 1);
+                match kind {
+                    0 if at < data.len() => data[at] = byte,
+                    1 => data.insert(at, byte),
+                    _ if at < data.len() => { data.remove(at); }
+                    _ => data.push(byte),
+                }
+            }
+            let data = match compress {
+                1 => zstd::encode_all(&data[..], 1).unwrap(),
+                2 => {
+                    use std::io::Write;
+                    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                    e.write_all(&data).unwrap();
+                    let mut z = e.finish().unwrap();
+                    z.truncate(z.len() - usize::from(seed % 8));
+                    z
+                }
+                _ => data,
+            };
+            let dir = tempfile::tempdir().unwrap();
+            read_all(&dir.path().join("t"), &data, Some(format), &options_from(seed));
+            read_all(&dir.path().join("t.csv"), &data, None, &options_from(seed));
+        }
+    }
+
+    #[test]
+    fn every_valid_sample_reads() {
+        for (format, data) in samples() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t");
+            std::fs::write(&path, &data).unwrap();
+            let mut opts = TraceOptions::new(&path, KeyType::U64);
+            opts.format = Some(format);
+            let events = crate::collect(open(&opts).unwrap().as_mut()).unwrap();
+            assert!(events.len() >= 2, "{format}: {}", events.len());
+        }
+    }
+
     #[test]
     fn options_a_format_does_not_take_are_refused() {
         let mut o = TraceOptions::new("t", KeyType::Bytes);
