@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
+use crate::sweep;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
@@ -15,7 +16,9 @@ Examples:
       salted on 16 shards growing to 17; report under results/<UTC time>/
   shardlab run --workload zipf:keys=100000,s=1.2 --schemes hash,ring:vnodes=64 --shards 32
   shardlab run --trace keys.csv --key-type u64 --schemes range:boundaries=splits.txt --out review
-  shardlab run --workload sequential --shards 8 --grow 12 --window 5000";
+  shardlab run --workload sequential --shards 8 --grow 12 --window 5000
+  shardlab run --workload zipf:s=0.6,0.8,1.0,1.2 --shards 4,8,16,32 --grow +1,x2,-1
+      a sweep: every skew x shard count, each growing by one, doubling and shrinking by one";
 
 /// shardlab: replay key traces through partitioning schemes and measure hot spots, remap on
 /// growth, scan fan-out, split quality and lookup latency.
@@ -301,13 +304,14 @@ pub struct RunArgs {
     #[arg(short, long, default_value = "range,hash,ring,salted", value_name = "LIST")]
     pub schemes: String,
 
-    /// Number of shards N.
-    #[arg(short = 'n', long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
-    pub shards: u32,
+    /// Number of shards N, or a comma-separated list to sweep (e.g. 4,8,16,32,64).
+    #[arg(short = 'n', long, default_value = "16", value_name = "N[,N...]", value_parser = sweep::parse_shards)]
+    pub shards: sweep::ShardCounts,
 
-    /// Shard count M for the remap measurement (default N+1; below N measures a shrink).
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
-    pub grow: Option<u32>,
+    /// Shard count M for the remap measurement (default +1; below N measures a shrink): a
+    /// comma-separated list of counts (17,20,24,32) or steps relative to N (+1,x2,-1).
+    #[arg(long, value_name = "M[,M...]", value_parser = sweep::parse_grow)]
+    pub grow: Option<sweep::GrowSteps>,
 
     /// Events per synthetic workload.
     #[arg(short, long, default_value_t = 1_000_000)]

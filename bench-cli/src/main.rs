@@ -6,6 +6,7 @@ mod gen;
 mod inspect;
 mod progress;
 mod run;
+mod sweep;
 
 use clap::Parser;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use analysis::metrics::LatencyConfig;
-use analysis::replay::{replay, Progress, ReplayConfig, WorkloadInput};
+use analysis::replay::{replay_targets, Progress, ReplayConfig, WorkloadInput};
 use analysis::schemes::{BuildContext, SchemeSpec};
 use anyhow::{bail, Context, Result};
 use reports::manifest::{now_utc, InputFile};
@@ -16,6 +16,7 @@ use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
 use crate::progress::events_bar;
+use crate::sweep;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
 pub const DEFAULT_SUITE: [&str; 3] = ["zipf:s=1.0,scans=0.05", "uniform:scans=0.05", "sequential:scans=0.05"];
@@ -30,14 +31,16 @@ pub fn run(args: RunArgs) -> Result<()> {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
     };
-    let target = args.grow.unwrap_or(args.shards + 1);
-    check_schemes(&schemes, args.shards, key_type)?;
+    // Every combination of shard count and target, checked before any replay.
+    let mut sweep = Vec::with_capacity(args.shards.0.len());
+    for &n in &args.shards.0 {
+        check_schemes(&schemes, n, key_type)?;
+        sweep.push((n, sweep::targets(n, args.grow.as_ref())?));
+    }
     let inputs = workload_inputs(&args, trace.as_ref())?;
     let out = OutputDir::claim(&default_out(&args), args.force)?;
 
-    let cfg = ReplayConfig {
-        shards: args.shards,
-        target_shards: target,
+    let base = ReplayConfig {
         window: args.window,
         warmup_fraction: args.warmup,
         latency: (!args.no_latency).then(LatencyConfig::default),
@@ -49,8 +52,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let bar = events_bar(args.quiet);
-    let mut results = Vec::with_capacity(inputs.len());
-    for input in &inputs {
+    let mut results = Vec::with_capacity(inputs.len() * sweep.len());
+    for (input, (n, targets)) in inputs.iter().flat_map(|i| sweep.iter().map(move |s| (i, s))) {
+        let cfg = ReplayConfig { shards: *n, target_shards: targets[0], ..base.clone() };
         let workload = WorkloadInput { label: input.label.clone(), description: input.description.clone(), key_type: input.key_type, open: &*input.open };
         let on_progress = |p: Progress<'_>| match p {
             Progress::Started { workload, events } => {
@@ -63,9 +67,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             Progress::Phase(name) => bar.set_message(name),
         };
         let result = pool
-            .install(|| replay(&workload, &schemes, &cfg, &on_progress))
-            .with_context(|| format!("replaying workload '{}'", input.label))?;
-        results.push(result);
+            .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
+            .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;
+        results.extend(result);
     }
 
     let manifest = Manifest {
@@ -79,9 +83,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), serde_json::Value::from(i.description.clone()))).collect::<serde_json::Map<_, _>>(),
             "machine": machine(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
-            "target_shards": target,
-            "chunk_events": cfg.chunk_events,
-            "latency_sample_keys": cfg.latency_sample,
+            "shards_and_targets": sweep,
+            "chunk_events": base.chunk_events,
+            "latency_sample_keys": base.latency_sample,
         }),
         inputs: input_checksums(&schemes, trace.as_ref())?,
         threads: pool.current_num_threads(),
@@ -154,8 +158,7 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
     } else {
         args.workloads.clone()
     };
-    for text in specs {
-        let spec = WorkloadSpec::parse(&text)?;
+    for spec in specs.iter().map(|t| WorkloadSpec::parse_sweep(t)).collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
         let (seed, events) = (args.seed, args.events);
         inputs.push(Input {
             label: spec.label(),

@@ -1,9 +1,18 @@
 //! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
 
 use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+/// The shard counts of `--shards`, in the order given, without repeats.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShardCounts(pub Vec<u32>);
+
+/// The steps of `--grow`, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GrowSteps(pub Vec<GrowStep>);
 
 /// One step of `--grow`: an absolute shard count or a change relative to N.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum GrowStep {
     /// Exactly this many shards.
     Absolute(u32),
@@ -26,28 +35,32 @@ impl GrowStep {
         };
         match m {
             Some(m) if m >= 1 => Ok(m),
-            _ => bail!("--grow {self:?} from {n} shards gives no valid shard count (must be at least 1)"),
+            _ => bail!("--grow {self:?} from {n} shards gives no valid shard count (it must be at least 1)"),
         }
     }
 }
 
-/// Parses `--shards`: comma-separated counts, each at least 1.
-pub fn parse_shards(text: &str) -> Result<Vec<u32>> {
+/// Parses `--shards` (a clap value parser): comma-separated counts, each at least 1.
+pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
     for t in text.split(',').map(str::trim) {
-        let n: u32 = t.parse().with_context(|| format!("--shards: '{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)"))?;
+        let n: u32 = t.parse().map_err(|_| format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)"))?;
         if n == 0 {
-            bail!("--shards: the shard count must be at least 1 (got 0)");
+            return Err("the shard count must be at least 1 (got 0)".into());
         }
         if !out.contains(&n) {
             out.push(n);
         }
     }
-    Ok(out)
+    Ok(ShardCounts(out))
 }
 
-/// Parses `--grow`: comma-separated `M`, `+K`, `-K` or `xK`.
-pub fn parse_grow(text: &str) -> Result<Vec<GrowStep>> {
+/// Parses `--grow` (a clap value parser): comma-separated `M`, `+K`, `-K` or `xK`.
+pub fn parse_grow(text: &str) -> Result<GrowSteps, String> {
+    parse_steps(text).map(GrowSteps).map_err(|e| format!("{e:#}"))
+}
+
+fn parse_steps(text: &str) -> Result<Vec<GrowStep>> {
     text.split(',')
         .map(str::trim)
         .map(|t| {
@@ -58,15 +71,17 @@ pub fn parse_grow(text: &str) -> Result<Vec<GrowStep>> {
                 _ => (GrowStep::Absolute, t),
             };
             let k: u32 = digits.parse().ok().filter(|&k| k > 0).with_context(|| {
-                format!("--grow: '{t}' is not a shard count (M), a step (+K, -K) or a factor (xK), K >= 1")
+                format!("'{t}' is not a shard count (M), a step (+K, -K) or a factor (xK), K >= 1")
             })?;
             Ok(ctor(k))
         })
         .collect()
 }
 
-/// The distinct target shard counts for `n` shards, in the order given.
-pub fn targets(n: u32, steps: &[GrowStep]) -> Result<Vec<u32>> {
+/// The distinct target shard counts for `n` shards, in the order given; `+1` when no step is
+/// given.
+pub fn targets(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
+    let steps = steps.map_or(&[GrowStep::Plus(1)][..], |s| &s.0[..]);
     let mut out = Vec::new();
     for step in steps {
         let m = step.target(n)?;
@@ -84,9 +99,10 @@ mod tests {
     #[test]
     fn grow_steps_are_relative_or_absolute() {
         let steps = parse_grow("17,+1,x2,-1").unwrap();
-        assert_eq!(targets(16, &steps).unwrap(), [17, 32, 15]);
-        assert_eq!(targets(4, &steps).unwrap(), [17, 5, 8, 3]);
-        assert!(targets(1, &parse_grow("-1").unwrap()).is_err());
+        assert_eq!(targets(16, Some(&steps)).unwrap(), [17, 32, 15]);
+        assert_eq!(targets(4, Some(&steps)).unwrap(), [17, 5, 8, 3]);
+        assert_eq!(targets(4, None).unwrap(), [5]);
+        assert!(targets(1, Some(&parse_grow("-1").unwrap())).is_err());
         for bad in ["", "+", "x0", "abc", "0", "1.5"] {
             assert!(parse_grow(bad).is_err(), "{bad}");
         }
@@ -94,8 +110,8 @@ mod tests {
 
     #[test]
     fn shard_lists_are_counts_of_at_least_one() {
-        assert_eq!(parse_shards("4, 8,16,8").unwrap(), [4, 8, 16]);
+        assert_eq!(parse_shards("4, 8,16,8").unwrap().0, [4, 8, 16]);
         assert!(parse_shards("0").is_err());
-        assert!(parse_shards("4,x").unwrap_err().to_string().contains("'x'"));
+        assert!(parse_shards("4,x").unwrap_err().contains("'x'"));
     }
 }

@@ -220,3 +220,37 @@ fn range_dynamic_sits_beside_the_fixed_schemes_and_writes_its_timeline() {
     shardlab().args(["run", "--workload", "uniform:keys=100", "--events", "2000", "--quiet", "--out"]).arg(&plain).assert().success();
     assert!(!plain.join("timeline.csv").exists());
 }
+
+#[test]
+fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    shardlab()
+        .args(["run", "--workload", "zipf:keys=5000,s=0.6,0.9,1.2,scans=0.05", "--events", "20000", "--window", "2000"])
+        .args(["--shards", "4,8,16,32", "--grow", "+1,x2", "--no-latency", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let mut combos = std::collections::BTreeSet::new();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        if &rec[3] == "remap_fraction" {
+            combos.insert((rec[0].to_string(), rec[1].to_string(), rec[2].parse::<u32>().unwrap(), rec[6].parse::<u32>().unwrap()));
+        }
+    }
+    // 3 skews x 4 schemes x 4 shard counts x 2 targets.
+    assert_eq!(combos.len(), 3 * 4 * 4 * 2, "{combos:?}");
+    assert!(combos.contains(&("zipf:keys=5000,s=0.9,scans=0.05".into(), "hash".into(), 8, 16)));
+    let charts: Vec<String> =
+        std::fs::read_dir(out.join("charts")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for stem in ["skew_sweep", "shard_sweep"] {
+        let svg = charts.iter().find(|c| c.starts_with(stem) && c.ends_with(".svg")).unwrap_or_else(|| panic!("no {stem} in {charts:?}"));
+        let text = std::fs::read_to_string(out.join("charts").join(svg)).unwrap();
+        let labels: Vec<&str> =
+            text.split("<text").skip(1).filter_map(|t| t.split('>').nth(1)).map(|t| t.split('<').next().unwrap_or("").trim()).collect();
+        for scheme in ["range", "hash", "ring", "salted"] {
+            assert!(labels.contains(&scheme), "{stem} lacks the {scheme} series: {labels:?}");
+        }
+    }
+}
