@@ -18,7 +18,7 @@ use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
 use crate::schemes::{BuildContext, SchemeSpec};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// How a replay is run.
 #[derive(Clone, Debug)]
@@ -287,6 +287,8 @@ struct WorkerAcc {
     sample: Vec<(u64, Vec<u8>)>,
     events: u64,
     scans: u64,
+    /// The owners of a chunk's point events under one scheme (reused between chunks).
+    shards: Vec<ShardId>,
 }
 
 impl WorkerAcc {
@@ -300,6 +302,7 @@ impl WorkerAcc {
             sample: Vec::new(),
             events: 0,
             scans: 0,
+            shards: Vec::new(),
         }
     }
 
@@ -316,7 +319,12 @@ impl WorkerAcc {
     }
 
     /// Routes every event of `chunk` through every scheme.
+    ///
+    /// The point keys are collected once; each scheme then looks them all up in one call
+    /// ([`Partitioner::shards_of`]: no dynamic dispatch per event), and a chunk without
+    /// scans is counted as one run of consecutive events.
     fn record(&mut self, chunk: &EventChunk, parts: &[Box<dyn Partitioner>], sample_limit: u64, set: &mut ShardSet) {
+        let mut points: Vec<&[u8]> = Vec::with_capacity(chunk.len());
         for (i, ev) in chunk.iter().enumerate() {
             let index = chunk.first_index + i as u64;
             if ev.op.is_point() {
@@ -324,23 +332,40 @@ impl WorkerAcc {
                 if index < sample_limit {
                     self.sample.push((index, ev.key.to_vec()));
                 }
+                points.push(ev.key);
             } else {
                 self.scans += 1;
             }
         }
         self.events += chunk.len() as u64;
         for (part, acc) in parts.iter().zip(&mut self.schemes) {
-            record_scheme(part.as_ref(), chunk, acc, set);
+            self.shards.clear();
+            part.shards_of(&points, &mut self.shards);
+            if points.len() == chunk.len() {
+                acc.load.record_run(chunk.first_index, &self.shards);
+            } else {
+                record_scheme(part.as_ref(), chunk, &self.shards, acc, set);
+            }
         }
     }
 }
 
-/// Routes a chunk through one scheme.
-fn record_scheme(part: &dyn Partitioner, chunk: &EventChunk, acc: &mut SchemeAcc, set: &mut ShardSet) {
+/// Routes a chunk with scans through one scheme; `point_shards` are the owners of its point
+/// events, in order.
+fn record_scheme(
+    part: &dyn Partitioner,
+    chunk: &EventChunk,
+    point_shards: &[ShardId],
+    acc: &mut SchemeAcc,
+    set: &mut ShardSet,
+) {
+    let mut owners = point_shards.iter();
     for (i, ev) in chunk.iter().enumerate() {
         let index = chunk.first_index + i as u64;
         if ev.op.is_point() {
-            acc.load.record(index, part.shard_of(ev.key));
+            if let Some(&shard) = owners.next() {
+                acc.load.record(index, shard);
+            }
         } else {
             set.clear();
             part.scan_shards(ev.key, ev.end.unwrap_or(ev.key), set);

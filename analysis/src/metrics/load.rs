@@ -33,6 +33,30 @@ impl LoadAccumulator {
         }
     }
 
+    /// Counts one request per event for a run of consecutive events: the event at measured
+    /// position `first_index + i` made one request to `shards[i]`. The same as calling
+    /// [`LoadAccumulator::record`] for each, with the window found once per window rather
+    /// than once per event.
+    pub fn record_run(&mut self, first_index: u64, shards: &[u32]) {
+        let (mut index, mut rest) = (first_index, shards);
+        while !rest.is_empty() {
+            let w = index / self.window;
+            let in_window = ((w + 1) * self.window - index).min(rest.len() as u64) as usize;
+            let (now, later) = rest.split_at(in_window);
+            if self.windows.last().is_none_or(|(idx, _)| *idx != w) {
+                self.windows.push((w, vec![0; self.shards]));
+            }
+            if let Some((_, counts)) = self.windows.last_mut() {
+                for &shard in now {
+                    counts[shard as usize] += 1;
+                    self.totals[shard as usize] += 1;
+                }
+            }
+            index += in_window as u64;
+            rest = later;
+        }
+    }
+
     /// Adds another accumulator's counts (its windows must not overlap this one's partially:
     /// the replay cuts chunks at window boundaries, so a window is never split).
     pub fn merge(&mut self, other: LoadAccumulator) {
@@ -143,6 +167,21 @@ mod tests {
         assert_eq!(x.window_requests, vec![vec![1, 1], vec![0, 2]]);
         assert_eq!(x.window_requests, y.window_requests);
         assert_eq!(x.shard_requests, vec![1, 3]);
+    }
+
+    #[test]
+    fn a_run_counts_as_its_events_recorded_one_by_one() {
+        let shards: Vec<u32> = (0..23u32).map(|i| (i * 7) % 3).collect();
+        let (mut one, mut run) = (LoadAccumulator::new(3, 5), LoadAccumulator::new(3, 5));
+        for (i, &s) in shards.iter().enumerate() {
+            one.record(13 + i as u64, s);
+        }
+        run.record_run(13, &shards[..4]);
+        run.record_run(17, &shards[4..]);
+        assert_eq!(one.totals, run.totals);
+        let (one, run) = (one.finish(), run.finish());
+        assert_eq!(one.window_requests, run.window_requests);
+        assert_eq!(run.window_requests.len(), 6); // events 13..36: windows 2 to 7
     }
 
     #[test]
