@@ -28,7 +28,9 @@ impl KeyCounts {
 
     /// An empty table, exact up to `limit` distinct keys.
     pub fn with_limit(limit: usize) -> Self {
-        KeyCounts { table: KeyTable::with_limit(limit) }
+        KeyCounts {
+            table: KeyTable::with_limit(limit),
+        }
     }
 
     /// Counts `n` more requests for `key`.
@@ -39,7 +41,9 @@ impl KeyCounts {
 
     /// Adds every count of `other` (the larger table absorbs the smaller).
     pub fn merge(self, other: KeyCounts) -> KeyCounts {
-        KeyCounts { table: self.table.merge(other.table) }
+        KeyCounts {
+            table: self.table.merge(other.table),
+        }
     }
 
     /// Number of distinct keys held: all of them while exact, the sample otherwise (see
@@ -132,7 +136,13 @@ mod tests {
         assert_eq!(m.count(b"x"), 5);
         assert_eq!(m.total(), 10);
         assert!(m.is_exact());
-        assert_eq!(m.sorted().iter().map(|(k, _)| k.to_vec()).collect::<Vec<_>>(), [b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]);
+        assert_eq!(
+            m.sorted()
+                .iter()
+                .map(|(k, _)| k.to_vec())
+                .collect::<Vec<_>>(),
+            [b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
+        );
         assert_eq!(m.hottest().unwrap().key, b"x");
     }
 

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use crate::sweep;
+use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
@@ -131,8 +131,13 @@ pub struct TraceArgs {
 
 impl TraceArgs {
     /// The reader options for the trace at `path` (`-` for standard input).
-    pub fn options(&self, path: &Path, format: Option<TraceFormat>) -> Result<TraceOptions, String> {
-        let mut opts = TraceOptions::new(path, KeyType::from_name(&self.key_type).unwrap_or_default());
+    pub fn options(
+        &self,
+        path: &Path,
+        format: Option<TraceFormat>,
+    ) -> Result<TraceOptions, String> {
+        let mut opts =
+            TraceOptions::new(path, KeyType::from_name(&self.key_type).unwrap_or_default());
         opts.format = format;
         opts.csv = CsvColumns {
             key: self.key_col.clone(),
@@ -301,7 +306,12 @@ pub struct RunArgs {
 
     /// Comma-separated schemes with parameters: range[:boundaries=FILE,ranges_per_shard=R],
     /// hash, ring[:vnodes=V], salted[:buckets=B].
-    #[arg(short, long, default_value = "range,hash,ring,salted", value_name = "LIST")]
+    #[arg(
+        short,
+        long,
+        default_value = "range,hash,ring,salted",
+        value_name = "LIST"
+    )]
     pub schemes: String,
 
     /// Number of shards N, or a comma-separated list to sweep (e.g. 4,8,16,32,64).
@@ -362,8 +372,12 @@ fn parse_column(s: &str) -> Result<Column, String> {
 fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
-        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" => Ok(s.as_bytes()[0]),
-        _ => Err(format!("'{s}' is not one character; use `,`, `tab`, `|`, `;` or another single character")),
+        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" => {
+            Ok(s.as_bytes()[0])
+        }
+        _ => Err(format!(
+            "'{s}' is not one character; use `,`, `tab`, `|`, `;` or another single character"
+        )),
     }
 }
 
@@ -387,19 +401,41 @@ mod tests {
     #[test]
     fn trace_options_are_built_from_the_shared_flags() {
         let cli = Cli::try_parse_from([
-            "shardlab", "inspect", "t.csv", "--key-col", "lbn", "--op-col", "3", "--delimiter", "tab",
-            "--op-map", "28=get", "--max-invalid", "5", "--key-type", "u64",
+            "shardlab",
+            "inspect",
+            "t.csv",
+            "--key-col",
+            "lbn",
+            "--op-col",
+            "3",
+            "--delimiter",
+            "tab",
+            "--op-map",
+            "28=get",
+            "--max-invalid",
+            "5",
+            "--key-type",
+            "u64",
         ])
         .unwrap();
-        let Command::Inspect(args) = cli.command else { panic!("not inspect") };
+        let Command::Inspect(args) = cli.command else {
+            panic!("not inspect")
+        };
         let opts = args.read.options(&args.trace, args.format).unwrap();
         assert_eq!(opts.csv.key, Some(Column::Name("lbn".into())));
         assert_eq!(opts.csv.op, Some(Column::Index(3)));
         assert_eq!(opts.delimiter, Some(b'\t'));
         assert_eq!(opts.key_type, KeyType::U64);
         assert!(opts.invalid.skips() && opts.invalid.max == Some(5));
-        for bad in [&["--key-col", "0"][..], &["--delimiter", "ab"], &["--format", "parquet"]] {
-            assert!(Cli::try_parse_from(["shardlab", "inspect", "t"].iter().chain(bad)).is_err(), "{bad:?}");
+        for bad in [
+            &["--key-col", "0"][..],
+            &["--delimiter", "ab"],
+            &["--format", "parquet"],
+        ] {
+            assert!(
+                Cli::try_parse_from(["shardlab", "inspect", "t"].iter().chain(bad)).is_err(),
+                "{bad:?}"
+            );
         }
     }
 }

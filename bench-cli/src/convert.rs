@@ -19,11 +19,18 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             format!("cannot tell the output format from '{}'; pass --format csv, text or oracle-general", args.out.display())
         })?,
     };
-    let opts = args.read.options(&args.input, args.from).map_err(anyhow::Error::msg)?;
+    let opts = args
+        .read
+        .options(&args.input, args.from)
+        .map_err(anyhow::Error::msg)?;
     let shown = opts.shown();
     refuse_existing(&args.out, args.force)?;
     let mut opened = trace::open_detected(&opts)?;
-    let write = WriteOptions { format, key_type: opened.key_type, hash_keys: args.hash_keys };
+    let write = WriteOptions {
+        format,
+        key_type: opened.key_type,
+        hash_keys: args.hash_keys,
+    };
     let mut writer = TraceWriter::create(&args.out, write)?;
     let bar = events_bar(args.quiet);
     bar.set_length(opened.source.len_hint().unwrap_or(0));
@@ -32,8 +39,16 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         bar.inc(chunk.len() as u64);
         writer.write_chunk(chunk)
     })
-    .with_context(|| format!("converting '{}' to '{}'", shown.display(), args.out.display()))?;
-    let summary = writer.finish().with_context(|| format!("writing '{}'", args.out.display()))?;
+    .with_context(|| {
+        format!(
+            "converting '{}' to '{}'",
+            shown.display(),
+            args.out.display()
+        )
+    })?;
+    let summary = writer
+        .finish()
+        .with_context(|| format!("writing '{}'", args.out.display()))?;
     bar.finish_and_clear();
     report_skipped(&opts.invalid.log);
     if !args.quiet {
@@ -52,7 +67,10 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             );
         }
         if summary.keys_hashed > 0 {
-            eprintln!("note: {} keys were stored as their XXH3-64 hash (--hash-keys)", summary.keys_hashed);
+            eprintln!(
+                "note: {} keys were stored as their XXH3-64 hash (--hash-keys)",
+                summary.keys_hashed
+            );
         }
     }
     Ok(())

@@ -21,7 +21,11 @@ pub fn run(args: GenArgs) -> Result<()> {
     }
     refuse_existing(&args.out, args.force)?;
     let mut source = spec.open(args.seed, args.events)?;
-    let opts = WriteOptions { format, key_type: KeyType::U64, hash_keys: false };
+    let opts = WriteOptions {
+        format,
+        key_type: KeyType::U64,
+        hash_keys: false,
+    };
     let mut writer = TraceWriter::create(&args.out, opts)?;
     let bar = events_bar(args.quiet);
     bar.set_length(args.events);
@@ -31,10 +35,17 @@ pub fn run(args: GenArgs) -> Result<()> {
         writer.write_chunk(chunk)
     })
     .with_context(|| format!("writing '{}'", args.out.display()))?;
-    let summary = writer.finish().with_context(|| format!("writing '{}'", args.out.display()))?;
+    let summary = writer
+        .finish()
+        .with_context(|| format!("writing '{}'", args.out.display()))?;
     bar.finish_and_clear();
     if !args.quiet && !is_stdio(&args.out) {
-        eprintln!("wrote {} events of {} to {}", summary.events, spec.label(), args.out.display());
+        eprintln!(
+            "wrote {} events of {} to {}",
+            summary.events,
+            spec.label(),
+            args.out.display()
+        );
         if summary.ops_dropped > 0 {
             eprintln!(
                 "note: oracle-general has no operation field: {} puts are stored as plain requests \
@@ -42,7 +53,10 @@ pub fn run(args: GenArgs) -> Result<()> {
                 summary.ops_dropped
             );
         }
-        eprintln!("replay with: shardlab run --trace {} --key-type u64", args.out.display());
+        eprintln!(
+            "replay with: shardlab run --trace {} --key-type u64",
+            args.out.display()
+        );
     }
     Ok(())
 }

@@ -17,11 +17,22 @@ use crate::progress::events_bar;
 
 /// Runs `shardlab inspect`.
 pub fn run(args: InspectArgs) -> Result<()> {
-    let opts = args.read.options(&args.trace, args.format).map_err(anyhow::Error::msg)?;
+    let opts = args
+        .read
+        .options(&args.trace, args.format)
+        .map_err(anyhow::Error::msg)?;
     let shown = opts.shown();
-    let out = args.out.as_ref().map(|dir| OutputDir::claim(dir, args.force)).transpose()?;
+    let out = args
+        .out
+        .as_ref()
+        .map(|dir| OutputDir::claim(dir, args.force))
+        .transpose()?;
     let mut opened = trace::open_detected(&opts)?;
-    let cfg = InspectConfig { distinct_limit: args.distinct_limit as usize, top: args.top as usize, ..Default::default() };
+    let cfg = InspectConfig {
+        distinct_limit: args.distinct_limit as usize,
+        top: args.top as usize,
+        ..Default::default()
+    };
     let mut profiler = Profiler::new(&cfg);
     let bar = events_bar(args.quiet);
     bar.set_length(opened.source.len_hint().unwrap_or(0));
@@ -47,7 +58,11 @@ pub fn run(args: InspectArgs) -> Result<()> {
         ];
         out.write_file("inspect.csv", &profile.inspect_csv(&extra))?;
         out.write_file("top_keys.csv", &profile.top_keys_csv(opened.key_type))?;
-        writeln!(stdout, "written: {}/inspect.csv, top_keys.csv", out.path().display())?;
+        writeln!(
+            stdout,
+            "written: {}/inspect.csv, top_keys.csv",
+            out.path().display()
+        )?;
     }
     // The source is dropped only now: a reader never holds more than its buffers.
     drop(opened);
@@ -73,12 +88,21 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
     let mut row = |label: &str, value: String| {
         let _ = writeln!(t, "{label:<16} {value}");
     };
-    let pct = |n: u64| if p.events == 0 { "-".to_string() } else { format!("{:.1}%", 100.0 * n as f64 / p.events as f64) };
+    let pct = |n: u64| {
+        if p.events == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.1}%", 100.0 * n as f64 / p.events as f64)
+        }
+    };
     let compression = match opened.compression {
         workloads::trace::Compression::None => "plain".to_string(),
         c => format!("{}-compressed", c.name()),
     };
-    row("trace", format!("{name} ({}, {compression})", opened.format));
+    row(
+        "trace",
+        format!("{name} ({}, {compression})", opened.format),
+    );
     row("events", thousands(p.events));
     let d = p.distinct_keys;
     row(
@@ -95,7 +119,17 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
             )
         },
     );
-    let ops: Vec<String> = Op::ALL.iter().map(|&op| format!("{} {} ({})", op.name(), thousands(p.op_count(op)), pct(p.op_count(op)))).collect();
+    let ops: Vec<String> = Op::ALL
+        .iter()
+        .map(|&op| {
+            format!(
+                "{} {} ({})",
+                op.name(),
+                thousands(p.op_count(op)),
+                pct(p.op_count(op))
+            )
+        })
+        .collect();
     row("ops", ops.join(", "));
     match &p.time {
         Some(time) => {
@@ -105,11 +139,20 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
                 Some(100) => "x100ns",
                 Some(_) | None => "trace units",
             };
-            let mut text = format!("{} .. {} ({} {unit})", time.first, time.last, thousands(time.span));
+            let mut text = format!(
+                "{} .. {} ({} {unit})",
+                time.first,
+                time.last,
+                thousands(time.span)
+            );
             if let Some(secs) = time.seconds().filter(|s| *s > 0.0) {
                 let _ = write!(text, ", {:.1} events/s", p.events as f64 / secs);
             } else if time.span > 0 {
-                let _ = write!(text, ", {:.3} events per unit", p.events as f64 / time.span as f64);
+                let _ = write!(
+                    text,
+                    ", {:.3} events per unit",
+                    p.events as f64 / time.span as f64
+                );
             }
             if time.decreases > 0 {
                 let _ = write!(text, "; {} go backwards", thousands(time.decreases));
@@ -120,7 +163,15 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
     }
     row("key size", sizes(p.key_size.as_ref(), "bytes"));
     row("value size", sizes(p.value_size.as_ref(), "bytes"));
-    row("scans", format!("{} ({}); length {}", thousands(p.op_count(Op::Scan)), pct(p.op_count(Op::Scan)), sizes(p.scan_len.as_ref(), "keys")));
+    row(
+        "scans",
+        format!(
+            "{} ({}); length {}",
+            thousands(p.op_count(Op::Scan)),
+            pct(p.op_count(Op::Scan)),
+            sizes(p.scan_len.as_ref(), "keys")
+        ),
+    );
     row(
         "zipf",
         match p.zipf {
@@ -129,18 +180,42 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
                 z.s,
                 z.ks,
                 thousands(z.ranks as u64),
-                if z.ks < 0.05 { "good fit" } else if z.ks < 0.1 { "rough fit" } else { "poor fit" }
+                if z.ks < 0.05 {
+                    "good fit"
+                } else if z.ks < 0.1 {
+                    "rough fit"
+                } else {
+                    "poor fit"
+                }
             ),
             None => "too few repeated keys to fit".into(),
         },
     );
     let share = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.3}"));
-    row("monotonicity", format!("{} new maxima, {} increases (1.0 = every key after the previous)", share(p.monotonicity), share(p.increases)));
+    row(
+        "monotonicity",
+        format!(
+            "{} new maxima, {} increases (1.0 = every key after the previous)",
+            share(p.monotonicity),
+            share(p.increases)
+        ),
+    );
     let _ = writeln!(t, "top keys");
     let key_type: KeyType = opened.key_type;
     for k in &p.top_keys {
-        let bound = if k.error > 0 { format!(" (at least {})", thousands(k.count - k.error)) } else { String::new() };
-        let _ = writeln!(t, "  {:>3}  {:<40} {:>12}{bound}  {:.2}%", k.rank, key_type.display(&k.key), thousands(k.count), 100.0 * k.share);
+        let bound = if k.error > 0 {
+            format!(" (at least {})", thousands(k.count - k.error))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            t,
+            "  {:>3}  {:<40} {:>12}{bound}  {:.2}%",
+            k.rank,
+            key_type.display(&k.key),
+            thousands(k.count),
+            100.0 * k.share
+        );
     }
     t
 }
@@ -148,6 +223,9 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
 fn sizes(s: Option<&SizeStats>, unit: &str) -> String {
     match s {
         None => "-".into(),
-        Some(s) => format!("min {} / mean {:.1} / p50 {} / p99 {} / max {} {unit}", s.min, s.mean, s.p50, s.p99, s.max),
+        Some(s) => format!(
+            "min {} / mean {:.1} / p50 {} / p99 {} / max {} {unit}",
+            s.min, s.mean, s.p50, s.p99, s.max
+        ),
     }
 }

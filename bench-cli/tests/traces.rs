@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/traces").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/traces")
+        .join(name)
 }
 
 fn shardlab() -> Command {
@@ -24,7 +26,14 @@ fn stderr_of(output: &std::process::Output) -> String {
 fn inspect(trace: &Path, args: &[&str]) -> BTreeMap<String, String> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("profile");
-    shardlab().arg("inspect").arg(trace).args(args).args(["--quiet", "--out"]).arg(&out).assert().success();
+    shardlab()
+        .arg("inspect")
+        .arg(trace)
+        .args(args)
+        .args(["--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
     let mut rows = BTreeMap::new();
     let mut reader = csv::Reader::from_path(out.join("inspect.csv")).unwrap();
     assert_eq!(reader.headers().unwrap(), vec!["metric", "value"]);
@@ -76,7 +85,11 @@ fn count<K: std::hash::Hash + Eq>(events: impl IntoIterator<Item = (K, Kind)>) -
 
 /// The counts `inspect` reported.
 fn reported(rows: &BTreeMap<String, String>) -> Counts {
-    let n = |m: &str| rows[m].parse::<u64>().unwrap_or_else(|_| panic!("{m} = {:?}", rows[m]));
+    let n = |m: &str| {
+        rows[m]
+            .parse::<u64>()
+            .unwrap_or_else(|_| panic!("{m} = {:?}", rows[m]))
+    };
     assert_eq!(rows["distinct_keys_estimate"], "0");
     Counts {
         events: n("events"),
@@ -94,7 +107,12 @@ fn fields(name: &str) -> Vec<Vec<String>> {
         .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.trim_end_matches('\r').split(',').map(str::to_string).collect())
+        .map(|l| {
+            l.trim_end_matches('\r')
+                .split(',')
+                .map(str::to_string)
+                .collect()
+        })
         .collect()
 }
 
@@ -112,14 +130,32 @@ fn le_u32(b: &[u8]) -> u32 {
 /// read, 2a a write.
 fn cloud_physics_csv() -> Counts {
     let rows = fields("cloudPhysicsIO_2000.csv");
-    count(rows[1..].iter().map(|f| (f[4].clone(), if f[2] == "28" { Kind::Get } else { Kind::Put })))
+    count(rows[1..].iter().map(|f| {
+        (
+            f[4].clone(),
+            if f[2] == "28" { Kind::Get } else { Kind::Put },
+        )
+    }))
 }
 
 #[test]
 fn csv_reads_the_cloudphysics_sample_with_mapped_columns_and_an_op_map() {
     let rows = inspect(
         &fixture("cloudPhysicsIO_2000.csv"),
-        &["--key-col", "lbn", "--key-type", "u64", "--op-col", "3", "--op-map", "28=get,2a=put", "--time-col", "time", "--size-col", "size"],
+        &[
+            "--key-col",
+            "lbn",
+            "--key-type",
+            "u64",
+            "--op-col",
+            "3",
+            "--op-map",
+            "28=get,2a=put",
+            "--time-col",
+            "time",
+            "--size-col",
+            "size",
+        ],
     );
     let expected = cloud_physics_csv();
     assert_eq!(expected.events, 2000);
@@ -130,18 +166,30 @@ fn csv_reads_the_cloudphysics_sample_with_mapped_columns_and_an_op_map() {
     let f = fields("cloudPhysicsIO_2000.csv");
     assert_eq!(rows["time_first"], f[1][1]);
     assert_eq!(rows["time_last"], f[2000][1]);
-    let max_size = f[1..].iter().map(|r| r[3].parse::<u64>().unwrap()).max().unwrap();
+    let max_size = f[1..]
+        .iter()
+        .map(|r| r[3].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
     assert_eq!(rows["value_size_max"], max_size.to_string());
 }
 
 #[test]
 fn text_reads_one_key_per_line() {
     let text = std::fs::read_to_string(fixture("cloudPhysicsIO_2000.txt")).unwrap();
-    let expected = count(text.lines().filter(|l| !l.is_empty()).map(|l| (l.to_string(), Kind::Get)));
+    let expected = count(
+        text.lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| (l.to_string(), Kind::Get)),
+    );
     let rows = inspect(&fixture("cloudPhysicsIO_2000.txt"), &[]);
     assert_eq!(rows["format"], "text");
     assert_eq!(reported(&rows), expected);
-    assert_eq!(expected.distinct_keys, cloud_physics_csv().distinct_keys, "the same requests as the CSV");
+    assert_eq!(
+        expected.distinct_keys,
+        cloud_physics_csv().distinct_keys,
+        "the same requests as the CSV"
+    );
 }
 
 #[test]
@@ -155,7 +203,10 @@ fn oracle_general_reads_24_byte_records() {
     assert_eq!(expected.distinct_keys, cloud_physics_csv().distinct_keys);
     let times: Vec<u32> = bytes.chunks(24).map(le_u32).collect();
     assert_eq!(rows["time_first"], times[0].to_string());
-    assert_eq!(rows["time_span"], (times.iter().max().unwrap() - times.iter().min().unwrap()).to_string());
+    assert_eq!(
+        rows["time_span"],
+        (times.iter().max().unwrap() - times.iter().min().unwrap()).to_string()
+    );
 }
 
 #[test]
@@ -177,10 +228,17 @@ fn vscsi_reads_v1_records_and_multi_block_requests_are_scans() {
     // The same requests as the CSV: the same keys and sizes, and reads/writes agree.
     let csv = fields("cloudPhysicsIO_2000.csv");
     assert_eq!(expected.distinct_keys, cloud_physics_csv().distinct_keys);
-    let single_block_writes = csv[1..].iter().filter(|f| f[3] == "512" && f[2] == "2a").count() as u64;
+    let single_block_writes = csv[1..]
+        .iter()
+        .filter(|f| f[3] == "512" && f[2] == "2a")
+        .count() as u64;
     assert_eq!(expected.puts, single_block_writes);
     // Scan lengths in blocks: ceil(len / 512).
-    let longest = bytes.chunks(32).map(|r| u64::from(le_u32(&r[4..])).div_ceil(512)).max().unwrap();
+    let longest = bytes
+        .chunks(32)
+        .map(|r| u64::from(le_u32(&r[4..])).div_ceil(512))
+        .max()
+        .unwrap();
     assert_eq!(rows["scan_len_max"], longest.to_string());
 }
 
@@ -221,9 +279,22 @@ fn csv_reads_the_meta_kv_sample_by_header_names() {
 fn csv_reads_the_meta_cdn_sample_with_url_keys() {
     let rows_in = fields("metacdn_sample.csv");
     let expected = count(rows_in[1..].iter().map(|f| (f[1].clone(), Kind::Get)));
-    let rows = inspect(&fixture("metacdn_sample.csv"), &["--key-col", "cacheKey", "--size-col", "objectSize", "--time-col", "timestamp"]);
+    let rows = inspect(
+        &fixture("metacdn_sample.csv"),
+        &[
+            "--key-col",
+            "cacheKey",
+            "--size-col",
+            "objectSize",
+            "--time-col",
+            "timestamp",
+        ],
+    );
     assert_eq!(reported(&rows), expected);
-    let total: u64 = rows_in[1..].iter().map(|f| f[3].parse::<u64>().unwrap()).sum();
+    let total: u64 = rows_in[1..]
+        .iter()
+        .map(|f| f[3].parse::<u64>().unwrap())
+        .sum();
     let mean: f64 = rows["value_size_mean"].parse().unwrap();
     assert!((mean - total as f64 / expected.events as f64).abs() < 1e-6);
 }
@@ -231,8 +302,27 @@ fn csv_reads_the_meta_cdn_sample_with_url_keys() {
 #[test]
 fn csv_reads_the_meta_block_sample_with_loose_op_names() {
     let rows_in = fields("metastorage_block_sample.csv");
-    let expected = count(rows_in[1..].iter().map(|f| (f[1].clone(), if f[7].starts_with("get") { Kind::Get } else { Kind::Put })));
-    let rows = inspect(&fixture("metastorage_block_sample.csv"), &["--key-col", "block_id", "--op-col", "op_name", "--size-col", "io_size"]);
+    let expected = count(rows_in[1..].iter().map(|f| {
+        (
+            f[1].clone(),
+            if f[7].starts_with("get") {
+                Kind::Get
+            } else {
+                Kind::Put
+            },
+        )
+    }));
+    let rows = inspect(
+        &fixture("metastorage_block_sample.csv"),
+        &[
+            "--key-col",
+            "block_id",
+            "--op-col",
+            "op_name",
+            "--size-col",
+            "io_size",
+        ],
+    );
     assert_eq!(reported(&rows), expected);
     assert!(expected.gets > 0 && expected.puts > 0);
 }
@@ -241,7 +331,11 @@ fn csv_reads_the_meta_block_sample_with_loose_op_names() {
 fn msr_reads_byte_ranges_as_blocks_and_scans() {
     for block in [4096u64, 512] {
         let expected = count(fields("msr_cambridge_sample.csv").into_iter().map(|f| {
-            let (disk, offset, size): (u64, u64, u64) = (f[2].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
+            let (disk, offset, size): (u64, u64, u64) = (
+                f[2].parse().unwrap(),
+                f[4].parse().unwrap(),
+                f[5].parse().unwrap(),
+            );
             let first = offset / block;
             let end = (offset + size).div_ceil(block).max(first + 1);
             let kind = match (end - first > 1, f[3].as_str()) {
@@ -251,7 +345,10 @@ fn msr_reads_byte_ranges_as_blocks_and_scans() {
             };
             ((disk << 48) + first, kind)
         }));
-        let rows = inspect(&fixture("msr_cambridge_sample.csv"), &["--block-size", &block.to_string()]);
+        let rows = inspect(
+            &fixture("msr_cambridge_sample.csv"),
+            &["--block-size", &block.to_string()],
+        );
         assert_eq!(rows["format"], "msr");
         assert_eq!(reported(&rows), expected, "block size {block}");
     }
@@ -261,7 +358,10 @@ fn msr_reads_byte_ranges_as_blocks_and_scans() {
 
 #[test]
 fn zstd_and_gzip_copies_give_the_same_results_as_the_plain_file() {
-    for plain in ["twitter_sample.csv", "cloudPhysicsIO_2000.oracleGeneral.bin"] {
+    for plain in [
+        "twitter_sample.csv",
+        "cloudPhysicsIO_2000.oracleGeneral.bin",
+    ] {
         let strip = |mut rows: BTreeMap<String, String>| {
             rows.remove("trace");
             rows.remove("compression");
@@ -270,7 +370,10 @@ fn zstd_and_gzip_copies_give_the_same_results_as_the_plain_file() {
         let base = strip(inspect(&fixture(plain), &[]));
         for ext in ["zst", "gz"] {
             let rows = inspect(&fixture(&format!("{plain}.{ext}")), &[]);
-            assert_eq!(rows["compression"], if ext == "zst" { "zstd" } else { "gzip" });
+            assert_eq!(
+                rows["compression"],
+                if ext == "zst" { "zstd" } else { "gzip" }
+            );
             assert_eq!(strip(rows), base, "{plain}.{ext}");
         }
     }
@@ -278,7 +381,13 @@ fn zstd_and_gzip_copies_give_the_same_results_as_the_plain_file() {
     let dir = tempfile::tempdir().unwrap();
     let replay = |name: &str| {
         let out = dir.path().join(name.replace('.', "_"));
-        shardlab().args(["run", "--quiet", "--no-latency", "--trace"]).arg(fixture(name)).arg("--out").arg(&out).assert().success();
+        shardlab()
+            .args(["run", "--quiet", "--no-latency", "--trace"])
+            .arg(fixture(name))
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
         summary_without_label(&out)
     };
     let plain = replay("cloudPhysicsIO_2000.oracleGeneral.bin");
@@ -292,15 +401,34 @@ fn standard_input_reads_like_the_file() {
     let bytes = std::fs::read(fixture("twitter_sample.csv.zst")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("stdin");
-    shardlab().args(["inspect", "-", "--quiet", "--out"]).arg(&out).write_stdin(bytes.clone()).assert().success();
+    shardlab()
+        .args(["inspect", "-", "--quiet", "--out"])
+        .arg(&out)
+        .write_stdin(bytes.clone())
+        .assert()
+        .success();
     let text = std::fs::read_to_string(out.join("inspect.csv")).unwrap();
-    assert!(text.contains("format,twitter") && text.contains("events,100"), "{text}");
+    assert!(
+        text.contains("format,twitter") && text.contains("events,100"),
+        "{text}"
+    );
     // `run` reads standard input twice (count, then replay) through a spooled copy.
     let run_out = dir.path().join("run");
-    shardlab().args(["run", "--quiet", "--no-latency", "--trace", "-", "--out"]).arg(&run_out).write_stdin(bytes).assert().success();
+    shardlab()
+        .args(["run", "--quiet", "--no-latency", "--trace", "-", "--out"])
+        .arg(&run_out)
+        .write_stdin(bytes)
+        .assert()
+        .success();
     let stdin_summary = summary_without_label(&run_out);
     let file_out = dir.path().join("file");
-    shardlab().args(["run", "--quiet", "--no-latency", "--trace"]).arg(fixture("twitter_sample.csv")).arg("--out").arg(&file_out).assert().success();
+    shardlab()
+        .args(["run", "--quiet", "--no-latency", "--trace"])
+        .arg(fixture("twitter_sample.csv"))
+        .arg("--out")
+        .arg(&file_out)
+        .assert()
+        .success();
     assert_eq!(stdin_summary, summary_without_label(&file_out));
 }
 
@@ -313,7 +441,12 @@ fn summary_without_label(dir: &Path) -> BTreeMap<(String, String, String), Vec<S
     r.records()
         .map(|rec| rec.unwrap())
         .filter(|rec| !rec[3].starts_with("lookup_ns_") && &rec[3] != "lookups_per_sec")
-        .map(|rec| ((rec[1].to_string(), rec[2].to_string(), rec[3].to_string()), rec.iter().skip(4).map(str::to_string).collect()))
+        .map(|rec| {
+            (
+                (rec[1].to_string(), rec[2].to_string(), rec[3].to_string()),
+                rec.iter().skip(4).map(str::to_string).collect(),
+            )
+        })
         .collect()
 }
 
@@ -321,34 +454,77 @@ fn summary_without_label(dir: &Path) -> BTreeMap<(String, String, String), Vec<S
 fn gen_then_run_trace_equals_run_workload() {
     let dir = tempfile::tempdir().unwrap();
     for (workload, format, file) in [
-        ("zipf:keys=5000,s=1.1,scans=0.05,writes=0.2", "csv", "zipf.csv"),
+        (
+            "zipf:keys=5000,s=1.1,scans=0.05,writes=0.2",
+            "csv",
+            "zipf.csv",
+        ),
         ("ycsb:e:records=2000", "csv", "ycsb_e.csv.zst"),
-        ("uniform:keys=3000,writes=0.3", "oracle-general", "uniform.oracleGeneral.bin"),
+        (
+            "uniform:keys=3000,writes=0.3",
+            "oracle-general",
+            "uniform.oracleGeneral.bin",
+        ),
         ("sequential", "oracle-general", "sequential.bin.gz"),
     ] {
         let trace = dir.path().join(file);
         let events = "30000";
-        shardlab().args(["gen", workload, "--events", events, "--quiet", "--format", format, "-o"]).arg(&trace).assert().success();
+        shardlab()
+            .args([
+                "gen", workload, "--events", events, "--quiet", "--format", format, "-o",
+            ])
+            .arg(&trace)
+            .assert()
+            .success();
         let direct = dir.path().join(format!("{file}.direct"));
         shardlab()
-            .args(["run", "--workload", workload, "--events", events, "--window", "1000", "--quiet", "--out"])
+            .args([
+                "run",
+                "--workload",
+                workload,
+                "--events",
+                events,
+                "--window",
+                "1000",
+                "--quiet",
+                "--out",
+            ])
             .arg(&direct)
             .assert()
             .success();
         let replayed = dir.path().join(format!("{file}.replayed"));
         shardlab()
-            .args(["run", "--key-type", "u64", "--window", "1000", "--quiet", "--trace"])
+            .args([
+                "run",
+                "--key-type",
+                "u64",
+                "--window",
+                "1000",
+                "--quiet",
+                "--trace",
+            ])
             .arg(&trace)
             .arg("--out")
             .arg(&replayed)
             .assert()
             .success();
-        let (a, b) = (summary_without_label(&direct), summary_without_label(&replayed));
+        let (a, b) = (
+            summary_without_label(&direct),
+            summary_without_label(&replayed),
+        );
         assert!(a.len() > 50, "{workload}");
         assert_eq!(a, b, "{workload} as {format}");
         let shards = |d: &Path| {
             let mut r = csv::Reader::from_path(d.join("shards.csv")).unwrap();
-            r.records().map(|rec| rec.unwrap().iter().skip(1).map(str::to_string).collect::<Vec<_>>()).collect::<Vec<_>>()
+            r.records()
+                .map(|rec| {
+                    rec.unwrap()
+                        .iter()
+                        .skip(1)
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(shards(&direct), shards(&replayed), "{workload}");
     }
@@ -358,25 +534,86 @@ fn gen_then_run_trace_equals_run_workload() {
 fn gen_refuses_what_the_format_cannot_hold_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.bin");
-    let assert = shardlab().args(["gen", "uniform:scans=0.1", "--format", "oracle-general", "--quiet", "-o"]).arg(&out).assert().code(1);
-    assert!(stderr_of(assert.get_output()).contains("oracle-general records cannot hold"), "{}", stderr_of(assert.get_output()));
-    let assert = shardlab().args(["gen", "ycsb:e", "--events", "1000", "--format", "oracle-general", "--quiet", "-o"]).arg(&out).assert().code(1);
+    let assert = shardlab()
+        .args([
+            "gen",
+            "uniform:scans=0.1",
+            "--format",
+            "oracle-general",
+            "--quiet",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1);
+    assert!(
+        stderr_of(assert.get_output()).contains("oracle-general records cannot hold"),
+        "{}",
+        stderr_of(assert.get_output())
+    );
+    let assert = shardlab()
+        .args([
+            "gen",
+            "ycsb:e",
+            "--events",
+            "1000",
+            "--format",
+            "oracle-general",
+            "--quiet",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1);
     let stderr = stderr_of(assert.get_output());
-    assert!(stderr.contains("event ") && stderr.contains("cannot hold a scan"), "{stderr}");
-    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing is left behind");
+    assert!(
+        stderr.contains("event ") && stderr.contains("cannot hold a scan"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing is left behind"
+    );
 }
 
 #[test]
 fn convert_round_trips_csv_through_oracle_general() {
     let dir = tempfile::tempdir().unwrap();
     let original = dir.path().join("keys.csv");
-    shardlab().args(["gen", "zipf:keys=2000", "--events", "20000", "--quiet", "-o"]).arg(&original).assert().success();
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=2000",
+            "--events",
+            "20000",
+            "--quiet",
+            "-o",
+        ])
+        .arg(&original)
+        .assert()
+        .success();
     let binary = dir.path().join("keys.oracleGeneral.bin");
-    shardlab().args(["convert", "--key-type", "u64", "--quiet"]).arg(&original).arg("-o").arg(&binary).assert().success();
+    shardlab()
+        .args(["convert", "--key-type", "u64", "--quiet"])
+        .arg(&original)
+        .arg("-o")
+        .arg(&binary)
+        .assert()
+        .success();
     assert_eq!(std::fs::metadata(&binary).unwrap().len(), 20000 * 24);
     let back = dir.path().join("back.csv");
-    shardlab().args(["convert", "--quiet"]).arg(&binary).arg("-o").arg(&back).args(["--format", "csv"]).assert().success();
-    let (a, b) = (std::fs::read_to_string(&original).unwrap(), std::fs::read_to_string(&back).unwrap());
+    shardlab()
+        .args(["convert", "--quiet"])
+        .arg(&binary)
+        .arg("-o")
+        .arg(&back)
+        .args(["--format", "csv"])
+        .assert()
+        .success();
+    let (a, b) = (
+        std::fs::read_to_string(&original).unwrap(),
+        std::fs::read_to_string(&back).unwrap(),
+    );
     assert_eq!(a.lines().count(), 20001);
     assert_eq!(a, b, "every event survives csv -> oracle-general -> csv");
     // next_access_vtime is libCacheSim's: the 1-based position of the next request to the id.
@@ -385,7 +622,11 @@ fn convert_round_trips_csv_through_oracle_general() {
     for (i, r) in records.iter().enumerate().take(500) {
         let next = i64::from_le_bytes(r[16..24].try_into().unwrap());
         let id = le_u64(&r[4..]);
-        let expected = records.iter().skip(i + 1).position(|s| le_u64(&s[4..]) == id).map_or(-1, |j| (i + j + 2) as i64);
+        let expected = records
+            .iter()
+            .skip(i + 1)
+            .position(|s| le_u64(&s[4..]) == id)
+            .map_or(-1, |j| (i + j + 2) as i64);
         assert_eq!(next, expected, "record {i}");
     }
 }
@@ -394,21 +635,67 @@ fn convert_round_trips_csv_through_oracle_general() {
 fn convert_keeps_every_event_of_other_formats_or_says_why_not() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.oracleGeneral.bin");
-    let assert = shardlab().args(["convert", "--quiet"]).arg(fixture("twitter_sample.csv")).arg("-o").arg(&out).assert().code(1);
+    let assert = shardlab()
+        .args(["convert", "--quiet"])
+        .arg(fixture("twitter_sample.csv"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1);
     let stderr = stderr_of(assert.get_output());
-    assert!(stderr.contains("is not a 64-bit integer") && stderr.contains("--hash-keys"), "{stderr}");
+    assert!(
+        stderr.contains("is not a 64-bit integer") && stderr.contains("--hash-keys"),
+        "{stderr}"
+    );
     assert!(!out.exists());
-    let assert = shardlab().args(["convert", "--hash-keys"]).arg(fixture("twitter_sample.csv")).arg("-o").arg(&out).assert().success();
-    assert!(stderr_of(assert.get_output()).contains("7 puts and deletes are stored as plain requests"));
-    let (a, b) = (inspect(&fixture("twitter_sample.csv"), &[]), inspect(&out, &[]));
-    for m in ["events", "distinct_keys", "time_first", "time_last", "value_size_mean", "hottest_key_share"] {
+    let assert = shardlab()
+        .args(["convert", "--hash-keys"])
+        .arg(fixture("twitter_sample.csv"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(
+        stderr_of(assert.get_output()).contains("7 puts and deletes are stored as plain requests")
+    );
+    let (a, b) = (
+        inspect(&fixture("twitter_sample.csv"), &[]),
+        inspect(&out, &[]),
+    );
+    for m in [
+        "events",
+        "distinct_keys",
+        "time_first",
+        "time_last",
+        "value_size_mean",
+        "hottest_key_share",
+    ] {
         assert_eq!(a[m], b[m], "{m}");
     }
     // vscsi scans survive a conversion to csv, and the csv replays like the vscsi file.
     let csv_out = dir.path().join("blocks.csv.gz");
-    shardlab().args(["convert", "--quiet"]).arg(fixture("cloudPhysicsIO_2000.vscsi")).arg("-o").arg(&csv_out).assert().success();
-    let (v, c) = (inspect(&fixture("cloudPhysicsIO_2000.vscsi"), &[]), inspect(&csv_out, &["--key-type", "u64"]));
-    for m in ["events", "distinct_keys", "gets", "puts", "scans", "scan_len_mean", "value_size_mean", "time_span", "monotonicity"] {
+    shardlab()
+        .args(["convert", "--quiet"])
+        .arg(fixture("cloudPhysicsIO_2000.vscsi"))
+        .arg("-o")
+        .arg(&csv_out)
+        .assert()
+        .success();
+    let (v, c) = (
+        inspect(&fixture("cloudPhysicsIO_2000.vscsi"), &[]),
+        inspect(&csv_out, &["--key-type", "u64"]),
+    );
+    for m in [
+        "events",
+        "distinct_keys",
+        "gets",
+        "puts",
+        "scans",
+        "scan_len_mean",
+        "value_size_mean",
+        "time_span",
+        "monotonicity",
+    ] {
         assert_eq!(v[m], c[m], "{m}");
     }
 }
@@ -419,15 +706,35 @@ fn convert_keeps_every_event_of_other_formats_or_says_why_not() {
 fn inspect_fits_the_zipf_exponent_and_sees_sequential_keys_as_monotonic() {
     let dir = tempfile::tempdir().unwrap();
     let zipf = dir.path().join("zipf.csv");
-    shardlab().args(["gen", "zipf:s=1.0", "--events", "200000", "--quiet", "-o"]).arg(&zipf).assert().success();
+    shardlab()
+        .args(["gen", "zipf:s=1.0", "--events", "200000", "--quiet", "-o"])
+        .arg(&zipf)
+        .assert()
+        .success();
     let rows = inspect(&zipf, &["--key-type", "u64"]);
     let s: f64 = rows["zipf_s"].parse().unwrap();
     assert!((s - 1.0).abs() < 0.1, "zipf_s {s}");
     assert!(rows["zipf_ks"].parse::<f64>().unwrap() < 0.05);
     let seq = dir.path().join("seq.oracleGeneral.bin");
-    shardlab().args(["gen", "sequential", "--events", "50000", "--format", "oracle-general", "--quiet", "-o"]).arg(&seq).assert().success();
+    shardlab()
+        .args([
+            "gen",
+            "sequential",
+            "--events",
+            "50000",
+            "--format",
+            "oracle-general",
+            "--quiet",
+            "-o",
+        ])
+        .arg(&seq)
+        .assert()
+        .success();
     let rows = inspect(&seq, &[]);
-    assert!(rows["monotonicity"].parse::<f64>().unwrap() > 0.99, "{rows:?}");
+    assert!(
+        rows["monotonicity"].parse::<f64>().unwrap() > 0.99,
+        "{rows:?}"
+    );
     assert!(rows["monotonic_increases"].parse::<f64>().unwrap() > 0.99);
     let rows = inspect(&zipf, &["--key-type", "u64"]);
     assert!(rows["monotonicity"].parse::<f64>().unwrap() < 0.01);
@@ -435,10 +742,29 @@ fn inspect_fits_the_zipf_exponent_and_sees_sequential_keys_as_monotonic() {
 
 #[test]
 fn inspect_prints_a_table_and_writes_the_required_rows() {
-    let assert = shardlab().arg("inspect").arg(fixture("twitter_sample.csv")).arg("--quiet").assert().success();
+    let assert = shardlab()
+        .arg("inspect")
+        .arg(fixture("twitter_sample.csv"))
+        .arg("--quiet")
+        .assert()
+        .success();
     let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
-    for label in ["events", "distinct keys", "ops", "time", "key size", "value size", "scans", "zipf", "monotonicity", "top keys"] {
-        assert!(out.lines().any(|l| l.starts_with(label)), "{label} missing:\n{out}");
+    for label in [
+        "events",
+        "distinct keys",
+        "ops",
+        "time",
+        "key size",
+        "value size",
+        "scans",
+        "zipf",
+        "monotonicity",
+        "top keys",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(label)),
+            "{label} missing:\n{out}"
+        );
     }
     let rows = inspect(&fixture("cloudPhysicsIO_2000.vscsi"), &[]);
     for m in ["events", "distinct_keys", "scans", "zipf_s", "monotonicity"] {
@@ -448,15 +774,30 @@ fn inspect_prints_a_table_and_writes_the_required_rows() {
 
 #[test]
 fn past_the_distinct_limit_inspect_and_run_report_estimates() {
-    let rows = inspect(&fixture("cloudPhysicsIO_2000.oracleGeneral.bin"), &["--distinct-limit", "100"]);
+    let rows = inspect(
+        &fixture("cloudPhysicsIO_2000.oracleGeneral.bin"),
+        &["--distinct-limit", "100"],
+    );
     assert_eq!(rows["distinct_keys_estimate"], "1");
     let exact = cloud_physics_csv().distinct_keys as f64;
-    let (lo, hi): (f64, f64) = (rows["distinct_keys_ci_low"].parse().unwrap(), rows["distinct_keys_ci_high"].parse().unwrap());
+    let (lo, hi): (f64, f64) = (
+        rows["distinct_keys_ci_low"].parse().unwrap(),
+        rows["distinct_keys_ci_high"].parse().unwrap(),
+    );
     assert!(lo <= exact && exact <= hi, "[{lo}, {hi}] vs {exact}");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
     shardlab()
-        .args(["run", "--quiet", "--no-latency", "--schemes", "hash", "--distinct-limit", "100", "--trace"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-latency",
+            "--schemes",
+            "hash",
+            "--distinct-limit",
+            "100",
+            "--trace",
+        ])
         .arg(fixture("cloudPhysicsIO_2000.oracleGeneral.bin"))
         .arg("--out")
         .arg(&out)
@@ -464,7 +805,10 @@ fn past_the_distinct_limit_inspect_and_run_report_estimates() {
         .success();
     let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
-    assert_eq!(header[7..], ["estimate", "sample_rate", "ci_low", "ci_high"]);
+    assert_eq!(
+        header[7..],
+        ["estimate", "sample_rate", "ci_low", "ci_high"]
+    );
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     let distinct = rows.iter().find(|r| &r[3] == "distinct_keys").unwrap();
     assert_eq!(&distinct[7], "1");
@@ -479,35 +823,63 @@ fn past_the_distinct_limit_inspect_and_run_report_estimates() {
 fn run_fails(trace: &Path, args: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never");
-    let assert = shardlab().args(["run", "--quiet", "--no-latency", "--trace"]).arg(trace).args(args).arg("--out").arg(&out).assert().code(1);
+    let assert = shardlab()
+        .args(["run", "--quiet", "--no-latency", "--trace"])
+        .arg(trace)
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1);
     assert!(!out.exists(), "no report may be written");
     let stderr = stderr_of(assert.get_output());
-    assert!(stderr.starts_with("Error: ") && !stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.starts_with("Error: ") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
     stderr
 }
 
 fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
-    std::fs::File::create(&path).unwrap().write_all(bytes).unwrap();
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
     path
 }
 
 #[test]
 fn a_truncated_compressed_file_says_it_is_truncated() {
     let e = run_fails(&fixture("msr_truncated.csv.zst"), &[]);
-    assert!(e.contains("msr_truncated.csv.zst") && e.contains("the zstd stream ends in the middle of the compressed data: the file is truncated"), "{e}");
+    assert!(
+        e.contains("msr_truncated.csv.zst")
+            && e.contains(
+                "the zstd stream ends in the middle of the compressed data: the file is truncated"
+            ),
+        "{e}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let gz = std::fs::read(fixture("cloudPhysicsIO_2000.oracleGeneral.bin.gz")).unwrap();
     let cut = temp_file(dir.path(), "cut.oracleGeneral.bin.gz", &gz[..gz.len() / 2]);
     let e = run_fails(&cut, &[]);
-    assert!(e.contains("the gzip stream ends in the middle of the compressed data: the file is truncated"), "{e}");
+    assert!(
+        e.contains(
+            "the gzip stream ends in the middle of the compressed data: the file is truncated"
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_binary_file_that_is_not_whole_records_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = std::fs::read(fixture("cloudPhysicsIO_2000.oracleGeneral.bin")).unwrap();
-    let short = temp_file(dir.path(), "short.oracleGeneral.bin", &bytes[..bytes.len() - 10]);
+    let short = temp_file(
+        dir.path(),
+        "short.oracleGeneral.bin",
+        &bytes[..bytes.len() - 10],
+    );
     let e = run_fails(&short, &[]);
     assert!(e.contains("is 47990 bytes, not a whole number of 24-byte oracle-general records (1999 records and 14 bytes over)"), "{e}");
     // Compressed, the size is only known at the end: the message gives the byte offset.
@@ -515,7 +887,11 @@ fn a_binary_file_that_is_not_whole_records_says_so() {
     let mut gz = flate_free_gzip(&vscsi[..vscsi.len() - 5]);
     let partial = temp_file(dir.path(), "partial.vscsi.gz", &std::mem::take(&mut gz));
     let e = run_fails(&partial, &[]);
-    assert!(e.contains("byte offset 63968") && e.contains("ends 27 bytes into a 32-byte vscsi v1 record"), "{e}");
+    assert!(
+        e.contains("byte offset 63968")
+            && e.contains("ends 27 bytes into a 32-byte vscsi v1 record"),
+        "{e}"
+    );
 }
 
 /// A gzip file of `data` written by the shardlab binary itself would test the writer with the
@@ -537,11 +913,17 @@ fn an_empty_trace_says_it_has_no_events_in_every_format() {
     let empty = temp_file(dir.path(), "empty", b"");
     for format in ["csv", "text", "twitter", "oracle-general", "vscsi", "msr"] {
         let e = run_fails(&empty, &["--format", format]);
-        assert!(e.contains("contains no events: the file is empty"), "{format}: {e}");
+        assert!(
+            e.contains("contains no events: the file is empty"),
+            "{format}: {e}"
+        );
     }
     let header_only = temp_file(dir.path(), "header.csv", b"key,op\n");
     let e = run_fails(&header_only, &[]);
-    assert!(e.contains("contains no events: there is nothing after the header line"), "{e}");
+    assert!(
+        e.contains("contains no events: there is nothing after the header line"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -549,52 +931,106 @@ fn a_key_column_that_does_not_exist_lists_the_columns() {
     let e = run_fails(&fixture("metakv_sample.csv"), &["--key-col", "cache_key"]);
     assert!(e.contains("the header has no column 'cache_key' (asked for by --key-col); its columns are 'op_time', 'key'"), "{e}");
     let e = run_fails(&fixture("metacdn_sample.csv"), &[]);
-    assert!(e.contains("a `key` column is required") && e.contains("--key-col"), "{e}");
+    assert!(
+        e.contains("a `key` column is required") && e.contains("--key-col"),
+        "{e}"
+    );
     let e = run_fails(&fixture("metakv_sample.csv"), &["--key-col", "11"]);
-    assert!(e.contains("--key-col 11 asks for column 11, but the header line has 10 columns"), "{e}");
+    assert!(
+        e.contains("--key-col 11 asks for column 11, but the header line has 10 columns"),
+        "{e}"
+    );
 }
 
 #[test]
 fn binary_garbage_fed_to_a_text_format_says_it_is_binary() {
     for format in ["csv", "text", "twitter", "msr"] {
-        let e = run_fails(&fixture("cloudPhysicsIO_2000.oracleGeneral.bin"), &["--format", format]);
-        assert!(e.contains(&format!("is binary data, not {format} text (byte offset")), "{format}: {e}");
+        let e = run_fails(
+            &fixture("cloudPhysicsIO_2000.oracleGeneral.bin"),
+            &["--format", format],
+        );
+        assert!(
+            e.contains(&format!("is binary data, not {format} text (byte offset")),
+            "{format}: {e}"
+        );
     }
     let dir = tempfile::tempdir().unwrap();
-    let unnamed = temp_file(dir.path(), "blob", &std::fs::read(fixture("cloudPhysicsIO_2000.oracleGeneral.bin")).unwrap());
+    let unnamed = temp_file(
+        dir.path(),
+        "blob",
+        &std::fs::read(fixture("cloudPhysicsIO_2000.oracleGeneral.bin")).unwrap(),
+    );
     let e = run_fails(&unnamed, &[]);
-    assert!(e.contains("neither its name nor its first bytes say which binary format; pass --format"), "{e}");
+    assert!(
+        e.contains("neither its name nor its first bytes say which binary format; pass --format"),
+        "{e}"
+    );
 }
 
 #[test]
 fn bad_records_name_their_line_unless_skipped_and_counted() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = temp_file(dir.path(), "bad.csv", b"key,op\n1,get\nx,get\n2,put\n3,frobnicate\n4,get\n");
+    let bad = temp_file(
+        dir.path(),
+        "bad.csv",
+        b"key,op\n1,get\nx,get\n2,put\n3,frobnicate\n4,get\n",
+    );
     let e = run_fails(&bad, &["--key-type", "u64"]);
-    assert!(e.contains("bad.csv:line 3: key: 'x' is not a decimal integer key"), "{e}");
+    assert!(
+        e.contains("bad.csv:line 3: key: 'x' is not a decimal integer key"),
+        "{e}"
+    );
     let out = dir.path().join("skipped");
     let assert = shardlab()
-        .args(["run", "--quiet", "--no-latency", "--schemes", "hash", "--key-type", "u64", "--skip-invalid", "--trace"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-latency",
+            "--schemes",
+            "hash",
+            "--key-type",
+            "u64",
+            "--skip-invalid",
+            "--trace",
+        ])
         .arg(&bad)
         .arg("--out")
         .arg(&out)
         .assert()
         .success();
     let stderr = stderr_of(assert.get_output());
-    assert!(stderr.contains("skipped 2 invalid records (first: ") && stderr.contains("line 3"), "{stderr}");
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert!(
+        stderr.contains("skipped 2 invalid records (first: ") && stderr.contains("line 3"),
+        "{stderr}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["inputs"][0]["invalid_records_skipped"], 2);
     assert_eq!(manifest["inputs"][0]["format"], "csv");
     let e = run_fails(&bad, &["--key-type", "u64", "--max-invalid", "1"]);
-    assert!(e.contains("more than 1 invalid records (the limit of --max-invalid)") && e.contains("line 5: unknown op 'frobnicate'"), "{e}");
-    let e = run_fails(&fixture("cloudPhysicsIO_2000.csv"), &["--key-col", "lbn", "--key-type", "u64", "--op-col", "op"]);
-    assert!(e.contains("line 2: unknown op '2a'") && e.contains("--op-map"), "{e}");
+    assert!(
+        e.contains("more than 1 invalid records (the limit of --max-invalid)")
+            && e.contains("line 5: unknown op 'frobnicate'"),
+        "{e}"
+    );
+    let e = run_fails(
+        &fixture("cloudPhysicsIO_2000.csv"),
+        &["--key-col", "lbn", "--key-type", "u64", "--op-col", "op"],
+    );
+    assert!(
+        e.contains("line 2: unknown op '2a'") && e.contains("--op-map"),
+        "{e}"
+    );
 }
 
 #[test]
 fn options_a_format_does_not_take_are_refused() {
     let e = run_fails(&fixture("twitter_sample.csv"), &["--key-col", "2"]);
     assert!(e.contains("do(es) not apply to twitter traces"), "{e}");
-    let assert = shardlab().args(["inspect", "x.csv", "--format", "parquet"]).assert().code(2);
-    assert!(stderr_of(assert.get_output()).contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"));
+    let assert = shardlab()
+        .args(["inspect", "x.csv", "--format", "parquet"])
+        .assert()
+        .code(2);
+    assert!(stderr_of(assert.get_output())
+        .contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"));
 }

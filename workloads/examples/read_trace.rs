@@ -21,7 +21,8 @@ fn main() {
         opts.format = Some(format.parse().unwrap_or_else(|e: String| fail(e)));
     }
     if let Some(kt) = args.next() {
-        opts.key_type = KeyType::from_name(&kt).unwrap_or_else(|| fail(format!("bad key type {kt}")));
+        opts.key_type =
+            KeyType::from_name(&kt).unwrap_or_else(|| fail(format!("bad key type {kt}")));
     }
     let started = Instant::now();
     let mut opened = trace::open_detected(&opts).unwrap_or_else(|e| fail(e.to_string()));
@@ -29,7 +30,10 @@ fn main() {
     let (mut events, mut ops, mut key_bytes) = (0u64, [0u64; 4], 0u64);
     loop {
         chunk.clear();
-        let n = opened.source.fill(&mut chunk, 1 << 16).unwrap_or_else(|e| fail(e.to_string()));
+        let n = opened
+            .source
+            .fill(&mut chunk, 1 << 16)
+            .unwrap_or_else(|e| fail(e.to_string()));
         if n == 0 {
             break;
         }

@@ -21,7 +21,9 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::key::decode_u64;
-use crate::stats::{zipf_fit, Estimate, HeavyHitter, KeyTable, SpaceSaving, ZipfFit, DEFAULT_DISTINCT_LIMIT};
+use crate::stats::{
+    zipf_fit, Estimate, HeavyHitter, KeyTable, SpaceSaving, ZipfFit, DEFAULT_DISTINCT_LIMIT,
+};
 use crate::{Event, EventChunk, KeyType, Op};
 
 /// How a trace is profiled.
@@ -37,7 +39,11 @@ pub struct InspectConfig {
 
 impl Default for InspectConfig {
     fn default() -> Self {
-        InspectConfig { distinct_limit: DEFAULT_DISTINCT_LIMIT, sketch_counters: 4096, top: 10 }
+        InspectConfig {
+            distinct_limit: DEFAULT_DISTINCT_LIMIT,
+            sketch_counters: 4096,
+            top: 10,
+        }
     }
 }
 
@@ -81,8 +87,15 @@ struct Sizes {
 impl Sizes {
     fn new() -> Self {
         // 3 significant digits, auto-resizing: a few KiB whatever the values.
-        let hist = Histogram::new(3).unwrap_or_else(|_| Histogram::new_with_bounds(1, 2, 1).expect("valid bounds"));
-        Sizes { count: 0, min: u64::MAX, max: 0, sum: 0, hist }
+        let hist = Histogram::new(3)
+            .unwrap_or_else(|_| Histogram::new_with_bounds(1, 2, 1).expect("valid bounds"));
+        Sizes {
+            count: 0,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            hist,
+        }
     }
 
     fn record(&mut self, v: u64) {
@@ -99,7 +112,9 @@ impl Sizes {
     /// The quantile as the lowest value of its histogram bucket (so 4096 reads 4096, not the
     /// bucket's top), within the exact extremes.
     fn quantile(&self, q: f64) -> u64 {
-        self.hist.lowest_equivalent(self.hist.value_at_quantile(q)).clamp(self.min, self.max)
+        self.hist
+            .lowest_equivalent(self.hist.value_at_quantile(q))
+            .clamp(self.min, self.max)
     }
 
     fn summary(&self) -> Option<SizeStats> {
@@ -236,14 +251,26 @@ impl Profiler {
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());
         }
-        if let (Op::Scan, Some(start), Some(end)) = (e.op, decode_u64(e.key), e.end.and_then(decode_u64)) {
+        if let (Op::Scan, Some(start), Some(end)) =
+            (e.op, decode_u64(e.key), e.end.and_then(decode_u64))
+        {
             self.scan_lens.record(end.saturating_sub(start));
         }
         if let Some(t) = e.timestamp {
             self.timed += 1;
             self.time = Some(match self.time {
-                None => Extremes { first: t, last: t, min: t, max: t },
-                Some(x) => Extremes { first: x.first, last: t, min: x.min.min(t), max: x.max.max(t) },
+                None => Extremes {
+                    first: t,
+                    last: t,
+                    min: t,
+                    max: t,
+                },
+                Some(x) => Extremes {
+                    first: x.first,
+                    last: t,
+                    min: x.min.min(t),
+                    max: x.max.max(t),
+                },
             });
             if self.last_time.is_some_and(|last| t < last) {
                 self.time_decreases += 1;
@@ -284,9 +311,17 @@ impl Profiler {
             })
             .collect();
         let mut counts: Vec<u64> = if self.keys.is_exact() {
-            self.keys.iter().map(|(_, n)| n).filter(|&n| n >= zipf_fit::MIN_COUNT).collect()
+            self.keys
+                .iter()
+                .map(|(_, n)| n)
+                .filter(|&n| n >= zipf_fit::MIN_COUNT)
+                .collect()
         } else {
-            self.heavy.top(self.heavy.capacity()).iter().map(|h| h.count).collect()
+            self.heavy
+                .top(self.heavy.capacity())
+                .iter()
+                .map(|h| h.count)
+                .collect()
         };
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let pairs = events.saturating_sub(1);
@@ -323,14 +358,19 @@ impl TraceProfile {
     /// The rows of `inspect.csv`: (metric, value), values empty when undefined.
     pub fn rows(&self) -> Vec<(String, String)> {
         let mut rows: Vec<(String, String)> = Vec::new();
-        let mut put = |name: &str, value: Option<String>| rows.push((name.to_string(), value.unwrap_or_default()));
+        let mut put = |name: &str, value: Option<String>| {
+            rows.push((name.to_string(), value.unwrap_or_default()))
+        };
         let num = |x: f64| Some(format_number(x));
         let int = |x: u64| Some(x.to_string());
         let events = self.events;
         put("events", int(events));
         let d = &self.distinct_keys;
         put("distinct_keys", num(d.value.round()));
-        put("distinct_keys_estimate", Some(u8::from(!d.is_exact()).to_string()));
+        put(
+            "distinct_keys_estimate",
+            Some(u8::from(!d.is_exact()).to_string()),
+        );
         put("distinct_keys_sample_rate", num(d.sample_rate));
         put("distinct_keys_ci_low", num(d.ci_low.floor()));
         put("distinct_keys_ci_high", num(d.ci_high.ceil()));
@@ -341,8 +381,16 @@ impl TraceProfile {
             let share = (events > 0).then(|| self.op_count(op) as f64 / events as f64);
             put(&format!("{}_share", op.name()), share.and_then(num));
         }
-        put("hottest_key_share", self.top_keys.first().and_then(|t| num(t.share)));
-        put("top10_share", (!self.top_keys.is_empty()).then(|| self.top_keys.iter().take(10).map(|t| t.share).sum::<f64>()).and_then(num));
+        put(
+            "hottest_key_share",
+            self.top_keys.first().and_then(|t| num(t.share)),
+        );
+        put(
+            "top10_share",
+            (!self.top_keys.is_empty())
+                .then(|| self.top_keys.iter().take(10).map(|t| t.share).sum::<f64>())
+                .and_then(num),
+        );
         put("zipf_s", self.zipf.and_then(|z| num(z.s)));
         put("zipf_ks", self.zipf.and_then(|z| num(z.ks)));
         put("zipf_ranks", self.zipf.map(|z| z.ranks.to_string()));
@@ -353,15 +401,27 @@ impl TraceProfile {
         put("time_last", t.map(|t| t.last.to_string()));
         put("time_span", t.map(|t| t.span.to_string()));
         put("time_decreases", t.map(|t| t.decreases.to_string()));
-        put("time_unit_ns", t.and_then(|t| t.unit_ns).map(|u| u.to_string()));
+        put(
+            "time_unit_ns",
+            t.and_then(|t| t.unit_ns).map(|u| u.to_string()),
+        );
         put("time_span_s", t.and_then(TimeSpan::seconds).and_then(num));
         put(
             "events_per_s",
-            t.and_then(TimeSpan::seconds).filter(|s| *s > 0.0).and_then(|s| num(events as f64 / s)),
+            t.and_then(TimeSpan::seconds)
+                .filter(|s| *s > 0.0)
+                .and_then(|s| num(events as f64 / s)),
         );
-        for (name, stats) in [("key_size", &self.key_size), ("value_size", &self.value_size), ("scan_len", &self.scan_len)] {
+        for (name, stats) in [
+            ("key_size", &self.key_size),
+            ("value_size", &self.value_size),
+            ("scan_len", &self.scan_len),
+        ] {
             if name != "key_size" {
-                put(&format!("{name}_count"), stats.map(|s| s.count.to_string()).or(Some("0".into())));
+                put(
+                    &format!("{name}_count"),
+                    stats.map(|s| s.count.to_string()).or(Some("0".into())),
+                );
             }
             put(&format!("{name}_min"), stats.map(|s| s.min.to_string()));
             put(&format!("{name}_mean"), stats.and_then(|s| num(s.mean)));
@@ -377,7 +437,13 @@ impl TraceProfile {
         self.top_keys
             .iter()
             .map(|t| {
-                [t.rank.to_string(), key_type.display(&t.key), t.count.to_string(), t.error.to_string(), format_number(t.share)]
+                [
+                    t.rank.to_string(),
+                    key_type.display(&t.key),
+                    t.count.to_string(),
+                    t.error.to_string(),
+                    format_number(t.share),
+                ]
             })
             .collect()
     }
@@ -388,8 +454,13 @@ impl TraceProfile {
     /// and [`TraceProfile::rows`].
     pub fn inspect_csv(&self, extra: &[(&str, String)]) -> Vec<u8> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let rows = extra.iter().map(|(m, v)| (m.to_string(), v.clone())).chain(self.rows());
-        for (metric, value) in std::iter::once(("metric".to_string(), "value".to_string())).chain(rows) {
+        let rows = extra
+            .iter()
+            .map(|(m, v)| (m.to_string(), v.clone()))
+            .chain(self.rows());
+        for (metric, value) in
+            std::iter::once(("metric".to_string(), "value".to_string())).chain(rows)
+        {
             // Writing to memory cannot fail.
             let _ = w.write_record([metric, value]);
         }

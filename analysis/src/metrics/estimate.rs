@@ -61,7 +61,10 @@ pub struct MetricEstimate {
 
 impl From<Estimate> for MetricEstimate {
     fn from(e: Estimate) -> Self {
-        MetricEstimate { sample_rate: e.sample_rate, ci: Some((e.ci_low, e.ci_high)) }
+        MetricEstimate {
+            sample_rate: e.sample_rate,
+            ci: Some((e.ci_low, e.ci_high)),
+        }
     }
 }
 
@@ -76,19 +79,35 @@ impl WorkloadResult {
             "distinct_keys" => Some(ks.distinct.into()),
             "remap_fraction" => share(s.remap.remap_fraction, ks.sampled_keys as f64),
             "remap_fraction_traffic" => share(s.remap.remap_fraction_traffic, ks.effective_keys),
-            "remap_to_new_shards" => {
-                share(s.remap.moved_to_new_shards, s.remap.remap_fraction * ks.sampled_keys as f64)
-            }
+            "remap_to_new_shards" => share(
+                s.remap.moved_to_new_shards,
+                s.remap.remap_fraction * ks.sampled_keys as f64,
+            ),
             "hottest_key_share" if ks.hottest_key_error > 0 => {
-                let (count, total) = self.hottest_key.as_ref().map_or((0, 0), |(_, n)| (*n, self.point_requests));
-                let share = |n: u64| if total == 0 { 0.0 } else { n as f64 / total as f64 };
+                let (count, total) = self
+                    .hottest_key
+                    .as_ref()
+                    .map_or((0, 0), |(_, n)| (*n, self.point_requests));
+                let share = |n: u64| {
+                    if total == 0 {
+                        0.0
+                    } else {
+                        n as f64 / total as f64
+                    }
+                };
                 Some(MetricEstimate {
                     sample_rate: rate,
-                    ci: Some((share(count.saturating_sub(ks.hottest_key_error)), share(count))),
+                    ci: Some((
+                        share(count.saturating_sub(ks.hottest_key_error)),
+                        share(count),
+                    )),
                 })
             }
             "split_balance" | "split_balance_optimal" if s.split.is_some() => {
-                Some(MetricEstimate { sample_rate: rate, ci: None })
+                Some(MetricEstimate {
+                    sample_rate: rate,
+                    ci: None,
+                })
             }
             _ => None,
         }
@@ -113,9 +132,24 @@ mod tests {
     fn run(limit: usize) -> super::WorkloadResult {
         let spec = WorkloadSpec::parse("uniform:keys=200000,scans=0.01").unwrap();
         let open = move || spec.open(7, 300_000);
-        let input = WorkloadInput { label: "u".into(), description: String::new(), key_type: KeyType::U64, open: &open };
-        let cfg = ReplayConfig { latency: None, distinct_key_limit: limit, ..ReplayConfig::default() };
-        replay(&input, &SchemeSpec::parse_list("hash,ring").unwrap(), &cfg, &|_| {}).unwrap()
+        let input = WorkloadInput {
+            label: "u".into(),
+            description: String::new(),
+            key_type: KeyType::U64,
+            open: &open,
+        };
+        let cfg = ReplayConfig {
+            latency: None,
+            distinct_key_limit: limit,
+            ..ReplayConfig::default()
+        };
+        replay(
+            &input,
+            &SchemeSpec::parse_list("hash,ring").unwrap(),
+            &cfg,
+            &|_| {},
+        )
+        .unwrap()
     }
 
     #[test]
@@ -126,11 +160,18 @@ mod tests {
         let sampled = run(20_000);
         let ks = sampled.key_sample.expect("sampled");
         assert!(ks.sample_rate < 0.25 && ks.sampled_keys <= 20_000, "{ks:?}");
-        let d = sampled.estimate_of(&sampled.schemes[0], "distinct_keys").unwrap().ci.unwrap();
+        let d = sampled
+            .estimate_of(&sampled.schemes[0], "distinct_keys")
+            .unwrap()
+            .ci
+            .unwrap();
         let truth = exact.distinct_keys as f64;
         assert!(d.0 <= truth && truth <= d.1, "{d:?} vs {truth}");
         assert_eq!(sampled.point_requests, exact.point_requests);
-        assert_eq!(sampled.schemes[0].load.requests, exact.schemes[0].load.requests);
+        assert_eq!(
+            sampled.schemes[0].load.requests,
+            exact.schemes[0].load.requests
+        );
         for (s, e) in sampled.schemes.iter().zip(&exact.schemes) {
             for (name, truth) in [
                 ("remap_fraction", e.remap.remap_fraction),
@@ -141,10 +182,19 @@ mod tests {
                 let (lo, hi) = est.ci.unwrap();
                 // A 95% interval: allow a little slack so the test is not flaky by design.
                 let slack = 0.25 * (hi - lo);
-                assert!(lo - slack <= truth && truth <= hi + slack, "{} {name}: [{lo}, {hi}] vs {truth}", s.scheme);
+                assert!(
+                    lo - slack <= truth && truth <= hi + slack,
+                    "{} {name}: [{lo}, {hi}] vs {truth}",
+                    s.scheme
+                );
             }
-            let scaled: u64 = (0..s.shards as usize).map(|i| sampled.shard_distinct_keys(s, i)).sum();
-            assert!((scaled as f64 - truth).abs() < 0.05 * truth, "{scaled} vs {truth}");
+            let scaled: u64 = (0..s.shards as usize)
+                .map(|i| sampled.shard_distinct_keys(s, i))
+                .sum();
+            assert!(
+                (scaled as f64 - truth).abs() < 0.05 * truth,
+                "{scaled} vs {truth}"
+            );
         }
         assert_eq!(sampled.estimate_of(&sampled.schemes[0], "requests"), None);
     }

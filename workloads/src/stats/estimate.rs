@@ -27,7 +27,12 @@ pub struct Estimate {
 impl Estimate {
     /// An exact value.
     pub fn exact(value: f64) -> Estimate {
-        Estimate { value, sample_rate: 1.0, ci_low: value, ci_high: value }
+        Estimate {
+            value,
+            sample_rate: 1.0,
+            ci_low: value,
+            ci_high: value,
+        }
     }
 
     /// True when measured on every key.
@@ -45,7 +50,12 @@ pub fn distinct_estimate(sampled: u64, rate: f64) -> Estimate {
     let n = sampled as f64;
     let value = n / rate;
     let half = Z95 * (n.max(1.0) * (1.0 - rate)).sqrt() / rate;
-    Estimate { value, sample_rate: rate, ci_low: (value - half).max(n), ci_high: value + half }
+    Estimate {
+        value,
+        sample_rate: rate,
+        ci_low: (value - half).max(n),
+        ci_high: value + half,
+    }
 }
 
 /// A share `p` measured over a sample of effective size `n` (keys, or for traffic-weighted
@@ -57,13 +67,23 @@ pub fn share_estimate(p: f64, n: f64, rate: f64) -> Estimate {
     }
     let fpc = (1.0 - rate).max(0.0);
     if n <= 0.0 || fpc == 0.0 {
-        return Estimate { value: p, sample_rate: rate, ci_low: p, ci_high: p };
+        return Estimate {
+            value: p,
+            sample_rate: rate,
+            ci_low: p,
+            ci_high: p,
+        };
     }
     let n = n / fpc;
     let z2 = Z95 * Z95;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
-    Estimate { value: p, sample_rate: rate, ci_low: (centre - half).max(0.0), ci_high: (centre + half).min(1.0) }
+    Estimate {
+        value: p,
+        sample_rate: rate,
+        ci_low: (centre - half).max(0.0),
+        ci_high: (centre + half).min(1.0),
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +113,9 @@ mod tests {
         assert!(small.ci_high - small.ci_low > large.ci_high - large.ci_low);
         assert!(small.ci_low < 0.5 && small.ci_high > 0.5);
         // n = 100 at rate 0.5: effective 200, half-width about 1.96 * sqrt(0.25 / 200) = 0.069.
-        assert!((small.ci_high - small.ci_low - 2.0 * 0.069).abs() < 0.003, "{small:?}");
+        assert!(
+            (small.ci_high - small.ci_low - 2.0 * 0.069).abs() < 0.003,
+            "{small:?}"
+        );
     }
 }

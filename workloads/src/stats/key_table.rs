@@ -75,7 +75,14 @@ fn index_hash(sample: u64) -> u64 {
 impl KeyTable {
     /// An empty table that counts up to `limit` distinct keys exactly (at least 1).
     pub fn with_limit(limit: usize) -> Self {
-        KeyTable { index: HashTable::new(), arena: Vec::new(), limit: limit.max(1), level: 0, total: 0, outside: None }
+        KeyTable {
+            index: HashTable::new(),
+            arena: Vec::new(),
+            limit: limit.max(1),
+            level: 0,
+            total: 0,
+            outside: None,
+        }
     }
 
     /// The limit on exactly counted distinct keys.
@@ -95,7 +102,9 @@ impl KeyTable {
             return;
         }
         let arena = &self.arena;
-        let found = self.index.find_mut(index_hash(sample), |e| &arena[e.start as usize..][..e.len as usize] == key);
+        let found = self.index.find_mut(index_hash(sample), |e| {
+            &arena[e.start as usize..][..e.len as usize] == key
+        });
         if let Some(entry) = found {
             entry.count += n;
             return;
@@ -103,9 +112,15 @@ impl KeyTable {
         let start = self.arena.len() as u64;
         self.arena.extend_from_slice(key);
         let arena = &self.arena;
-        self.index.insert_unique(index_hash(sample), Entry { start, len: key.len() as u32, count: n }, |e| {
-            index_hash(sample_hash(&arena[e.start as usize..][..e.len as usize]))
-        });
+        self.index.insert_unique(
+            index_hash(sample),
+            Entry {
+                start,
+                len: key.len() as u32,
+                count: n,
+            },
+            |e| index_hash(sample_hash(&arena[e.start as usize..][..e.len as usize])),
+        );
         if self.index.len() > self.limit {
             self.shrink();
         }
@@ -125,7 +140,9 @@ impl KeyTable {
             return;
         }
         self.level = level.min(64);
-        let outside = self.outside.get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
+        let outside = self
+            .outside
+            .get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
         let old_arena = std::mem::take(&mut self.arena);
         let mut arena = Vec::with_capacity(old_arena.len() / 2);
         let level = self.level;
@@ -142,7 +159,11 @@ impl KeyTable {
         });
         // The sketch's total must not count what `total` already counted.
         self.arena = arena;
-        self.index.shrink_to(self.index.len(), |e| index_hash(sample_hash(&self.arena[e.start as usize..][..e.len as usize])));
+        self.index.shrink_to(self.index.len(), |e| {
+            index_hash(sample_hash(
+                &self.arena[e.start as usize..][..e.len as usize],
+            ))
+        });
     }
 
     /// Adds every count of `other` (the larger table absorbs the smaller; the result samples
@@ -160,7 +181,9 @@ impl KeyTable {
             self.add(key, e.count);
         }
         if let Some(theirs) = &other.outside {
-            let ours = self.outside.get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
+            let ours = self
+                .outside
+                .get_or_insert_with(|| Box::new(SpaceSaving::new(SKETCH_COUNTERS)));
             ours.merge(theirs);
         }
         self.total = total;
@@ -204,13 +227,17 @@ impl KeyTable {
             return 0;
         }
         self.index
-            .find(index_hash(sample), |e| &self.arena[e.start as usize..][..e.len as usize] == key)
+            .find(index_hash(sample), |e| {
+                &self.arena[e.start as usize..][..e.len as usize] == key
+            })
             .map_or(0, |e| e.count)
     }
 
     /// The keys held and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
-        self.index.iter().map(|e| (&self.arena[e.start as usize..][..e.len as usize], e.count))
+        self.index
+            .iter()
+            .map(|e| (&self.arena[e.start as usize..][..e.len as usize], e.count))
     }
 
     /// The number of distinct keys: exact, or estimated from the sample with its 95% interval.
@@ -224,8 +251,15 @@ impl KeyTable {
         let held = self
             .iter()
             .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
-            .map(|(k, n)| HeavyHitter { key: k.to_vec(), count: n, error: 0 });
-        let sketched = self.outside.as_ref().and_then(|s| s.top(1).into_iter().next());
+            .map(|(k, n)| HeavyHitter {
+                key: k.to_vec(),
+                count: n,
+                error: 0,
+            });
+        let sketched = self
+            .outside
+            .as_ref()
+            .and_then(|s| s.top(1).into_iter().next());
         match (held, sketched) {
             (Some(h), Some(s)) if s.count > h.count => Some(s),
             (None, s) => s,
@@ -236,7 +270,10 @@ impl KeyTable {
     /// Sum of squared counts of the keys held (for the effective sample size of traffic
     /// shares: `held_total^2 / this`).
     pub fn held_sum_of_squares(&self) -> f64 {
-        self.index.iter().map(|e| (e.count as f64) * (e.count as f64)).sum()
+        self.index
+            .iter()
+            .map(|e| (e.count as f64) * (e.count as f64))
+            .sum()
     }
 }
 
@@ -259,10 +296,16 @@ mod tests {
         assert!(t.is_exact());
         assert_eq!(t.len(), 50);
         assert_eq!(t.total(), t.held_total());
-        let truth: u64 = (0..1000u64).filter(|i| i % 50 == 7).map(|i| 1 + i % 3).sum();
+        let truth: u64 = (0..1000u64)
+            .filter(|i| i % 50 == 7)
+            .map(|i| 1 + i % 3)
+            .sum();
         assert_eq!(t.count(&key(7)), truth);
         let d = t.distinct();
-        assert_eq!((d.value, d.sample_rate, d.ci_low, d.ci_high), (50.0, 1.0, 50.0, 50.0));
+        assert_eq!(
+            (d.value, d.sample_rate, d.ci_low, d.ci_high),
+            (50.0, 1.0, 50.0, 50.0)
+        );
     }
 
     #[test]
@@ -285,7 +328,10 @@ mod tests {
     fn the_hottest_key_is_found_even_outside_the_sample() {
         let mut t = KeyTable::with_limit(1000);
         // Find a key that the first halving drops.
-        let hot = (0..).map(key).find(|k| sample_hash(k).leading_zeros() == 0).unwrap();
+        let hot = (0..)
+            .map(key)
+            .find(|k| sample_hash(k).leading_zeros() == 0)
+            .unwrap();
         for i in 0..50_000u64 {
             t.add(&key(1_000_000 + i), 1);
             if i % 10 == 0 {

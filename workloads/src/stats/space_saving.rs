@@ -46,7 +46,13 @@ impl SpaceSaving {
     /// A sketch of `capacity` counters (at least 1).
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        SpaceSaving { capacity, slots: Vec::new(), heap: Vec::new(), index: HashTable::new(), total: 0 }
+        SpaceSaving {
+            capacity,
+            slots: Vec::new(),
+            heap: Vec::new(),
+            index: HashTable::new(),
+            total: 0,
+        }
     }
 
     /// The number of counters.
@@ -71,10 +77,16 @@ impl SpaceSaving {
         }
         if self.slots.len() < self.capacity {
             let id = self.slots.len();
-            self.slots.push(Slot { key: key.to_vec(), count: n, error: 0, pos: self.heap.len() });
+            self.slots.push(Slot {
+                key: key.to_vec(),
+                count: n,
+                error: 0,
+                pos: self.heap.len(),
+            });
             self.heap.push(id);
             let slots = &self.slots;
-            self.index.insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
+            self.index
+                .insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
             self.sift_up(self.slots[id].pos);
             return;
         }
@@ -90,7 +102,8 @@ impl SpaceSaving {
         slot.count = floor + n;
         slot.error = floor;
         let slots = &self.slots;
-        self.index.insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
+        self.index
+            .insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
         self.sift_down(0);
     }
 
@@ -106,11 +119,21 @@ impl SpaceSaving {
                 Some(o) => (o.count, o.error),
                 None => (floor_other, floor_other),
             };
-            merged.push(Slot { key: slot.key.clone(), count: slot.count + count, error: slot.error + error, pos: 0 });
+            merged.push(Slot {
+                key: slot.key.clone(),
+                count: slot.count + count,
+                error: slot.error + error,
+                pos: 0,
+            });
         }
         for slot in &other.slots {
             if self.find(&slot.key).is_none() {
-                merged.push(Slot { key: slot.key.clone(), count: slot.count + floor_self, error: slot.error + floor_self, pos: 0 });
+                merged.push(Slot {
+                    key: slot.key.clone(),
+                    count: slot.count + floor_self,
+                    error: slot.error + floor_self,
+                    pos: 0,
+                });
             }
         }
         merged.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
@@ -123,7 +146,8 @@ impl SpaceSaving {
             self.slots.push(slot);
             self.heap.push(id);
             let slots = &self.slots;
-            self.index.insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
+            self.index
+                .insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
         }
         for pos in (0..self.heap.len() / 2).rev() {
             self.sift_down(pos);
@@ -132,7 +156,9 @@ impl SpaceSaving {
     }
 
     fn find(&self, key: &[u8]) -> Option<&Slot> {
-        self.index.find(xxh3_64(key), |&id| self.slots[id].key == key).map(|&id| &self.slots[id])
+        self.index
+            .find(xxh3_64(key), |&id| self.slots[id].key == key)
+            .map(|&id| &self.slots[id])
     }
 
     /// The `n` keys with the largest counts, largest first (ties by key).
@@ -141,7 +167,11 @@ impl SpaceSaving {
         all.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
         all.into_iter()
             .take(n)
-            .map(|s| HeavyHitter { key: s.key.clone(), count: s.count, error: s.error })
+            .map(|s| HeavyHitter {
+                key: s.key.clone(),
+                count: s.count,
+                error: s.error,
+            })
             .collect()
     }
 
@@ -208,8 +238,22 @@ mod tests {
             s.add(k, n);
         }
         let top = s.top(2);
-        assert_eq!(top[0], HeavyHitter { key: b"c".to_vec(), count: 7, error: 0 });
-        assert_eq!(top[1], HeavyHitter { key: b"a".to_vec(), count: 5, error: 0 });
+        assert_eq!(
+            top[0],
+            HeavyHitter {
+                key: b"c".to_vec(),
+                count: 7,
+                error: 0
+            }
+        );
+        assert_eq!(
+            top[1],
+            HeavyHitter {
+                key: b"a".to_vec(),
+                count: 5,
+                error: 0
+            }
+        );
         assert_eq!(s.max_error(), 0);
         assert_eq!(s.total(), 13);
     }
@@ -219,7 +263,13 @@ mod tests {
         let mut s = SpaceSaving::new(50);
         let mut sevens = 0;
         for i in 0..100_000u64 {
-            let key = if i % 3 == 0 { 7 } else if i % 5 == 0 { 8 } else { i + 1000 };
+            let key = if i % 3 == 0 {
+                7
+            } else if i % 5 == 0 {
+                8
+            } else {
+                i + 1000
+            };
             sevens += u64::from(key == 7);
             s.add(&key.to_be_bytes(), 1);
         }

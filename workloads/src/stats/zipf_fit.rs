@@ -32,14 +32,23 @@ pub const MIN_RANKS: usize = 10;
 /// Fits a Zipf exponent to `counts` (sorted in decreasing order); `None` with fewer than
 /// [`MIN_RANKS`] ranks of at least [`MIN_COUNT`] requests.
 pub fn fit(counts: &[u64]) -> Option<ZipfFit> {
-    let k = counts.iter().take(MAX_RANKS).take_while(|&&c| c >= MIN_COUNT).count();
+    let k = counts
+        .iter()
+        .take(MAX_RANKS)
+        .take_while(|&&c| c >= MIN_COUNT)
+        .count();
     if k < MIN_RANKS {
         return None;
     }
     let counts = &counts[..k];
     let ln: Vec<f64> = (1..=k).map(|r| (r as f64).ln()).collect();
     let total: f64 = counts.iter().map(|&c| c as f64).sum();
-    let observed_mean_ln = counts.iter().zip(&ln).map(|(&c, l)| c as f64 * l).sum::<f64>() / total;
+    let observed_mean_ln = counts
+        .iter()
+        .zip(&ln)
+        .map(|(&c, l)| c as f64 * l)
+        .sum::<f64>()
+        / total;
     // E_s[ln r] decreases in s; the MLE sets it to the observed mean.
     let mean_ln = |s: f64| {
         let (mut num, mut den) = (0.0, 0.0);
@@ -83,7 +92,9 @@ mod tests {
 
     fn ideal(s: f64, n: usize, total: f64) -> Vec<u64> {
         let h: f64 = (1..=n).map(|r| (r as f64).powf(-s)).sum();
-        (1..=n).map(|r| (total * (r as f64).powf(-s) / h).round() as u64).collect()
+        (1..=n)
+            .map(|r| (total * (r as f64).powf(-s) / h).round() as u64)
+            .collect()
     }
 
     #[test]

@@ -82,32 +82,112 @@ struct Mix {
 }
 
 const MIXES: [Mix; 6] = [
-    Mix { letter: 'a', title: "update heavy", read: 0.5, update: 0.5, insert: 0.0, scan: 0.0, rmw: 0.0, latest: false },
-    Mix { letter: 'b', title: "read mostly", read: 0.95, update: 0.05, insert: 0.0, scan: 0.0, rmw: 0.0, latest: false },
-    Mix { letter: 'c', title: "read only", read: 1.0, update: 0.0, insert: 0.0, scan: 0.0, rmw: 0.0, latest: false },
-    Mix { letter: 'd', title: "read latest", read: 0.95, update: 0.0, insert: 0.05, scan: 0.0, rmw: 0.0, latest: true },
-    Mix { letter: 'e', title: "short ranges", read: 0.0, update: 0.0, insert: 0.05, scan: 0.95, rmw: 0.0, latest: false },
-    Mix { letter: 'f', title: "read-modify-write", read: 0.5, update: 0.0, insert: 0.0, scan: 0.0, rmw: 0.5, latest: false },
+    Mix {
+        letter: 'a',
+        title: "update heavy",
+        read: 0.5,
+        update: 0.5,
+        insert: 0.0,
+        scan: 0.0,
+        rmw: 0.0,
+        latest: false,
+    },
+    Mix {
+        letter: 'b',
+        title: "read mostly",
+        read: 0.95,
+        update: 0.05,
+        insert: 0.0,
+        scan: 0.0,
+        rmw: 0.0,
+        latest: false,
+    },
+    Mix {
+        letter: 'c',
+        title: "read only",
+        read: 1.0,
+        update: 0.0,
+        insert: 0.0,
+        scan: 0.0,
+        rmw: 0.0,
+        latest: false,
+    },
+    Mix {
+        letter: 'd',
+        title: "read latest",
+        read: 0.95,
+        update: 0.0,
+        insert: 0.05,
+        scan: 0.0,
+        rmw: 0.0,
+        latest: true,
+    },
+    Mix {
+        letter: 'e',
+        title: "short ranges",
+        read: 0.0,
+        update: 0.0,
+        insert: 0.05,
+        scan: 0.95,
+        rmw: 0.0,
+        latest: false,
+    },
+    Mix {
+        letter: 'f',
+        title: "read-modify-write",
+        read: 0.5,
+        update: 0.0,
+        insert: 0.0,
+        scan: 0.0,
+        rmw: 0.5,
+        latest: false,
+    },
 ];
 
 macro_rules! kind {
     ($name:literal, $about:literal, $writes:expr) => {
-        WorkloadKind { name: $name, about: $about, params: PARAMS, default_writes: $writes, build }
+        WorkloadKind {
+            name: $name,
+            about: $about,
+            params: PARAMS,
+            default_writes: $writes,
+            build,
+        }
     };
 }
 
 /// `ycsb:a`.
-pub(super) static A: WorkloadKind = kind!("ycsb:a", "YCSB A, update heavy: 50% reads, 50% updates, zipfian", 0.5);
+pub(super) static A: WorkloadKind = kind!(
+    "ycsb:a",
+    "YCSB A, update heavy: 50% reads, 50% updates, zipfian",
+    0.5
+);
 /// `ycsb:b`.
-pub(super) static B: WorkloadKind = kind!("ycsb:b", "YCSB B, read mostly: 95% reads, 5% updates, zipfian", 0.05);
+pub(super) static B: WorkloadKind = kind!(
+    "ycsb:b",
+    "YCSB B, read mostly: 95% reads, 5% updates, zipfian",
+    0.05
+);
 /// `ycsb:c`.
 pub(super) static C: WorkloadKind = kind!("ycsb:c", "YCSB C, read only: 100% reads, zipfian", 0.0);
 /// `ycsb:d`.
-pub(super) static D: WorkloadKind = kind!("ycsb:d", "YCSB D, read latest: 95% reads, 5% inserts, latest", 0.05);
+pub(super) static D: WorkloadKind = kind!(
+    "ycsb:d",
+    "YCSB D, read latest: 95% reads, 5% inserts, latest",
+    0.05
+);
 /// `ycsb:e`.
-pub(super) static E: WorkloadKind = kind!("ycsb:e", "YCSB E, short ranges: 95% scans of 1-100 records, 5% inserts, zipfian", 1.0);
+pub(super) static E: WorkloadKind = kind!(
+    "ycsb:e",
+    "YCSB E, short ranges: 95% scans of 1-100 records, 5% inserts, zipfian",
+    1.0
+);
 /// `ycsb:f`.
-pub(super) static F: WorkloadKind = kind!("ycsb:f", "YCSB F, read-modify-write: 50% reads, 50% read-modify-writes, zipfian", 0.5);
+pub(super) static F: WorkloadKind = kind!(
+    "ycsb:f",
+    "YCSB F, read-modify-write: 50% reads, 50% read-modify-writes, zipfian",
+    0.5
+);
 
 /// A YCSB core workload's key chooser and, unless overridden, operation mix.
 #[derive(Debug)]
@@ -137,17 +217,25 @@ fn build(spec: &Spec) -> Result<Box<dyn KeyModel>, SpecError> {
         .iter()
         .copied()
         .find(|m| m.letter == letter)
-        .ok_or_else(|| spec.error(format!("unknown YCSB workload '{}'; valid: ycsb:a .. ycsb:f", spec.name)))?;
+        .ok_or_else(|| {
+            spec.error(format!(
+                "unknown YCSB workload '{}'; valid: ycsb:a .. ycsb:f",
+                spec.name
+            ))
+        })?;
     let records = spec.u64_at_least("records", 1_000_000, 1)?;
     let scan_max = spec.u64_at_least("scan_max", 100, 1)?;
     let zipf = |n: f64| {
-        Zipf::new(n, ZIPFIAN_CONSTANT).map_err(|e| spec.error(format!("no Zipf distribution over {n} items: {e}")))
+        Zipf::new(n, ZIPFIAN_CONSTANT)
+            .map_err(|e| spec.error(format!("no Zipf distribution over {n} items: {e}")))
     };
     Ok(Box::new(YcsbWorkload {
         mix,
         records,
         ordered: spec.flag("ordered", false)?,
-        own_mix: !["scans", "writes", "scan_len"].iter().any(|p| spec.get(p).is_some()),
+        own_mix: !["scans", "writes", "scan_len"]
+            .iter()
+            .any(|p| spec.get(p).is_some()),
         scan_max,
         scan_lengths: common::uniform(spec, 1, scan_max.saturating_add(1))?,
         inserted: records,
@@ -231,16 +319,28 @@ impl KeyModel for YcsbWorkload {
         }
         let events = 1.0 + m.rmw;
         let writes = (m.update + m.insert + m.rmw) / events;
-        let scans = if m.scan > 0.0 { format!("; scans of 1-{} records", self.scan_max) } else { String::new() };
+        let scans = if m.scan > 0.0 {
+            format!("; scans of 1-{} records", self.scan_max)
+        } else {
+            String::new()
+        };
         format!(
             "YCSB {} ({}): {} ({} writes of events){scans}; {} over {} records, keys {}",
             m.letter.to_ascii_uppercase(),
             m.title,
             ops.join(", "),
             common::percent((writes * 10_000.0).round() / 10_000.0),
-            if m.latest { "latest" } else { "zipfian 0.99, scrambled" },
+            if m.latest {
+                "latest"
+            } else {
+                "zipfian 0.99, scrambled"
+            },
             thousands(self.records),
-            if self.ordered { "in insert order" } else { "hashed" }
+            if self.ordered {
+                "in insert order"
+            } else {
+                "hashed"
+            }
         )
     }
 
@@ -301,7 +401,14 @@ mod tests {
     use crate::{collect, EventChunk, WorkloadSpec};
 
     fn events(spec: &str, n: u64) -> EventChunk {
-        collect(WorkloadSpec::parse(spec).unwrap().open(11, n).unwrap().as_mut()).unwrap()
+        collect(
+            WorkloadSpec::parse(spec)
+                .unwrap()
+                .open(11, n)
+                .unwrap()
+                .as_mut(),
+        )
+        .unwrap()
     }
 
     fn share(chunk: &EventChunk, op: Op) -> f64 {
@@ -323,7 +430,10 @@ mod tests {
             let chunk = events(&format!("{spec}:records=10000"), n);
             for (op, expected) in [(Op::Get, get), (Op::Put, put), (Op::Scan, scan)] {
                 let got = share(&chunk, op);
-                assert!((got - expected).abs() < 0.01, "{spec} {op:?}: {got} vs {expected}");
+                assert!(
+                    (got - expected).abs() < 0.01,
+                    "{spec} {op:?}: {got} vs {expected}"
+                );
             }
             assert_eq!(share(&chunk, Op::Delete), 0.0);
             let d = WorkloadSpec::parse(spec).unwrap().describe();
@@ -337,7 +447,11 @@ mod tests {
         let hottest_number = ycsb_fnv_hash64(0) % 1000;
         assert_eq!(hottest_number, 211);
         let hot = ycsb_fnv_hash64(hottest_number);
-        let hits = chunk.iter().filter(|e| decode_u64(e.key) == Some(hot)).count() as f64 / 200_000.0;
+        let hits = chunk
+            .iter()
+            .filter(|e| decode_u64(e.key) == Some(hot))
+            .count() as f64
+            / 200_000.0;
         // Rank 1 of Zipf(0.99) over 1e10 items has 1/zeta = 1/26.469 = 3.78%, plus the ranks
         // that the modulo folds onto the same record (about 0.1% of the rest).
         assert!((hits - 0.0387).abs() < 0.003, "{hits}");

@@ -27,7 +27,13 @@ pub(crate) struct BinEvent {
 
 impl Default for BinEvent {
     fn default() -> Self {
-        BinEvent { op: Op::Get, key: 0, end: 0, timestamp: None, size: None }
+        BinEvent {
+            op: Op::Get,
+            key: 0,
+            end: 0,
+            timestamp: None,
+            size: None,
+        }
     }
 }
 
@@ -60,8 +66,16 @@ pub(crate) struct BinaryReader<L> {
 }
 
 impl<L: RecordLayout> BinaryReader<L> {
-    pub(crate) fn open(input: Input, shown: &Path, layout: L, policy: &InvalidPolicy) -> Result<Self, WorkloadError> {
-        let trace_error = |message: String| WorkloadError::Trace { path: shown.to_path_buf(), message };
+    pub(crate) fn open(
+        input: Input,
+        shown: &Path,
+        layout: L,
+        policy: &InvalidPolicy,
+    ) -> Result<Self, WorkloadError> {
+        let trace_error = |message: String| WorkloadError::Trace {
+            path: shown.to_path_buf(),
+            message,
+        };
         if input.head.is_empty() {
             return Err(trace_error("contains no events: the file is empty".into()));
         }
@@ -77,7 +91,10 @@ impl<L: RecordLayout> BinaryReader<L> {
                 )));
             }
         }
-        let records = input.plain_size.filter(|_| !policy.skips()).map(|b| b / size);
+        let records = input
+            .plain_size
+            .filter(|_| !policy.skips())
+            .map(|b| b / size);
         let capacity = (BUFFER_BYTES / layout.record_size()).max(1) * layout.record_size();
         Ok(BinaryReader {
             shown: shown.to_path_buf(),
@@ -112,7 +129,12 @@ impl<L: RecordLayout> BinaryReader<L> {
                 }
                 Ok(n) => self.end += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(source) => return Err(WorkloadError::Io { path: self.shown.clone(), source }),
+                Err(source) => {
+                    return Err(WorkloadError::Io {
+                        path: self.shown.clone(),
+                        source,
+                    })
+                }
             }
         }
         Ok(())

@@ -105,13 +105,23 @@ pub(crate) struct ColumnsDecoder {
 
 impl ColumnsDecoder {
     pub(crate) fn new(columns: CsvColumns, key_type: KeyType, ops: OpMap) -> Self {
-        ColumnsDecoder { columns, key_type, ops, at: Positions::default() }
+        ColumnsDecoder {
+            columns,
+            key_type,
+            ops,
+            at: Positions::default(),
+        }
     }
 }
 
 /// (option, default header name, whether a default header name must exist)
-const ROLES: [(&str, &str); 5] =
-    [("--key-col", "key"), ("--op-col", "op"), ("--end-col", "end"), ("--time-col", "timestamp"), ("--size-col", "size")];
+const ROLES: [(&str, &str); 5] = [
+    ("--key-col", "key"),
+    ("--op-col", "op"),
+    ("--end-col", "end"),
+    ("--time-col", "timestamp"),
+    ("--size-col", "size"),
+];
 
 impl Decoder for ColumnsDecoder {
     fn start(&mut self, first: &ByteRecord, is_header: bool) -> Result<(), String> {
@@ -158,7 +168,13 @@ impl Decoder for ColumnsDecoder {
             };
         }
         let [key, op, end, time, size] = found;
-        self.at = Positions { key: key.unwrap_or(0), op, end, time, size };
+        self.at = Positions {
+            key: key.unwrap_or(0),
+            op,
+            end,
+            time,
+            size,
+        };
         Ok(())
     }
 
@@ -174,17 +190,22 @@ impl Decoder for ColumnsDecoder {
                 .ok_or_else(|| format!("unknown op '{}'; {}", shown(op_text), self.ops.help()))?
         };
         out.key.clear();
-        parse_key(self.key_type, field(Some(at.key)), &mut out.key).map_err(|e| format!("key: {e}"))?;
+        parse_key(self.key_type, field(Some(at.key)), &mut out.key)
+            .map_err(|e| format!("key: {e}"))?;
         out.has_end = out.op == Op::Scan;
         if out.has_end {
             if at.end.is_none() {
-                return Err("a scan needs an exclusive end key, but the trace has no `end` column \
+                return Err(
+                    "a scan needs an exclusive end key, but the trace has no `end` column \
                             (name one with --end-col)"
-                    .into());
+                        .into(),
+                );
             }
             let end_text = field(at.end);
             if end_text.trim_ascii().is_empty() {
-                return Err("a scan needs an exclusive end key in the `end` column, and it is empty".into());
+                return Err(
+                    "a scan needs an exclusive end key in the `end` column, and it is empty".into(),
+                );
             }
             out.end.clear();
             parse_key(self.key_type, end_text, &mut out.end).map_err(|e| format!("end: {e}"))?;
@@ -238,7 +259,10 @@ pub(crate) fn optional_number(text: &[u8], column: &str, max: u64) -> Result<Opt
     }
     match parse_u64(text) {
         Some(n) if n <= max => Ok(Some(n)),
-        _ => Err(format!("{column} '{}' is not a whole number in 0..={max}", shown(text))),
+        _ => Err(format!(
+            "{column} '{}' is not a whole number in 0..={max}",
+            shown(text)
+        )),
     }
 }
 
@@ -271,7 +295,9 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     fn fixture(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures")
+            .join(name)
     }
 
     fn read(opts: TraceOptions) -> Result<EventChunk, WorkloadError> {
@@ -279,11 +305,17 @@ mod tests {
     }
 
     fn csv_opts(path: &Path, key_type: KeyType) -> TraceOptions {
-        TraceOptions { format: Some(trace::TraceFormat::Csv), ..TraceOptions::new(path, key_type) }
+        TraceOptions {
+            format: Some(trace::TraceFormat::Csv),
+            ..TraceOptions::new(path, key_type)
+        }
     }
 
     /// Reads `text` as a u64 csv trace from a temporary file, with `edit` applied to the options.
-    fn read_with(text: &str, edit: impl FnOnce(&mut TraceOptions)) -> Result<EventChunk, WorkloadError> {
+    fn read_with(
+        text: &str,
+        edit: impl FnOnce(&mut TraceOptions),
+    ) -> Result<EventChunk, WorkloadError> {
         let mut file = tempfile::NamedTempFile::new().unwrap();
         file.write_all(text.as_bytes()).unwrap();
         let mut opts = csv_opts(file.path(), KeyType::U64);
@@ -320,13 +352,22 @@ mod tests {
         let k = encode_u64;
         let (k1, k2, k3, k10) = (k(1), k(2), k(3), k(10));
         fn event(op: Op, key: &[u8], t: u64, size: Option<u32>) -> Event<'_> {
-            Event { op, key, end: None, timestamp: Some(t), size }
+            Event {
+                op,
+                key,
+                end: None,
+                timestamp: Some(t),
+                size,
+            }
         }
         let expected = [
             event(Op::Put, &k1, 100, Some(8)),
             event(Op::Get, &k1, 150, None),
             event(Op::Get, &k2, 200, None),
-            Event { end: Some(&k10[..]), ..event(Op::Scan, &k1, 250, None) },
+            Event {
+                end: Some(&k10[..]),
+                ..event(Op::Scan, &k1, 250, None)
+            },
             event(Op::Delete, &k2, 300, None),
             event(Op::Get, &k3, 310, Some(16)),
         ];
@@ -335,10 +376,17 @@ mod tests {
 
     #[test]
     fn a_trace_with_only_keys_is_a_stream_of_gets() {
-        let chunk = read(csv_opts(&fixture("tiny_trace_keys_only.csv"), KeyType::Bytes)).unwrap();
+        let chunk = read(csv_opts(
+            &fixture("tiny_trace_keys_only.csv"),
+            KeyType::Bytes,
+        ))
+        .unwrap();
         let keys: Vec<&[u8]> = chunk.iter().map(|e| e.key).collect();
         assert_eq!(keys, [&b"user1"[..], b"user2", b"user1"]);
-        assert!(chunk.iter().all(|e| e.op == Op::Get && e.end.is_none() && e.timestamp.is_none() && e.size.is_none()));
+        assert!(chunk.iter().all(|e| e.op == Op::Get
+            && e.end.is_none()
+            && e.timestamp.is_none()
+            && e.size.is_none()));
     }
 
     #[test]
@@ -362,7 +410,10 @@ mod tests {
     fn a_missing_file_is_an_io_error_naming_the_path() {
         let path = fixture("no_such_trace.csv");
         let e = read(csv_opts(&path, KeyType::U64)).unwrap_err();
-        assert!(matches!(&e, WorkloadError::Io { path: p, .. } if p == &path), "{e:?}");
+        assert!(
+            matches!(&e, WorkloadError::Io { path: p, .. } if p == &path),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("no_such_trace.csv"), "{e}");
     }
 
@@ -377,7 +428,10 @@ mod tests {
     #[test]
     fn a_header_without_a_key_column_names_what_it_found() {
         let e = trace_error_of("id,op\n1,get\n");
-        assert!(e.contains("'id', 'op'") && e.contains("a `key` column is required"), "{e}");
+        assert!(
+            e.contains("'id', 'op'") && e.contains("a `key` column is required"),
+            "{e}"
+        );
         let e = trace_error_of("1,get\n2,put\n");
         assert!(e.contains("'1', 'get'") && e.contains("--no-header"), "{e}");
         let e = trace_error_of("key,KEY\n1,2\n");
@@ -386,10 +440,21 @@ mod tests {
 
     #[test]
     fn a_named_key_column_that_does_not_exist_lists_the_columns() {
-        let e = read_with("id,op\n1,get\n", |o| o.csv.key = Some(Column::Name("lbn".into()))).unwrap_err();
-        assert!(e.to_string().contains("no column 'lbn' (asked for by --key-col); its columns are 'id', 'op'"), "{e}");
+        let e = read_with("id,op\n1,get\n", |o| {
+            o.csv.key = Some(Column::Name("lbn".into()))
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no column 'lbn' (asked for by --key-col); its columns are 'id', 'op'"),
+            "{e}"
+        );
         let e = read_with("id,op\n1,get\n", |o| o.csv.key = Some(Column::Index(3))).unwrap_err();
-        assert!(e.to_string().contains("--key-col 3 asks for column 3, but the header line has 2 columns"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("--key-col 3 asks for column 3, but the header line has 2 columns"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -400,8 +465,10 @@ mod tests {
             o.csv.time = Some(Column::Name("t".into()));
         })
         .unwrap();
-        let got: Vec<(Op, u64, Option<u64>)> =
-            chunk.iter().map(|e| (e.op, crate::key::decode_u64(e.key).unwrap(), e.timestamp)).collect();
+        let got: Vec<(Op, u64, Option<u64>)> = chunk
+            .iter()
+            .map(|e| (e.op, crate::key::decode_u64(e.key).unwrap(), e.timestamp))
+            .collect();
         assert_eq!(got, [(Op::Put, 7, Some(5)), (Op::Get, 8, Some(6))]);
         let chunk = read_with("x\t9\tdel\ny\t10\tget\n", |o| {
             o.no_header = true;
@@ -421,8 +488,14 @@ mod tests {
 
     #[test]
     fn the_op_map_names_opcodes() {
-        let chunk = read_with("key,op\n1,28\n2,2a\n", |o| o.op_map = OpMap::parse("28=get,2a=put").unwrap()).unwrap();
-        assert_eq!(chunk.iter().map(|e| e.op).collect::<Vec<_>>(), [Op::Get, Op::Put]);
+        let chunk = read_with("key,op\n1,28\n2,2a\n", |o| {
+            o.op_map = OpMap::parse("28=get,2a=put").unwrap()
+        })
+        .unwrap();
+        assert_eq!(
+            chunk.iter().map(|e| e.op).collect::<Vec<_>>(),
+            [Op::Get, Op::Put]
+        );
     }
 
     #[test]
@@ -451,7 +524,10 @@ mod tests {
         let e = invalid_at("key,timestamp\n1,5\n2,-5\n", 3);
         assert!(e.contains("timestamp '-5' is not a whole number"), "{e}");
         let e = invalid_at("key,size\n1,4294967295\n2,4294967296\n", 3);
-        assert!(e.contains("size '4294967296' is not a whole number in 0..=4294967295"), "{e}");
+        assert!(
+            e.contains("size '4294967296' is not a whole number in 0..=4294967295"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -511,8 +587,14 @@ mod tests {
         let log = log.unwrap();
         assert_eq!(log.skipped(), 3);
         assert!(log.first().unwrap().contains("line 3"));
-        let e = read_with("key,op\n1,get\nx,get\n2,bad\n", |o| o.invalid = super::super::InvalidPolicy::skipping(Some(1)))
-            .unwrap_err();
-        assert!(e.to_string().contains("more than 1 invalid records") && e.to_string().contains("line 4"), "{e}");
+        let e = read_with("key,op\n1,get\nx,get\n2,bad\n", |o| {
+            o.invalid = super::super::InvalidPolicy::skipping(Some(1))
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("more than 1 invalid records")
+                && e.to_string().contains("line 4"),
+            "{e}"
+        );
     }
 }

@@ -32,7 +32,14 @@ pub(crate) struct Scratch {
 
 impl Scratch {
     fn new() -> Self {
-        Scratch { op: Op::Get, key: Vec::new(), end: Vec::new(), has_end: false, timestamp: None, size: None }
+        Scratch {
+            op: Op::Get,
+            key: Vec::new(),
+            end: Vec::new(),
+            has_end: false,
+            timestamp: None,
+            size: None,
+        }
     }
 
     fn event(&self) -> Event<'_> {
@@ -91,9 +98,14 @@ impl<D: Decoder> DelimitedReader<D> {
         decoder: D,
         policy: &InvalidPolicy,
     ) -> Result<Self, WorkloadError> {
-        let trace_error = |message: String| WorkloadError::Trace { path: shown.to_path_buf(), message };
+        let trace_error = |message: String| WorkloadError::Trace {
+            path: shown.to_path_buf(),
+            message,
+        };
         check_text(&input.head, format).map_err(trace_error)?;
-        let delimiter = layout.delimiter.unwrap_or_else(|| detect_delimiter(&input.head));
+        let delimiter = layout
+            .delimiter
+            .unwrap_or_else(|| detect_delimiter(&input.head));
         let reader = ReaderBuilder::new()
             .has_headers(layout.header)
             .delimiter(delimiter)
@@ -166,13 +178,23 @@ impl<D: Decoder> DelimitedReader<D> {
         let line = self.line(error.position());
         let text = error.to_string();
         match error.into_kind() {
-            ErrorKind::Io(source) => WorkloadError::Io { path: self.shown.clone(), source },
-            ErrorKind::UnequalLengths { expected_len, len, .. } => WorkloadError::Invalid {
+            ErrorKind::Io(source) => WorkloadError::Io {
+                path: self.shown.clone(),
+                source,
+            },
+            ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => WorkloadError::Invalid {
                 path: self.shown.clone(),
                 location: format!("line {line}"),
-                message: format!("this line has {len} fields but the first line has {expected_len}"),
+                message: format!(
+                    "this line has {len} fields but the first line has {expected_len}"
+                ),
             },
-            _ => WorkloadError::Trace { path: self.shown.clone(), message: format!("cannot parse the text: {text}") },
+            _ => WorkloadError::Trace {
+                path: self.shown.clone(),
+                message: format!("cannot parse the text: {text}"),
+            },
         }
     }
 }
@@ -245,7 +267,9 @@ pub fn detect_delimiter(head: &[u8]) -> u8 {
     let mut best: Option<(u8, usize)> = None;
     for d in DELIMITERS {
         let counts: Vec<usize> = lines.iter().map(|l| count_outside_quotes(l, d)).collect();
-        let Some(&first) = counts.first() else { continue };
+        let Some(&first) = counts.first() else {
+            continue;
+        };
         if first > 0 && counts.iter().all(|&c| c == first) && best.is_none_or(|(_, n)| first > n) {
             best = Some((d, first));
         }
@@ -307,7 +331,14 @@ pub(crate) struct LineTracker<R> {
 
 impl<R> LineTracker<R> {
     fn new(inner: R) -> Self {
-        LineTracker { inner, pos: 0, breaks: VecDeque::new(), lines_before: 0, keep_from: 0, last_cr: None }
+        LineTracker {
+            inner,
+            pos: 0,
+            breaks: VecDeque::new(),
+            lines_before: 0,
+            keep_from: 0,
+            last_cr: None,
+        }
     }
 
     /// Declares that no line will be asked for before `offset`.
@@ -381,7 +412,11 @@ mod tests {
             assert_eq!(t.line_of(3), 2);
             assert_eq!(t.line_of(5), 3);
             assert_eq!(t.line_of(7), 6);
-            assert_eq!(t.line_of(1), 2, "a break is skipped to the next line's first byte");
+            assert_eq!(
+                t.line_of(1),
+                2,
+                "a break is skipped to the next line's first byte"
+            );
         }
     }
 
@@ -389,9 +424,9 @@ mod tests {
     fn forgotten_breaks_still_count() {
         let mut t = LineTracker::new(&b"1\n2\n3\n4\n"[..]);
         let mut buf = [0u8; 4];
-        t.read(&mut buf).unwrap();
+        assert_eq!(t.read(&mut buf).unwrap(), 4);
         t.keep_from(4);
-        t.read(&mut buf).unwrap();
+        assert_eq!(t.read(&mut buf).unwrap(), 4);
         assert_eq!(t.breaks.len(), 2);
         assert_eq!(t.line_of(4), 3);
         assert_eq!(t.line_of(6), 4);
@@ -411,7 +446,10 @@ mod tests {
     fn binary_heads_are_not_text() {
         assert!(check_text(b"key,op\n1,get\n", "csv").is_ok());
         let e = check_text(b"key\x00\x01", "csv").unwrap_err();
-        assert!(e.contains("binary data") && e.contains("byte offset 3"), "{e}");
+        assert!(
+            e.contains("binary data") && e.contains("byte offset 3"),
+            "{e}"
+        );
         let noisy: Vec<u8> = (0..=255u8).cycle().take(1000).filter(|b| *b != 0).collect();
         assert!(check_text(&noisy, "text").is_err());
     }

@@ -76,7 +76,8 @@ impl Compression {
 
 /// The lowercase extension of `path`, if any.
 pub fn extension(path: &Path) -> Option<String> {
-    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase())
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 
 /// `path` without a trailing compression extension (`a.csv.zst` is `a.csv`).
@@ -109,7 +110,10 @@ impl Input {
     /// Opens `path` (`-` for standard input), recognises compression by the first bytes and
     /// reads the head. `shown` is the name used in messages.
     pub fn open(path: &Path, shown: &Path) -> Result<Input, WorkloadError> {
-        let io_error = |source| WorkloadError::Io { path: shown.to_path_buf(), source };
+        let io_error = |source| WorkloadError::Io {
+            path: shown.to_path_buf(),
+            source,
+        };
         let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if is_stdio(path) {
             (Box::new(io::stdin()), None)
         } else {
@@ -126,14 +130,21 @@ impl Input {
         let mut raw = BufReader::with_capacity(BUFFER_BYTES, raw);
         let mut magic = Vec::with_capacity(8);
         read_up_to(&mut raw, &mut magic, 8).map_err(io_error)?;
-        let compression = Compression::of_magic(&magic)
-            .map_err(|message| WorkloadError::Trace { path: shown.to_path_buf(), message })?;
+        let compression =
+            Compression::of_magic(&magic).map_err(|message| WorkloadError::Trace {
+                path: shown.to_path_buf(),
+                message,
+            })?;
         let raw = io::Cursor::new(magic).chain(raw);
         let mut reader: Box<dyn Read + Send> = match compression {
             Compression::None => Box::new(raw),
             Compression::Zstd => {
                 let decoder = zstd::stream::read::Decoder::new(raw).map_err(io_error)?;
-                Box::new(Decompressed { inner: decoder, codec: "zstd", bytes: 0 })
+                Box::new(Decompressed {
+                    inner: decoder,
+                    codec: "zstd",
+                    bytes: 0,
+                })
             }
             Compression::Gzip => Box::new(Decompressed {
                 inner: flate2::read::MultiGzDecoder::new(raw),
@@ -144,8 +155,17 @@ impl Input {
         let mut head = Vec::with_capacity(HEAD_BYTES);
         read_up_to(&mut reader, &mut head, HEAD_BYTES).map_err(io_error)?;
         let reader = Box::new(io::Cursor::new(head.clone()).chain(reader));
-        let plain_size = if compression == Compression::None { size } else { None };
-        Ok(Input { head, reader, compression, plain_size })
+        let plain_size = if compression == Compression::None {
+            size
+        } else {
+            None
+        };
+        Ok(Input {
+            head,
+            reader,
+            compression,
+            plain_size,
+        })
     }
 }
 
@@ -206,7 +226,10 @@ impl Spool {
 /// once (the replay counts events before it measures them).
 pub fn spool_stdin() -> Result<Spool, WorkloadError> {
     let shown = PathBuf::from("<stdin>");
-    let io_error = |source| WorkloadError::Io { path: shown.clone(), source };
+    let io_error = |source| WorkloadError::Io {
+        path: shown.clone(),
+        source,
+    };
     let mut file = tempfile::NamedTempFile::new().map_err(io_error)?;
     io::copy(&mut io::stdin().lock(), file.as_file_mut()).map_err(io_error)?;
     file.as_file_mut().flush().map_err(io_error)?;
@@ -222,10 +245,13 @@ mod tests {
         std::fs::write(file.path(), bytes).unwrap();
         let mut input = Input::open(file.path(), Path::new("t"))?;
         let mut all = Vec::new();
-        input.reader.read_to_end(&mut all).map_err(|source| WorkloadError::Io {
-            path: "t".into(),
-            source,
-        })?;
+        input
+            .reader
+            .read_to_end(&mut all)
+            .map_err(|source| WorkloadError::Io {
+                path: "t".into(),
+                source,
+            })?;
         Ok((input, all))
     }
 
@@ -241,7 +267,9 @@ mod tests {
 
     #[test]
     fn plain_zstd_and_gzip_give_the_same_bytes_and_head() {
-        let text: Vec<u8> = (0..100_000u32).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let text: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
         for (bytes, compression) in [
             (text.clone(), Compression::None),
             (zstd_of(&text), Compression::Zstd),
@@ -258,7 +286,10 @@ mod tests {
     #[test]
     fn short_and_empty_inputs_are_read_whole() {
         let (input, all) = open_bytes(b"ab").unwrap();
-        assert_eq!((input.head.as_slice(), all.as_slice()), (&b"ab"[..], &b"ab"[..]));
+        assert_eq!(
+            (input.head.as_slice(), all.as_slice()),
+            (&b"ab"[..], &b"ab"[..])
+        );
         let (input, all) = open_bytes(b"").unwrap();
         assert!(input.head.is_empty() && all.is_empty());
         let (input, _) = open_bytes(&zstd_of(b"")).unwrap();
@@ -267,7 +298,9 @@ mod tests {
 
     #[test]
     fn truncated_compressed_files_say_so() {
-        let text: Vec<u8> = (0..200_000u32).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let text: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
         for bytes in [zstd_of(&text), gzip_of(&text)] {
             let cut = &bytes[..bytes.len() / 2];
             let message = match open_bytes(cut) {
@@ -286,9 +319,18 @@ mod tests {
 
     #[test]
     fn compression_extensions_are_recognised_for_writing() {
-        assert_eq!(Compression::of_name(Path::new("a.csv.zst")), Compression::Zstd);
-        assert_eq!(Compression::of_name(Path::new("a.CSV.GZ")), Compression::Gzip);
+        assert_eq!(
+            Compression::of_name(Path::new("a.csv.zst")),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::of_name(Path::new("a.CSV.GZ")),
+            Compression::Gzip
+        );
         assert_eq!(Compression::of_name(Path::new("a.csv")), Compression::None);
-        assert_eq!(strip_compression(Path::new("a.csv.zst")), Path::new("a.csv"));
+        assert_eq!(
+            strip_compression(Path::new("a.csv.zst")),
+            Path::new("a.csv")
+        );
     }
 }

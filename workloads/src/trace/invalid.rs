@@ -25,7 +25,11 @@ impl InvalidPolicy {
 
     /// Skip malformed records, failing after `max` of them when given.
     pub fn skipping(max: Option<u64>) -> Self {
-        InvalidPolicy { skip: true, max, log: InvalidLog::default() }
+        InvalidPolicy {
+            skip: true,
+            max,
+            log: InvalidLog::default(),
+        }
     }
 
     /// True when malformed records are skipped.
@@ -79,7 +83,10 @@ pub(crate) struct InvalidCounter {
 
 impl InvalidCounter {
     pub(crate) fn new(policy: &InvalidPolicy) -> Self {
-        InvalidCounter { policy: policy.clone(), skipped: 0 }
+        InvalidCounter {
+            policy: policy.clone(),
+            skipped: 0,
+        }
     }
 
     /// Decides about one malformed record: `Ok(())` to skip it, or the error to stop with.
@@ -115,7 +122,11 @@ mod tests {
     use super::*;
 
     fn bad(line: u64) -> WorkloadError {
-        WorkloadError::Invalid { path: "t.csv".into(), location: format!("line {line}"), message: "bad".into() }
+        WorkloadError::Invalid {
+            path: "t.csv".into(),
+            location: format!("line {line}"),
+            message: "bad".into(),
+        }
     }
 
     #[test]
@@ -131,7 +142,10 @@ mod tests {
         assert!(c.handle(bad(2)).is_ok());
         assert!(c.handle(bad(3)).is_ok());
         let e = c.handle(bad(4)).unwrap_err().to_string();
-        assert!(e.contains("more than 2 invalid records") && e.contains("line 4"), "{e}");
+        assert!(
+            e.contains("more than 2 invalid records") && e.contains("line 4"),
+            "{e}"
+        );
         assert_eq!(policy.log.skipped(), 3);
         assert!(policy.log.first().unwrap().contains("line 2"));
     }

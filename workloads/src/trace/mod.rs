@@ -100,7 +100,11 @@ impl TraceFormat {
     /// The format called `name` (case-insensitive; `oracleGeneral` and `oracle_general` too).
     pub fn from_name(name: &str) -> Option<TraceFormat> {
         let name = name.trim().to_ascii_lowercase().replace('_', "-");
-        let name = if name == "oraclegeneral" { "oracle-general".to_string() } else { name };
+        let name = if name == "oraclegeneral" {
+            "oracle-general".to_string()
+        } else {
+            name
+        };
         TraceFormat::ALL.into_iter().find(|f| f.name() == name)
     }
 
@@ -143,7 +147,10 @@ impl TraceFormat {
     pub fn detect(path: &Path, head: &[u8]) -> Result<TraceFormat, String> {
         let name = strip_compression(path);
         let ext = extension(&name).unwrap_or_default();
-        let file_name = name.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let file_name = name
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
         let named_oracle = file_name.contains("oraclegeneral") || ext == "bin";
         if check_text(head, "").is_err() {
             if ext == "vscsi" || (!named_oracle && VscsiVersion::detect(head).is_some()) {
@@ -185,8 +192,12 @@ impl FromStr for TraceFormat {
     type Err = String;
 
     fn from_str(name: &str) -> Result<Self, String> {
-        TraceFormat::from_name(name)
-            .ok_or_else(|| format!("unknown trace format '{name}'; valid formats: {}", TraceFormat::names()))
+        TraceFormat::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown trace format '{name}'; valid formats: {}",
+                TraceFormat::names()
+            )
+        })
     }
 }
 
@@ -199,11 +210,14 @@ fn sniff_record(head: &[u8]) -> Option<TraceFormat> {
         return None;
     }
     let numeric = |i: usize| crate::key::parse_u64(fields[i]).is_some();
-    let twitter_op = twitter::OPS.iter().any(|op| op.as_bytes().eq_ignore_ascii_case(fields[5]));
+    let twitter_op = twitter::OPS
+        .iter()
+        .any(|op| op.as_bytes().eq_ignore_ascii_case(fields[5]));
     if numeric(0) && numeric(2) && numeric(3) && numeric(4) && twitter_op && numeric(6) {
         return Some(TraceFormat::Twitter);
     }
-    let msr_type = fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write");
+    let msr_type =
+        fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write");
     if numeric(0) && numeric(2) && msr_type && numeric(4) && numeric(5) && numeric(6) {
         return Some(TraceFormat::Msr);
     }
@@ -317,7 +331,10 @@ pub fn open(opts: &TraceOptions) -> Result<Box<dyn EventSource>, WorkloadError> 
 /// Opens a trace, detecting its format unless given, and says how it is read.
 pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> {
     let shown = opts.shown();
-    let trace_error = |message: String| WorkloadError::Trace { path: shown.clone(), message };
+    let trace_error = |message: String| WorkloadError::Trace {
+        path: shown.clone(),
+        message,
+    };
     let input = Input::open(&opts.path, &shown)?;
     let format = match opts.format {
         Some(f) => f,
@@ -326,23 +343,47 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
     opts.check(format).map_err(trace_error)?;
     let compression = input.compression;
     let policy = &opts.invalid;
-    let comma = Layout { header: false, delimiter: Some(b',') };
+    let comma = Layout {
+        header: false,
+        delimiter: Some(b','),
+    };
     let source: Box<dyn EventSource> = match format {
         TraceFormat::Csv => {
-            let layout = Layout { header: !opts.no_header, delimiter: opts.delimiter };
-            let decoder = csv::ColumnsDecoder::new(opts.csv.clone(), opts.key_type, opts.op_map.clone());
-            Box::new(DelimitedReader::open(input, &shown, "csv", layout, decoder, policy)?)
+            let layout = Layout {
+                header: !opts.no_header,
+                delimiter: opts.delimiter,
+            };
+            let decoder =
+                csv::ColumnsDecoder::new(opts.csv.clone(), opts.key_type, opts.op_map.clone());
+            Box::new(DelimitedReader::open(
+                input, &shown, "csv", layout, decoder, policy,
+            )?)
         }
         TraceFormat::Twitter => {
-            let decoder = csv::ColumnsDecoder::new(twitter::columns(), opts.key_type, opts.op_map.clone());
-            Box::new(DelimitedReader::open(input, &shown, "twitter", comma, decoder, policy)?)
+            let decoder =
+                csv::ColumnsDecoder::new(twitter::columns(), opts.key_type, opts.op_map.clone());
+            Box::new(DelimitedReader::open(
+                input, &shown, "twitter", comma, decoder, policy,
+            )?)
         }
         TraceFormat::Msr => {
             let decoder = msr::MsrDecoder::new(opts.block_size.unwrap_or(msr::DEFAULT_BLOCK_SIZE));
-            Box::new(DelimitedReader::open(input, &shown, "msr", comma, decoder, policy)?)
+            Box::new(DelimitedReader::open(
+                input, &shown, "msr", comma, decoder, policy,
+            )?)
         }
-        TraceFormat::Text => Box::new(text::TextReader::open(input, &shown, opts.key_type, policy)?),
-        TraceFormat::OracleGeneral => Box::new(BinaryReader::open(input, &shown, oracle::OracleGeneral, policy)?),
+        TraceFormat::Text => Box::new(text::TextReader::open(
+            input,
+            &shown,
+            opts.key_type,
+            policy,
+        )?),
+        TraceFormat::OracleGeneral => Box::new(BinaryReader::open(
+            input,
+            &shown,
+            oracle::OracleGeneral,
+            policy,
+        )?),
         TraceFormat::Vscsi => {
             if input.head.is_empty() {
                 return Err(trace_error("contains no events: the file is empty".into()));
@@ -354,10 +395,20 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
                         .into(),
                 )
             })?;
-            Box::new(BinaryReader::open(input, &shown, vscsi::Vscsi::new(version), policy)?)
+            Box::new(BinaryReader::open(
+                input,
+                &shown,
+                vscsi::Vscsi::new(version),
+                policy,
+            )?)
         }
     };
-    Ok(OpenedTrace { format, key_type: format.key_type(opts.key_type), compression, source })
+    Ok(OpenedTrace {
+        format,
+        key_type: format.key_type(opts.key_type),
+        compression,
+        source,
+    })
 }
 
 /// Reads `source` to its end in chunks of up to 64Ki events, handing each chunk to `f`;
@@ -391,9 +442,15 @@ mod tests {
         for f in TraceFormat::ALL {
             assert_eq!(TraceFormat::from_name(f.name()), Some(f));
         }
-        assert_eq!(TraceFormat::from_name("oracleGeneral"), Some(TraceFormat::OracleGeneral));
+        assert_eq!(
+            TraceFormat::from_name("oracleGeneral"),
+            Some(TraceFormat::OracleGeneral)
+        );
         let e = "parquet".parse::<TraceFormat>().unwrap_err();
-        assert!(e.contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"), "{e}");
+        assert!(
+            e.contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -403,10 +460,22 @@ mod tests {
         assert_eq!(detect("a.csv.zst", b"key\n1\n"), Ok(TraceFormat::Csv));
         assert_eq!(detect("keys", b"1\n2\n"), Ok(TraceFormat::Text));
         assert_eq!(detect("keys.txt", b"a,b\n"), Ok(TraceFormat::Text));
-        assert_eq!(detect("t.csv", b"0,q:q:1:8WTwl7huJeQ,17,249,1,get,0\n"), Ok(TraceFormat::Twitter));
-        assert_eq!(detect("-", b"128166385295514663,hm,0,Write,9056014336,2048,2833\r\n"), Ok(TraceFormat::Msr));
+        assert_eq!(
+            detect("t.csv", b"0,q:q:1:8WTwl7huJeQ,17,249,1,get,0\n"),
+            Ok(TraceFormat::Twitter)
+        );
+        assert_eq!(
+            detect(
+                "-",
+                b"128166385295514663,hm,0,Write,9056014336,2048,2833\r\n"
+            ),
+            Ok(TraceFormat::Msr)
+        );
         let og = oracle::encode(1, 2, 3, -1);
-        assert_eq!(detect("x.oracleGeneral.bin.zst", &og), Ok(TraceFormat::OracleGeneral));
+        assert_eq!(
+            detect("x.oracleGeneral.bin.zst", &og),
+            Ok(TraceFormat::OracleGeneral)
+        );
         assert_eq!(detect("x.bin", &og), Ok(TraceFormat::OracleGeneral));
         let mut v1 = [0u8; 32];
         v1[12] = 0x28;
@@ -417,7 +486,12 @@ mod tests {
 
     /// Reads `bytes` as `format` (detected when `None`) to the end; the result does not
     /// matter, only that there is one.
-    fn read_all(path: &Path, bytes: &[u8], format: Option<TraceFormat>, edit: &dyn Fn(&mut TraceOptions)) {
+    fn read_all(
+        path: &Path,
+        bytes: &[u8],
+        format: Option<TraceFormat>,
+        edit: &dyn Fn(&mut TraceOptions),
+    ) {
         std::fs::write(path, bytes).unwrap();
         let mut opts = TraceOptions::new(path, KeyType::Bytes);
         opts.format = format;
@@ -460,7 +534,11 @@ mod tests {
 
     fn options_from(seed: u8) -> impl Fn(&mut TraceOptions) {
         move |o: &mut TraceOptions| {
-            o.key_type = if seed & 1 == 0 { KeyType::Bytes } else { KeyType::U64 };
+            o.key_type = if seed & 1 == 0 {
+                KeyType::Bytes
+            } else {
+                KeyType::U64
+            };
             if seed & 2 != 0 {
                 o.invalid = InvalidPolicy::skipping(if seed & 4 != 0 { Some(3) } else { None });
             }
@@ -561,6 +639,9 @@ mod tests {
         let mut o = TraceOptions::new("t", KeyType::Bytes);
         o.block_size = Some(512);
         assert!(o.check(TraceFormat::Msr).is_ok());
-        assert!(o.check(TraceFormat::Csv).unwrap_err().contains("--block-size"));
+        assert!(o
+            .check(TraceFormat::Csv)
+            .unwrap_err()
+            .contains("--block-size"));
     }
 }

@@ -34,7 +34,9 @@ pub(crate) struct MsrDecoder {
 
 impl MsrDecoder {
     pub(crate) fn new(block_size: u64) -> Self {
-        MsrDecoder { block_size: block_size.max(1) }
+        MsrDecoder {
+            block_size: block_size.max(1),
+        }
     }
 }
 

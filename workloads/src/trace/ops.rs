@@ -13,8 +13,22 @@ const ALIASES: [(Op, &[&str]); 4] = [
     (
         Op::Put,
         &[
-            "put", "set", "write", "w", "update", "insert", "add", "replace", "cas", "append",
-            "prepend", "incr", "decr", "upsert", "rmw", "readmodifywrite",
+            "put",
+            "set",
+            "write",
+            "w",
+            "update",
+            "insert",
+            "add",
+            "replace",
+            "cas",
+            "append",
+            "prepend",
+            "incr",
+            "decr",
+            "upsert",
+            "rmw",
+            "readmodifywrite",
         ],
     ),
     (Op::Delete, &["delete", "del", "remove"]),
@@ -36,7 +50,10 @@ impl OpMap {
                 .split_once('=')
                 .ok_or_else(|| format!("--op-map entry '{item}' must be written NAME=OP"))?;
             let op = Op::from_name(&op.trim().to_ascii_lowercase()).ok_or_else(|| {
-                format!("--op-map entry '{item}': '{}' is not get, put, delete or scan", op.trim())
+                format!(
+                    "--op-map entry '{item}': '{}' is not get, put, delete or scan",
+                    op.trim()
+                )
             })?;
             let name = name.trim();
             if name.is_empty() {
@@ -55,7 +72,11 @@ impl OpMap {
     /// The operation `text` names: the map first, then the aliases, then the leading word.
     pub fn op_of(&self, text: &[u8]) -> Option<Op> {
         let text = text.trim_ascii();
-        if let Some((_, op)) = self.entries.iter().find(|(n, _)| n.eq_ignore_ascii_case(text)) {
+        if let Some((_, op)) = self
+            .entries
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(text))
+        {
             return Some(*op);
         }
         alias(text).or_else(|| alias(leading_word(text)))
@@ -87,7 +108,11 @@ fn alias(word: &[u8]) -> Option<Op> {
     }
     ALIASES
         .iter()
-        .find(|(_, names)| names.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(word)))
+        .find(|(_, names)| {
+            names
+                .iter()
+                .any(|n| n.as_bytes().eq_ignore_ascii_case(word))
+        })
         .map(|(op, _)| *op)
 }
 
@@ -144,7 +169,9 @@ mod tests {
     #[test]
     fn bad_op_maps_say_what_is_wrong() {
         assert!(OpMap::parse("28").unwrap_err().contains("NAME=OP"));
-        assert!(OpMap::parse("28=fetch").unwrap_err().contains("not get, put"));
+        assert!(OpMap::parse("28=fetch")
+            .unwrap_err()
+            .contains("not get, put"));
         assert!(OpMap::parse("=get").unwrap_err().contains("no name"));
     }
 }

@@ -25,9 +25,16 @@ pub(crate) struct TextReader {
 }
 
 impl TextReader {
-    pub(crate) fn open(input: Input, shown: &Path, key_type: KeyType, policy: &InvalidPolicy) -> Result<Self, WorkloadError> {
-        check_text(&input.head, "text")
-            .map_err(|message| WorkloadError::Trace { path: shown.to_path_buf(), message })?;
+    pub(crate) fn open(
+        input: Input,
+        shown: &Path,
+        key_type: KeyType,
+        policy: &InvalidPolicy,
+    ) -> Result<Self, WorkloadError> {
+        check_text(&input.head, "text").map_err(|message| WorkloadError::Trace {
+            path: shown.to_path_buf(),
+            message,
+        })?;
         if input.head.len() < HEAD_BYTES && input.head.iter().all(|b| b.is_ascii_whitespace()) {
             return Err(WorkloadError::Trace {
                 path: shown.to_path_buf(),
@@ -56,10 +63,16 @@ impl EventSource for TextReader {
         let mut n = 0;
         while n < max && !self.done {
             self.line.clear();
-            let read = self.reader.read_until(b'\n', &mut self.line).map_err(|source| {
-                self.done = true;
-                WorkloadError::Io { path: self.shown.clone(), source }
-            })?;
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.line)
+                .map_err(|source| {
+                    self.done = true;
+                    WorkloadError::Io {
+                        path: self.shown.clone(),
+                        source,
+                    }
+                })?;
             if read == 0 {
                 self.done = true;
                 break;
@@ -73,7 +86,13 @@ impl EventSource for TextReader {
             self.key.clear();
             match parse_key(self.key_type, text, &mut self.key) {
                 Ok(()) => {
-                    chunk.push(Event { op: Op::Get, key: &self.key, end: None, timestamp: None, size: None });
+                    chunk.push(Event {
+                        op: Op::Get,
+                        key: &self.key,
+                        end: None,
+                        timestamp: None,
+                        size: None,
+                    });
                     self.emitted += 1;
                     n += 1;
                 }

@@ -20,5 +20,6 @@ pub fn columns() -> CsvColumns {
 }
 
 /// The operation names of the format.
-pub const OPS: [&str; 11] =
-    ["get", "gets", "set", "add", "replace", "cas", "append", "prepend", "delete", "incr", "decr"];
+pub const OPS: [&str; 11] = [
+    "get", "gets", "set", "add", "replace", "cas", "append", "prepend", "delete", "incr", "decr",
+];

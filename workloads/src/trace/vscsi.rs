@@ -38,8 +38,22 @@ impl VscsiVersion {
 
     fn offsets(self) -> Offsets {
         match self {
-            VscsiVersion::V1 => Offsets { size: 32, len: 4, cmd: 12, ver: 14, lbn: 16, ts: 24 },
-            VscsiVersion::V2 => Offsets { size: 40, len: 8, cmd: 0, ver: 2, lbn: 16, ts: 24 },
+            VscsiVersion::V1 => Offsets {
+                size: 32,
+                len: 4,
+                cmd: 12,
+                ver: 14,
+                lbn: 16,
+                ts: 24,
+            },
+            VscsiVersion::V2 => Offsets {
+                size: 40,
+                len: 8,
+                cmd: 0,
+                ver: 2,
+                lbn: 16,
+                ts: 24,
+            },
         }
     }
 
@@ -78,7 +92,10 @@ pub(crate) struct Vscsi {
 
 impl Vscsi {
     pub(crate) fn new(version: VscsiVersion) -> Self {
-        Vscsi { version, at: version.offsets() }
+        Vscsi {
+            version,
+            at: version.offsets(),
+        }
     }
 }
 

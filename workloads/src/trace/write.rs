@@ -46,7 +46,11 @@ pub struct WriteSummary {
 }
 
 /// The formats that can be written.
-pub const WRITABLE: [TraceFormat; 3] = [TraceFormat::Csv, TraceFormat::Text, TraceFormat::OracleGeneral];
+pub const WRITABLE: [TraceFormat; 3] = [
+    TraceFormat::Csv,
+    TraceFormat::Text,
+    TraceFormat::OracleGeneral,
+];
 
 /// A trace being written.
 pub struct TraceWriter {
@@ -103,8 +107,15 @@ impl TraceWriter {
                 ),
             });
         }
-        let io_error = |source| WorkloadError::Io { path: path.to_path_buf(), source };
-        let compression = if is_stdio(path) { Compression::None } else { Compression::of_name(path) };
+        let io_error = |source| WorkloadError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let compression = if is_stdio(path) {
+            Compression::None
+        } else {
+            Compression::of_name(path)
+        };
         let binary = opts.format == TraceFormat::OracleGeneral;
         let (sink, staged) = if is_stdio(path) && !binary {
             (Sink::Stdout(BufWriter::new(io::stdout())), None)
@@ -114,11 +125,19 @@ impl TraceWriter {
                 _ if is_stdio(path) => std::env::temp_dir(),
                 _ => PathBuf::from("."),
             };
-            let staged = tempfile::Builder::new().prefix(".shardlab-").tempfile_in(&dir).map_err(io_error)?;
+            let staged = tempfile::Builder::new()
+                .prefix(".shardlab-")
+                .tempfile_in(&dir)
+                .map_err(io_error)?;
             let file = BufWriter::with_capacity(1 << 20, staged.reopen().map_err(io_error)?);
             let sink = match (compression, binary) {
-                (Compression::Zstd, false) => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?),
-                (Compression::Gzip, false) => Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
+                (Compression::Zstd, false) => {
+                    Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?)
+                }
+                (Compression::Gzip, false) => Sink::Gzip(flate2::write::GzEncoder::new(
+                    file,
+                    flate2::Compression::default(),
+                )),
                 _ => Sink::Plain(file),
             };
             (sink, Some(staged))
@@ -133,7 +152,11 @@ impl TraceWriter {
             summary: WriteSummary::default(),
         };
         if opts.format == TraceFormat::Csv {
-            writer.sink.writer().write_all(b"key,op,end,timestamp,size\n").map_err(io_error)?;
+            writer
+                .sink
+                .writer()
+                .write_all(b"key,op,end,timestamp,size\n")
+                .map_err(io_error)?;
         }
         Ok(writer)
     }
@@ -159,7 +182,10 @@ impl TraceWriter {
         self.sink
             .writer()
             .write_all(&self.out)
-            .map_err(|source| WorkloadError::Io { path: self.path.clone(), source })?;
+            .map_err(|source| WorkloadError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
         self.summary.events += 1;
         Ok(())
     }
@@ -168,8 +194,9 @@ impl TraceWriter {
     fn render_key(&mut self, key: &[u8]) -> Result<(), String> {
         match self.opts.key_type {
             KeyType::U64 => {
-                let n = decode_u64(key)
-                    .ok_or_else(|| format!("the key has {} bytes, not the 8 of a u64 key", key.len()))?;
+                let n = decode_u64(key).ok_or_else(|| {
+                    format!("the key has {} bytes, not the 8 of a u64 key", key.len())
+                })?;
                 self.out.extend_from_slice(n.to_string().as_bytes());
             }
             KeyType::Bytes => self.out.extend_from_slice(key),
@@ -185,7 +212,10 @@ impl TraceWriter {
             ));
         }
         self.render_key(event.key)?;
-        if self.out.contains(&b'\n') || self.out.contains(&b'\r') || self.out.trim_ascii().is_empty() {
+        if self.out.contains(&b'\n')
+            || self.out.contains(&b'\r')
+            || self.out.trim_ascii().is_empty()
+        {
             return Err("a key that is blank or holds a line break cannot be written to a text trace; use csv".into());
         }
         self.out.push(b'\n');
@@ -222,7 +252,11 @@ impl TraceWriter {
 
     fn oracle_record(&mut self, event: &Event<'_>) -> Result<(), String> {
         match event.op {
-            Op::Scan => return Err("oracle-general records cannot hold a scan (no end key); use csv".into()),
+            Op::Scan => {
+                return Err(
+                    "oracle-general records cannot hold a scan (no end key); use csv".into(),
+                )
+            }
             Op::Put | Op::Delete => self.summary.ops_dropped += 1,
             Op::Get => {}
         }
@@ -242,10 +276,12 @@ impl TraceWriter {
         };
         let time = match event.timestamp {
             None => 0,
-            Some(t) => u32::try_from(t)
-                .map_err(|_| format!("the timestamp {t} does not fit oracle-general's 32-bit time field"))?,
+            Some(t) => u32::try_from(t).map_err(|_| {
+                format!("the timestamp {t} does not fit oracle-general's 32-bit time field")
+            })?,
         };
-        self.out.extend_from_slice(&encode(time, id, event.size.unwrap_or(0), -1));
+        self.out
+            .extend_from_slice(&encode(time, id, event.size.unwrap_or(0), -1));
         Ok(())
     }
 
@@ -253,9 +289,14 @@ impl TraceWriter {
     /// finished and the file is renamed into place.
     pub fn finish(self) -> Result<WriteSummary, WorkloadError> {
         let path = self.path.clone();
-        let io_error = |source| WorkloadError::Io { path: path.clone(), source };
+        let io_error = |source| WorkloadError::Io {
+            path: path.clone(),
+            source,
+        };
         self.sink.finish().map_err(io_error)?;
-        let Some(staged) = self.staged else { return Ok(self.summary) };
+        let Some(staged) = self.staged else {
+            return Ok(self.summary);
+        };
         if self.opts.format == TraceFormat::OracleGeneral {
             fill_next_access(staged.as_file()).map_err(io_error)?;
             if is_stdio(&self.path) {
@@ -264,14 +305,25 @@ impl TraceWriter {
                 return Ok(self.summary);
             }
             if self.compression != Compression::None {
-                let dir = staged.path().parent().map(Path::to_path_buf).unwrap_or_default();
-                let packed = tempfile::Builder::new().prefix(".shardlab-").tempfile_in(dir).map_err(io_error)?;
+                let dir = staged
+                    .path()
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let packed = tempfile::Builder::new()
+                    .prefix(".shardlab-")
+                    .tempfile_in(dir)
+                    .map_err(io_error)?;
                 let file = BufWriter::with_capacity(1 << 20, packed.reopen().map_err(io_error)?);
                 let mut sink = match self.compression {
-                    Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default())),
+                    Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(
+                        file,
+                        flate2::Compression::default(),
+                    )),
                     _ => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?),
                 };
-                io::copy(&mut staged.reopen().map_err(io_error)?, sink.writer()).map_err(io_error)?;
+                io::copy(&mut staged.reopen().map_err(io_error)?, sink.writer())
+                    .map_err(io_error)?;
                 sink.finish().map_err(io_error)?;
                 packed.persist(&self.path).map_err(|e| io_error(e.error))?;
                 return Ok(self.summary);
@@ -284,7 +336,10 @@ impl TraceWriter {
 
 /// Appends a CSV field, quoted when it holds a delimiter, a quote or a line break.
 fn push_csv_field(out: &mut Vec<u8>, field: &[u8]) {
-    if field.iter().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n')) {
+    if field
+        .iter()
+        .any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    {
         out.push(b'"');
         for &b in field {
             if b == b'"' {
@@ -306,7 +361,8 @@ pub fn fill_next_access(file: &File) -> io::Result<()> {
     const BLOCK_RECORDS: u64 = 1 << 16;
     let mut file = file;
     let records = file.metadata()?.len() / RECORD_BYTES as u64;
-    let mut next: hashbrown::HashMap<u64, u64, xxhash_rust::xxh3::Xxh3DefaultBuilder> = Default::default();
+    let mut next: hashbrown::HashMap<u64, u64, xxhash_rust::xxh3::Xxh3DefaultBuilder> =
+        Default::default();
     let mut block = vec![0u8; (BLOCK_RECORDS as usize) * RECORD_BYTES];
     let mut end = records;
     while end > 0 {
