@@ -31,7 +31,7 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Scratch {
             op: Op::Get,
             key: Vec::new(),

@@ -96,3 +96,55 @@ impl Decoder for MsrDecoder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(line: &str, block: u64) -> Result<Scratch, String> {
+        let record = ByteRecord::from(line.split(',').collect::<Vec<_>>());
+        let mut out = Scratch::new();
+        MsrDecoder::new(block)
+            .decode(&record, &mut out)
+            .map(|()| out)
+    }
+
+    #[test]
+    fn requests_become_blocks_of_their_disk() {
+        let s = decode("1,hm,2,Read,8192,4096,5", 4096).unwrap();
+        assert_eq!(
+            (s.op, s.key.as_slice(), s.has_end),
+            (Op::Get, &encode_u64(key_of(2, 2))[..], false)
+        );
+        let s = decode("1,hm,2,Write,8000,200,5", 4096).unwrap();
+        assert_eq!(s.op, Op::Scan, "bytes 8000..8200 straddle units 1 and 2");
+        assert_eq!(
+            (s.key, s.end),
+            (
+                encode_u64(key_of(2, 1)).to_vec(),
+                encode_u64(key_of(2, 3)).to_vec()
+            )
+        );
+        assert_eq!(s.timestamp, Some(1));
+        assert!(
+            key_of(1, 0) > key_of(0, (1 << DISK_SHIFT) - 1),
+            "disk first, then offset"
+        );
+    }
+
+    #[test]
+    fn bad_fields_say_what_is_wrong() {
+        assert!(decode("1,hm,0,Trim,0,1,1", 4096)
+            .unwrap_err()
+            .contains("Type 'Trim' is neither Read nor Write"));
+        assert!(decode("1,hm,70000,Read,0,1,1", 4096)
+            .unwrap_err()
+            .contains("above 65535"));
+        assert!(decode("x,hm,0,Read,0,1,1", 4096)
+            .unwrap_err()
+            .contains("Timestamp 'x' is not a whole number"));
+        assert!(decode("1,hm,0,Read,18446744073709551615,1,1", 4096)
+            .unwrap_err()
+            .contains("overflows"));
+    }
+}

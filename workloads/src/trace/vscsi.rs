@@ -139,3 +139,81 @@ impl RecordLayout for Vscsi {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{self, TraceFormat, TraceOptions};
+    use crate::{collect, EventChunk, KeyType};
+    use std::path::Path;
+
+    fn read(path: &Path, format: Option<TraceFormat>) -> EventChunk {
+        let mut opts = TraceOptions::new(path, KeyType::Bytes);
+        opts.format = format;
+        collect(trace::open(&opts).unwrap().as_mut()).unwrap()
+    }
+
+    /// The v1 fixture rewritten as v2 records (the same fields at the v2 offsets).
+    fn as_v2(v1: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(v1.len() / 32 * 40);
+        for r in v1.chunks(32) {
+            out.extend_from_slice(&r[12..14]); // cmd
+            out.extend_from_slice(&0x0200u16.to_le_bytes()); // ver: 2 << 8
+            out.extend_from_slice(&r[0..4]); // sn
+            out.extend_from_slice(&r[4..8]); // len
+            out.extend_from_slice(&r[8..12]); // nSG
+            out.extend_from_slice(&r[16..24]); // lbn
+            out.extend_from_slice(&r[24..32]); // ts
+            out.extend_from_slice(&7u64.to_le_bytes()); // rt
+        }
+        out
+    }
+
+    #[test]
+    fn version_2_records_read_as_the_same_events_as_version_1() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/traces/cloudPhysicsIO_2000.vscsi");
+        let v1 = std::fs::read(&fixture).unwrap();
+        assert_eq!(VscsiVersion::detect(&v1), Some(VscsiVersion::V1));
+        let v2 = as_v2(&v1);
+        assert_eq!(VscsiVersion::detect(&v2), Some(VscsiVersion::V2));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.vscsi");
+        std::fs::write(&path, &v2).unwrap();
+        let (a, b) = (read(&fixture, None), read(&path, None));
+        assert_eq!(a.len(), 2000);
+        assert!(a.iter().eq(b.iter()));
+        // Unnamed, the version bytes alone say it is VSCSI.
+        let unnamed = dir.path().join("blocks");
+        std::fs::write(&unnamed, &v2).unwrap();
+        assert_eq!(read(&unnamed, None).len(), 2000);
+    }
+
+    #[test]
+    fn commands_and_versions_are_checked_per_record() {
+        assert_eq!(op_of_command(0x28), Some(Op::Get));
+        assert_eq!(op_of_command(0x8a), Some(Op::Put));
+        assert_eq!(op_of_command(0x12), None);
+        let mut layout = Vscsi::new(VscsiVersion::V1);
+        let mut r = [0u8; 32];
+        r[12] = 0x12;
+        r[15] = 1;
+        let mut out = BinEvent::default();
+        let e = layout.decode(&r, &mut out).unwrap_err();
+        assert!(
+            e.contains("SCSI command 0x12 neither reads nor writes"),
+            "{e}"
+        );
+        r[15] = 2;
+        assert!(layout
+            .decode(&r, &mut out)
+            .unwrap_err()
+            .contains("version field reads 2"));
+        r[15] = 1;
+        r[12] = 0x2a;
+        r[4..8].copy_from_slice(&1024u32.to_le_bytes());
+        r[16..24].copy_from_slice(&10u64.to_le_bytes());
+        layout.decode(&r, &mut out).unwrap();
+        assert_eq!((out.op, out.key, out.end), (Op::Scan, 10, 12));
+    }
+}

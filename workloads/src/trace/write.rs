@@ -382,3 +382,165 @@ pub fn fill_next_access(file: &File) -> io::Result<()> {
     }
     file.flush()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{self, TraceOptions};
+    use crate::{collect, Event};
+
+    fn ev(op: Op, key: &[u8], end: Option<&[u8]>) -> Event<'static> {
+        let key: &'static [u8] = Box::leak(key.to_vec().into_boxed_slice());
+        let end = end.map(|e| &*Box::leak(e.to_vec().into_boxed_slice()));
+        Event {
+            op,
+            key,
+            end,
+            timestamp: Some(5),
+            size: Some(7),
+        }
+    }
+
+    fn write(
+        path: &Path,
+        opts: WriteOptions,
+        events: &[Event<'_>],
+    ) -> Result<WriteSummary, WorkloadError> {
+        let mut w = TraceWriter::create(path, opts)?;
+        for e in events {
+            w.write(e)?;
+        }
+        w.finish()
+    }
+
+    fn read_back(path: &Path, key_type: KeyType) -> EventChunk {
+        collect(
+            trace::open(&TraceOptions::new(path, key_type))
+                .unwrap()
+                .as_mut(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn awkward_byte_keys_survive_a_csv_round_trip_compressed_or_not() {
+        let events = [
+            ev(Op::Get, b"plain", None),
+            ev(Op::Put, b"with,comma", None),
+            ev(Op::Delete, b"quote\"d", None),
+            ev(Op::Scan, b"line\nbreak", Some(b"m")),
+            ev(Op::Get, b" spaced ", None),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["k.csv", "k.csv.zst", "k.csv.gz"] {
+            let path = dir.path().join(name);
+            let opts = WriteOptions {
+                format: TraceFormat::Csv,
+                key_type: KeyType::Bytes,
+                hash_keys: false,
+            };
+            assert_eq!(write(&path, opts, &events).unwrap().events, 5);
+            let back = read_back(&path, KeyType::Bytes);
+            assert!(back.iter().eq(events.iter().copied()), "{name}");
+        }
+    }
+
+    #[test]
+    fn what_a_format_cannot_hold_is_refused_and_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let og = WriteOptions {
+            format: TraceFormat::OracleGeneral,
+            key_type: KeyType::U64,
+            hash_keys: false,
+        };
+        let e = write(
+            &path,
+            og,
+            &[
+                ev(Op::Get, &7u64.to_be_bytes(), None),
+                ev(Op::Scan, &[0; 8], Some(&[1; 8])),
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(":event 2: oracle-general records cannot hold a scan"),
+            "{e}"
+        );
+        let e = write(&path, og, &[ev(Op::Get, b"user1", None)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--hash-keys"), "{e}");
+        let big = Event {
+            timestamp: Some(1 << 40),
+            ..ev(Op::Get, &[0; 8], None)
+        };
+        assert!(write(&path, og, &[big])
+            .unwrap_err()
+            .to_string()
+            .contains("32-bit time field"));
+        let text = WriteOptions {
+            format: TraceFormat::Text,
+            key_type: KeyType::Bytes,
+            hash_keys: false,
+        };
+        assert!(write(&path, text, &[ev(Op::Put, b"a", None)])
+            .unwrap_err()
+            .to_string()
+            .contains("gets only"));
+        let vscsi = WriteOptions {
+            format: TraceFormat::Vscsi,
+            ..text
+        };
+        assert!(write(&path, vscsi, &[])
+            .unwrap_err()
+            .to_string()
+            .contains("writable formats: csv, text, oracle-general"));
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no file, no temporary left"
+        );
+    }
+
+    #[test]
+    fn oracle_general_gets_hashed_keys_dropped_ops_and_next_access_times() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.oracleGeneral.bin");
+        let og = WriteOptions {
+            format: TraceFormat::OracleGeneral,
+            key_type: KeyType::Bytes,
+            hash_keys: true,
+        };
+        let keys: [&[u8]; 5] = [b"a", b"b", b"a", &9u64.to_be_bytes(), b"a"];
+        let events: Vec<Event<'_>> = keys
+            .iter()
+            .map(|k| ev(if k == b"b" { Op::Put } else { Op::Get }, k, None))
+            .collect();
+        let summary = write(&path, og, &events).unwrap();
+        assert_eq!(
+            summary,
+            WriteSummary {
+                events: 5,
+                ops_dropped: 1,
+                keys_hashed: 4
+            }
+        );
+        let bytes = std::fs::read(&path).unwrap();
+        let next: Vec<i64> = bytes
+            .chunks(24)
+            .map(|r| i64::from_le_bytes(r[16..24].try_into().unwrap()))
+            .collect();
+        assert_eq!(next, [3, -1, 5, -1, -1]);
+        let back = read_back(&path, KeyType::Bytes);
+        assert_eq!(
+            back.get(0).key,
+            xxhash_rust::xxh3::xxh3_64(b"a").to_be_bytes()
+        );
+        assert_eq!(back.get(3).key, 9u64.to_be_bytes());
+        assert!(back
+            .iter()
+            .all(|e| e.op == Op::Get && e.timestamp == Some(5) && e.size == Some(7)));
+    }
+}
