@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
@@ -251,7 +252,9 @@ fn read_warmup(
     events: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
-    let mut keys: HashSet<Vec<u8>> = HashSet::new();
+    // XXH3 rather than std's SipHash: the set sees every warm-up event (pinned or not does
+    // not matter here, the set is sorted before use).
+    let mut keys: HashSet<Vec<u8>, Xxh3DefaultBuilder> = HashSet::default();
     let mut chunk = EventChunk::with_capacity(1 << 16);
     let mut left = events;
     while left > 0 {
@@ -388,12 +391,16 @@ fn replay_measured(
     let chunk_events = (cfg.chunk_events.max(1) as u64).div_ceil(window) * window;
     let threads = rayon::current_num_threads();
     let (tx, rx) = bounded::<EventChunk>(threads * 2);
+    // Routed chunks go back to the reader, which refills them: no allocation (and no fresh
+    // pages to fault in) per chunk.
+    let (recycle, recycled) = bounded::<EventChunk>(threads * 2 + 2);
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> Result<(), WorkloadError> {
             let mut next = 0u64;
             loop {
-                let mut chunk = EventChunk::with_capacity(chunk_events as usize);
+                let mut chunk = recycled.try_recv().unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
+                chunk.clear();
                 while (chunk.len() as u64) < chunk_events {
                     let room = (chunk_events - chunk.len() as u64) as usize;
                     if source.fill(&mut chunk, room)? == 0 {
@@ -420,6 +427,8 @@ fn replay_measured(
                 for chunk in rx.iter() {
                     acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
                     progress(Progress::Events(chunk.len() as u64));
+                    // A full return queue (or a finished reader) just drops the chunk.
+                    let _ = recycle.try_send(chunk);
                 }
                 acc
             })

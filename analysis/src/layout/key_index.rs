@@ -94,7 +94,7 @@ impl KeyIndex {
     }
 
     /// How many of `splits` (the list this index was built from) are `<= key`.
-    #[inline]
+    #[inline(always)]
     pub fn rank_le(&self, splits: &[Vec<u8>], key: &[u8]) -> usize {
         if self.is_u64_exact() {
             if let Some(head) = key.first_chunk::<8>() {

@@ -135,7 +135,7 @@ impl RadixIndex {
     /// above `x`, so the answer is the table entry of that bucket plus a count within one
     /// window that starts there (the padding after the keys is `u64::MAX`, which only
     /// `x == u64::MAX` counts, and the final `min` takes back).
-    #[inline]
+    #[inline(always)]
     pub fn rank_le(&self, x: u64) -> usize {
         let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.table.len() - 1);
         let start = self.table[h] as usize;

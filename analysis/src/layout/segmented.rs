@@ -110,7 +110,7 @@ impl SegmentedIndex {
 
     /// Keys in the segments before `segment`, plus the keys of `segment` that are `<= x`.
     /// Panics when `segment >= segments()`.
-    #[inline]
+    #[inline(always)]
     pub fn rank_le(&self, segment: usize, x: u64) -> usize {
         let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.per_segment - 1);
         let at = self.table[segment * self.per_segment + h] as usize;

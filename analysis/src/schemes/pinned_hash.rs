@@ -10,7 +10,7 @@
 /// the seed and the byte order of its input are fixed; the test below pins known values. A
 /// different hash would be a new function with a new name, never an edit of this one. (This
 /// is why placement never uses std's `DefaultHasher` or `RandomState`.)
-#[inline]
+#[inline(always)]
 pub fn hash64(bytes: &[u8]) -> u64 {
     match bytes.first_chunk::<8>() {
         Some(key) if bytes.len() == 8 => xxh3_64_of_8_bytes(key),
