@@ -307,3 +307,43 @@ fn bad_plan_options_are_refused_with_the_option_named() {
     }
     let _ = needed(&[]);
 }
+
+#[test]
+fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
+    use analysis::placement::Degraded;
+    use analysis::plan::point_loads::PointLoads;
+    use analysis::plan::window_load::{evaluate_with, ReplicaTable};
+    let traffic = synthetic("zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10", 6_000, 2_000, 600);
+    let schemes = SchemeSpec::parse_list("range,ring:vnodes=8,salted").unwrap();
+    for spec in &schemes {
+        for (rf, reads) in [(1, ReadPolicy::Leader), (2, ReadPolicy::Any), (3, ReadPolicy::Leader)] {
+            let policy = ReplicaPolicy { replicas: rf, reads };
+            let ctx = analysis::schemes::BuildContext { shards: 7, warmup_keys: traffic.warmup_keys(), key_type: KeyType::U64 };
+            let intact = Degraded::intact(spec.build(&ctx).unwrap());
+            let table = ReplicaTable::new(&intact, &traffic, rf).unwrap();
+            let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
+            for shard in 0..7 {
+                let next = intact.without(shard, traffic.counts()).unwrap().unwrap();
+                let full = evaluate(&next, &traffic, policy).unwrap();
+                let change = table.local_removal(&next, shard, &traffic).unwrap();
+                assert_eq!(table.changed(&change), ReplicaTable::new(&next, &traffic, rf).unwrap(), "{} rf {rf} without {shard}", spec.label());
+                let delta = points.moved(&table, &change, &traffic, reads).load(&next, next.failed(), &traffic, rf);
+                assert_eq!(delta, full, "{} rf {rf} without {shard}", spec.label());
+                assert_eq!(evaluate_with(&next, next.failed(), &traffic, policy, &table.changed(&change)), full);
+            }
+        }
+    }
+    // Mod-N: losing any one shard gives the same figures, so trying one stands for all.
+    let hash = Degraded::intact(SchemeSpec::parse_list("hash").unwrap()[0].build(&analysis::schemes::BuildContext {
+        shards: 7,
+        warmup_keys: &[],
+        key_type: KeyType::U64,
+    })
+    .unwrap());
+    let policy = ReplicaPolicy { replicas: 2, reads: ReadPolicy::Any };
+    let figures = |shard| {
+        let load = evaluate(&hash.without(shard, traffic.counts()).unwrap().unwrap(), &traffic, policy).unwrap();
+        (load.peak_rate(), load.p99_rate(), load.hottest_share(), load.max_bytes())
+    };
+    assert!((0..7).all(|s| figures(s) == figures(6)));
+}

@@ -8,17 +8,27 @@
 //! set of F shards grows as N^F). The plan must hold in every state of the chain: with all
 //! shards, and after each removal.
 //!
-//! Mod-N rehashes every key onto the survivors whichever shard left, so the layouts after
-//! losing any one shard are the same up to shard numbers: one removal (the last live shard)
-//! stands for all.
+//! Two shortcuts keep this affordable, both exact:
+//! - Mod-N rehashes every key onto the survivors whichever shard left, so the layouts after
+//!   losing any one shard are the same up to shard numbers: one removal (the last live shard)
+//!   stands for all ([`removal_is_symmetric`]).
+//! - For ring, range and salted, a removal changes the replicas of only the keys that had a
+//!   replica on the removed shard ([`removal_is_local`]); only those are looked up again.
+//!   Ring: a key's replicas are the first distinct shards met clockwise, and if the removed
+//!   shard is not among them none of its points comes before the last of them. Range and
+//!   salted: only the removed shard's ranges change owner, and the replicas `(owner + i) mod
+//!   N` of any other range skip the removed shard exactly when they did not include it.
+//!   Those keys' requests are moved in per-window point loads ([`PointLoads`]) rather than
+//!   sweeping every request again. `tests/plan.rs` checks both against full evaluations.
 
 use rayon::prelude::*;
 
+use super::point_loads::PointLoads;
 use super::traffic::Traffic;
-use super::window_load::{evaluate, LayoutLoad, ReplicaPolicy};
+use super::window_load::{evaluate_with, LayoutLoad, ReplicaPolicy, ReplicaTable, TableChange};
 use super::Limits;
 use crate::placement::Degraded;
-use crate::schemes::{hash, SchemeSpec};
+use crate::schemes::{hash, range, ring, salted, SchemeSpec};
 use crate::{AnalysisError, Partitioner, ShardId};
 
 /// One state of the failure chain.
@@ -35,6 +45,9 @@ pub struct FailureState {
 pub enum Chain {
     /// The states after 1, 2, ..., F removals.
     States(Vec<FailureState>),
+    /// A state (after the removals listed) above the utilisation the search stopped at; the
+    /// chain was not finished.
+    Exceeds(FailureState),
     /// The scheme cannot remove an arbitrary shard; the sentence says so.
     Unsupported(String),
 }
@@ -44,43 +57,93 @@ pub fn removal_is_symmetric(spec: &SchemeSpec) -> bool {
     spec.kind().name == hash::KIND.name
 }
 
-/// Removes the worst shard `failures` times from `layout` (see the module).
+/// True when a removal changes the replicas of only the keys that had one on the removed shard
+/// (ring, range, salted; see the module).
+pub fn removal_is_local(spec: &SchemeSpec) -> bool {
+    [ring::KIND.name, range::KIND.name, salted::KIND.name].contains(&spec.kind().name)
+}
+
+/// Removes the worst shard `failures` times from `layout` (see the module); `spec` says which
+/// shortcuts apply. A plan only needs to know that a count fails, so the search stops at the
+/// first removal (in shard order) whose utilisation is above `stop_above` and returns it as
+/// [`Chain::Exceeds`]; `f64::INFINITY` always finishes the chain.
 pub fn worst_failures(
     layout: Box<dyn Partitioner>,
+    spec: &SchemeSpec,
     failures: u32,
-    symmetric: bool,
     traffic: &Traffic,
     policy: ReplicaPolicy,
     limits: &Limits,
+    stop_above: f64,
 ) -> Result<Chain, AnalysisError> {
+    let (symmetric, local) = (removal_is_symmetric(spec), removal_is_local(spec));
     let mut current = Degraded::intact(layout);
+    let mut table = ReplicaTable::new(&current, traffic, policy.replicas)?;
     let mut states = Vec::with_capacity(failures as usize);
+    let batch = rayon::current_num_threads().max(1) * 4;
     for _ in 0..failures {
+        let points = if local { PointLoads::new(&table, traffic, policy.reads, current.shard_count()) } else { None };
         let candidates: Vec<ShardId> = match (symmetric, current.live().last()) {
             (true, Some(&last)) => vec![last],
             _ => current.live().to_vec(),
         };
-        let tried: Vec<Option<(f64, ShardId, Degraded, LayoutLoad)>> = candidates
-            .par_iter()
-            .map(|&shard| {
-                let Some(next) = current.without(shard, traffic.counts())? else {
-                    return Ok(None);
+        let try_removal = |shard: ShardId| -> Result<Option<Removal>, AnalysisError> {
+            let Some(next) = current.without(shard, traffic.counts())? else {
+                return Ok(None);
+            };
+            let (change, load) = if local {
+                let change = table.local_removal(&next, shard, traffic)?;
+                let load = match &points {
+                    Some(points) => points.moved(&table, &change, traffic, policy.reads).load(&next, next.failed(), traffic, policy.replicas),
+                    None => evaluate_with(&next, next.failed(), traffic, policy, &table.changed(&change)),
                 };
-                let load = evaluate(&next, traffic, policy)?;
-                Ok(Some((limits.utilisation(&load), shard, next, load)))
-            })
-            .collect::<Result<_, AnalysisError>>()?;
-        let Some(tried) = tried.into_iter().collect::<Option<Vec<_>>>() else {
-            return Ok(Chain::Unsupported(current.cannot_remove_message()));
+                (Change::Rows(change), load)
+            } else {
+                let next_table = ReplicaTable::new(&next, traffic, policy.replicas)?;
+                let load = evaluate_with(&next, next.failed(), traffic, policy, &next_table);
+                (Change::Table(next_table), load)
+            };
+            Ok(Some(Removal { utilisation: limits.utilisation(&load), next, change, load }))
         };
-        // The highest utilisation; ties keep the lowest shard (candidates are increasing).
-        let worst = tried
-            .into_iter()
-            .reduce(|best, next| if next.0 > best.0 { next } else { best })
-            .ok_or_else(|| AnalysisError::Config("no shard is left to fail".into()))?;
-        let (_, _, next, load) = worst;
-        states.push(FailureState { failed: next.failed().to_vec(), load });
-        current = next;
+        let mut worst: Option<Removal> = None;
+        for chunk in candidates.chunks(batch) {
+            let tried: Vec<Option<Removal>> = chunk.par_iter().map(|&shard| try_removal(shard)).collect::<Result<_, _>>()?;
+            for removal in tried {
+                let Some(removal) = removal else {
+                    return Ok(Chain::Unsupported(current.cannot_remove_message()));
+                };
+                if removal.utilisation > stop_above {
+                    return Ok(Chain::Exceeds(FailureState { failed: removal.next.failed().to_vec(), load: removal.load }));
+                }
+                // The highest utilisation; ties keep the lowest shard (candidates are increasing).
+                if worst.as_ref().is_none_or(|w| removal.utilisation > w.utilisation) {
+                    worst = Some(removal);
+                }
+            }
+        }
+        let worst = worst.ok_or_else(|| AnalysisError::Config("no shard is left to fail".into()))?;
+        states.push(FailureState { failed: worst.next.failed().to_vec(), load: worst.load });
+        table = match worst.change {
+            Change::Rows(change) => table.changed(&change),
+            Change::Table(next_table) => next_table,
+        };
+        current = worst.next;
     }
     Ok(Chain::States(states))
+}
+
+/// One tried removal.
+struct Removal {
+    utilisation: f64,
+    next: Degraded,
+    change: Change,
+    load: LayoutLoad,
+}
+
+/// How the replica table changes in a removal.
+enum Change {
+    /// Some keys' rows (local removals).
+    Rows(TableChange),
+    /// The whole table.
+    Table(ReplicaTable),
 }

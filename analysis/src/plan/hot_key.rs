@@ -46,9 +46,13 @@ pub fn hottest_key(traffic: &Traffic, policy: ReplicaPolicy) -> Option<HotKey> {
             .then_with(|| b.window.cmp(&a.window))
     })?;
     let key = keys[best.key as usize].to_vec();
-    let total = traffic.counts().total();
+    // From the entries, which hold every key (the key counts may be a sample).
+    let (mine, total) = traffic
+        .entries()
+        .iter()
+        .fold((0u64, 0u64), |(m, t), e| (m + if e.key == best.key { e.reads + e.writes } else { 0 }, t + e.reads + e.writes));
     Some(HotKey {
-        share: traffic.counts().count(&key) as f64 / total.max(1) as f64,
+        share: mine as f64 / total.max(1) as f64,
         rate_per_replica: units(best.reads, best.writes) as f64 / rf as f64 / traffic.window_secs(),
         key,
         window: best.window,

@@ -35,6 +35,7 @@ pub mod binding;
 pub mod clock;
 pub mod failures;
 pub mod hot_key;
+pub mod point_loads;
 pub mod search;
 pub mod traffic;
 pub mod window_load;

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use workloads::KeyType;
 
 use super::binding::Binding;
-use super::failures::{removal_is_symmetric, worst_failures, Chain};
+use super::failures::{worst_failures, Chain};
 use super::hot_key::{hottest_key, largest_key};
 use super::traffic::Traffic;
 use super::window_load::{evaluate, LayoutLoad};
@@ -121,13 +121,18 @@ impl<'a> SchemeSearch<'a> {
         Ok(self.cache.get_mut(&shards).expect("inserted above"))
     }
 
-    /// The failure chain at `shards` shards (computed once).
-    fn chain(&mut self, shards: u32) -> Result<&Chain, AnalysisError> {
-        if self.evaluation(shards)?.chain.is_none() {
+    /// The failure chain at `shards` shards, finished unless a state's utilisation is above
+    /// `stop_above`; computed again only when a cached early stop does not answer.
+    fn chain(&mut self, shards: u32, stop_above: f64) -> Result<&Chain, AnalysisError> {
+        let limits = self.cfg.limits();
+        let answers = match &self.evaluation(shards)?.chain {
+            Some(Chain::Exceeds(state)) => limits.utilisation(&state.load) > stop_above,
+            Some(_) => true,
+            None => false,
+        };
+        if !answers {
             let layout = self.layout_at(shards)?;
-            let symmetric = removal_is_symmetric(self.spec);
-            let limits = self.cfg.limits();
-            let chain = worst_failures(layout, self.cfg.failures, symmetric, self.traffic, self.cfg.policy, &limits)?;
+            let chain = worst_failures(layout, self.spec, self.cfg.failures, self.traffic, self.cfg.policy, &limits, stop_above)?;
             self.evaluation(shards)?.chain = Some(chain);
         }
         Ok(self.cache[&shards].chain.as_ref().expect("computed above"))
@@ -146,8 +151,9 @@ impl<'a> SchemeSearch<'a> {
         if self.cfg.failures == 0 {
             return Ok(Check::Fits);
         }
-        Ok(match self.chain(shards)? {
+        Ok(match self.chain(shards, stop_above(growth))? {
             Chain::Unsupported(message) => Check::Unsupported(message.clone()),
+            Chain::Exceeds(_) => Check::Exceeds,
             Chain::States(states) => {
                 let worst = states.iter().map(|s| limits.utilisation(&s.load)).fold(0.0, f64::max);
                 if limits.fits(growth, worst) {
@@ -269,10 +275,12 @@ impl<'a> SchemeSearch<'a> {
         if !limits.fits(growth, rate.max(bytes)) {
             return Ok(if rate >= bytes { Binding::Rate } else { Binding::Bytes });
         }
-        let Chain::States(states) = self.chain(below)? else {
-            return Ok(Binding::NoRemoval);
+        let loads: Vec<&LayoutLoad> = match self.chain(below, stop_above(growth))? {
+            Chain::States(states) => states.iter().map(|s| &s.load).collect(),
+            Chain::Exceeds(state) => vec![&state.load],
+            Chain::Unsupported(_) => return Ok(Binding::NoRemoval),
         };
-        let (rate, bytes) = states.iter().map(|s| limits.parts(&s.load)).fold((0.0, 0.0), |a, p| (f64::max(a.0, p.0), f64::max(a.1, p.1)));
+        let (rate, bytes) = loads.iter().map(|l| limits.parts(l)).fold((0.0, 0.0), |a, p| (f64::max(a.0, p.0), f64::max(a.1, p.1)));
         Ok(if rate >= bytes { Binding::RateAfterFailure } else { Binding::BytesAfterFailure })
     }
 
@@ -282,7 +290,7 @@ impl<'a> SchemeSearch<'a> {
         let mut loads = vec![state0.clone()];
         let mut failed: Vec<ShardId> = Vec::new();
         if self.cfg.failures > 0 {
-            if let Chain::States(states) = self.chain(shards)? {
+            if let Chain::States(states) = self.chain(shards, stop_above(growth))? {
                 loads.extend(states.iter().map(|s| s.load.clone()));
                 failed = states.last().map(|s| s.failed.clone()).unwrap_or_default();
             }
@@ -331,6 +339,11 @@ impl<'a> SchemeSearch<'a> {
             note: String::new(),
         }
     }
+}
+
+/// The utilisation above which a plan at growth `growth` fails.
+fn stop_above(growth: f64) -> f64 {
+    (1.0 + FIT_TOLERANCE) / growth
 }
 
 /// The result of [`SchemeSearch::find`].

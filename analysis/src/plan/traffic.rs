@@ -55,6 +55,10 @@ pub struct Traffic {
     entries: Vec<Entry>,
     scans: Vec<ScanEntry>,
     groups: Vec<WindowGroup>,
+    /// For every entry (sorted by key, then window), its group number and entry number.
+    by_key: Vec<(u32, u32)>,
+    /// Where each key's part of `by_key` starts; one more than there are keys.
+    key_starts: Vec<u32>,
     windows: u64,
     window_secs: f64,
     warmup_keys: Vec<Vec<u8>>,
@@ -120,7 +124,9 @@ impl Traffic {
         &self.key_bytes
     }
 
-    /// Point requests per distinct key over the measured events.
+    /// Point requests per distinct key over the measured events, for the schemes' resize and
+    /// removal rules and for remap shares (exact up to the key table's distinct-key limit, a
+    /// consistent sample of the key space beyond it, as in `run`).
     pub fn counts(&self) -> &KeyCounts {
         &self.counts
     }
@@ -138,6 +144,12 @@ impl Traffic {
     /// The windows that have traffic, in order.
     pub fn groups(&self) -> &[WindowGroup] {
         &self.groups
+    }
+
+    /// The entries of key number `key` as (group number in [`Traffic::groups`], entry number in
+    /// [`Traffic::entries`]), in window order.
+    pub fn entries_of(&self, key: u32) -> &[(u32, u32)] {
+        &self.by_key[self.key_starts[key as usize] as usize..self.key_starts[key as usize + 1] as usize]
     }
 
     /// Windows from the first measured one to the last, empty ones included.
@@ -256,6 +268,10 @@ impl Collector {
             .collect();
         scans.sort_by_key(|s| s.window);
         let groups = group_by_window(&entries, &scans);
+        if entries.len() > u32::MAX as usize {
+            return Err(AnalysisError::Config("more than 4,294,967,295 (window, key) pairs cannot be planned".into()));
+        }
+        let (by_key, key_starts) = index_by_key(&entries, &groups, self.keys.len());
         let mut warmup_keys: Vec<Vec<u8>> = self.warmup_keys.into_iter().collect();
         warmup_keys.sort_unstable();
         Ok(Traffic {
@@ -265,6 +281,8 @@ impl Collector {
             entries,
             scans,
             groups,
+            by_key,
+            key_starts,
             windows: span,
             window_secs,
             warmup_keys,
@@ -285,6 +303,28 @@ pub fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> 
             k => n += k as u64,
         }
     }
+}
+
+/// Every entry as (group, entry number), grouped by key (counting sort), and where each
+/// key's run starts.
+fn index_by_key(entries: &[Entry], groups: &[WindowGroup], keys: usize) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let mut starts = vec![0u32; keys + 1];
+    for e in entries {
+        starts[e.key as usize + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut next = starts.clone();
+    let mut by_key = vec![(0u32, 0u32); entries.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for i in group.entries.clone() {
+            let slot = &mut next[entries[i].key as usize];
+            by_key[*slot as usize] = (g as u32, i as u32);
+            *slot += 1;
+        }
+    }
+    (by_key, starts)
 }
 
 /// The windows with traffic and where their entries and scans are (both sorted by window).
@@ -357,6 +397,7 @@ mod tests {
         assert_eq!(t.events_per_window(), [3, 0, 2]);
         assert_eq!(t.max_window_requests(3), 2 + 3); // window 0: 2 reads + 1 write on 3 replicas
         assert_eq!(t.counts().count(b"a"), 3);
+        assert_eq!((t.entries_of(0), t.entries_of(1)), ([(0, 0), (1, 2)].as_slice(), [(0, 1)].as_slice()));
     }
 
     #[test]

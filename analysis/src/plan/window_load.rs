@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::traffic::Traffic;
+use super::traffic::{Entry, Traffic};
 use crate::{AnalysisError, Partitioner, ShardId, ShardSet};
 
 /// Where reads go when keys have several replicas.
@@ -111,11 +111,148 @@ impl LayoutLoad {
     }
 }
 
+/// The replicas of every key of a traffic under one layout, `rf` per key, leaseholder first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaTable {
+    rf: u32,
+    shards: Vec<ShardId>,
+}
+
+impl ReplicaTable {
+    /// The replicas of every key of `traffic` under `part`. Errors when the layout cannot place
+    /// `rf` distinct replicas of a key.
+    pub fn new(part: &dyn Partitioner, traffic: &Traffic, rf: u32) -> Result<ReplicaTable, AnalysisError> {
+        let rf = rf.max(1);
+        let mut table = ReplicaTable { rf, shards: vec![0 as ShardId; traffic.keys().len() * rf as usize] };
+        let keys: Vec<u32> = (0..traffic.keys().len() as u32).collect();
+        table.recompute(part, traffic, &keys)?;
+        Ok(table)
+    }
+
+    /// Replicas per key.
+    pub fn replicas(&self) -> u32 {
+        self.rf
+    }
+
+    /// Stored bytes per shard: every key's bytes on each of its replicas.
+    pub fn bytes_per_shard(&self, traffic: &Traffic, shards: usize) -> Vec<u64> {
+        let mut bytes = vec![0u64; shards];
+        for (key, &b) in traffic.key_bytes().iter().enumerate() {
+            self.of(key as u32).iter().for_each(|&s| bytes[s as usize] += b);
+        }
+        bytes
+    }
+
+    /// The replicas of key number `key`.
+    #[inline]
+    pub fn of(&self, key: u32) -> &[ShardId] {
+        let rf = self.rf as usize;
+        &self.shards[key as usize * rf..(key as usize + 1) * rf]
+    }
+
+    /// What changes in this table when `removed` leaves, for a removal rule under which only
+    /// the keys with a replica on the removed shard change replicas (ring, range, salted):
+    /// those keys with their replicas recomputed on `next`.
+    pub fn local_removal(&self, next: &dyn Partitioner, removed: ShardId, traffic: &Traffic) -> Result<TableChange, AnalysisError> {
+        let rf = self.rf as usize;
+        let keys: Vec<u32> = self
+            .shards
+            .chunks(rf)
+            .enumerate()
+            .filter(|(_, row)| row.contains(&removed))
+            .map(|(key, _)| key as u32)
+            .collect();
+        let rows = self.lookup(next, traffic, &keys)?;
+        Ok(TableChange { rf: self.rf, keys, rows })
+    }
+
+    /// This table with `change` applied.
+    pub fn changed(&self, change: &TableChange) -> ReplicaTable {
+        let mut table = self.clone();
+        table.apply(&change.keys, &change.rows);
+        table
+    }
+
+    /// Recomputes the rows of `keys` on `part`.
+    fn recompute(&mut self, part: &dyn Partitioner, traffic: &Traffic, keys: &[u32]) -> Result<(), AnalysisError> {
+        let rows = self.lookup(part, traffic, keys)?;
+        self.apply(keys, &rows);
+        Ok(())
+    }
+
+    fn apply(&mut self, keys: &[u32], rows: &[ShardId]) {
+        let rf = self.rf as usize;
+        for (i, &key) in keys.iter().enumerate() {
+            self.shards[key as usize * rf..(key as usize + 1) * rf].copy_from_slice(&rows[i * rf..(i + 1) * rf]);
+        }
+    }
+
+    /// The replicas of `keys` on `part`, `rf` per key in the order of `keys`.
+    fn lookup(&self, part: &dyn Partitioner, traffic: &Traffic, keys: &[u32]) -> Result<Vec<ShardId>, AnalysisError> {
+        let (rf, all) = (self.rf, traffic.keys());
+        Ok(keys
+            .par_chunks(1024)
+            .map(|chunk| {
+                let mut out = Vec::with_capacity(chunk.len() * rf as usize);
+                for &key in chunk {
+                    let before = out.len();
+                    part.replicas(&all[key as usize], rf, &mut out);
+                    if out.len() - before != rf as usize {
+                        return Err(AnalysisError::Config(format!(
+                            "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
+                            part.label(),
+                            out.len() - before,
+                            part.shard_count()
+                        )));
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .concat())
+    }
+}
+
+/// The keys whose replicas change in a removal, with their new replicas.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableChange {
+    rf: u32,
+    keys: Vec<u32>,
+    rows: Vec<ShardId>,
+}
+
+impl TableChange {
+    /// The keys that change, increasing.
+    pub fn keys(&self) -> &[u32] {
+        &self.keys
+    }
+
+    /// The new replicas of the `i`-th changed key.
+    pub fn row(&self, i: usize) -> &[ShardId] {
+        let rf = self.rf as usize;
+        &self.rows[i * rf..(i + 1) * rf]
+    }
+}
+
+/// Calls `add(shard, units)` for what one entry puts on its replicas (module accounting).
+#[inline]
+pub(crate) fn entry_units(e: &Entry, replicas: &[ShardId], reads: ReadPolicy, mut add: impl FnMut(ShardId, u64)) {
+    let rf = replicas.len() as u64;
+    match reads {
+        ReadPolicy::Leader => add(replicas[0], e.reads * rf),
+        ReadPolicy::Any => replicas.iter().for_each(|&s| add(s, e.reads)),
+    }
+    replicas.iter().for_each(|&s| add(s, e.writes * rf));
+}
+
 /// Per-thread state of the window sweep.
 struct Sweep {
     loads: Vec<u64>,
     touched: Vec<ShardId>,
+    /// Units every live shard received in the current window (scans that contact them all).
+    broadcast: u64,
     totals: Vec<u64>,
+    broadcast_total: u64,
     /// (window, busiest units, busiest shard) of every window swept.
     busiest: Vec<(u32, u64, ShardId)>,
     set: ShardSet,
@@ -126,7 +263,9 @@ impl Sweep {
         Sweep {
             loads: vec![0; shards],
             touched: Vec::new(),
+            broadcast: 0,
             totals: vec![0; shards],
+            broadcast_total: 0,
             busiest: Vec::new(),
             set: ShardSet::new(shards as u32),
         }
@@ -141,9 +280,10 @@ impl Sweep {
         *slot += units;
     }
 
-    /// Records the window's busiest shard (ties: the lowest number) and clears its loads.
-    fn close(&mut self, window: u32) {
-        let mut best = (0u64, ShardId::MAX);
+    /// Records the window's busiest shard (ties: the lowest number; `first_live` when only
+    /// broadcasts reached the shards) and clears its loads.
+    fn close(&mut self, window: u32, first_live: ShardId) {
+        let mut best = (0u64, first_live);
         for &s in &self.touched {
             let units = std::mem::take(&mut self.loads[s as usize]);
             self.totals[s as usize] += units;
@@ -152,11 +292,13 @@ impl Sweep {
             }
         }
         self.touched.clear();
-        self.busiest.push((window, best.0, best.1));
+        self.busiest.push((window, best.0 + self.broadcast, best.1));
+        self.broadcast_total += std::mem::take(&mut self.broadcast);
     }
 
     fn merge(mut self, other: Sweep) -> Sweep {
         self.totals.iter_mut().zip(&other.totals).for_each(|(a, b)| *a += b);
+        self.broadcast_total += other.broadcast_total;
         self.busiest.extend(other.busiest);
         self
     }
@@ -165,11 +307,18 @@ impl Sweep {
 /// The load of `part` on `traffic` with `policy`. Errors when the layout cannot place
 /// `policy.replicas` distinct replicas of a key.
 pub fn evaluate(part: &dyn Partitioner, traffic: &Traffic, policy: ReplicaPolicy) -> Result<LayoutLoad, AnalysisError> {
-    let rf = policy.replicas.max(1);
-    let table = replica_table(part, traffic, rf)?;
+    let table = ReplicaTable::new(part, traffic, policy.replicas)?;
+    Ok(evaluate_with(part, &[], traffic, policy, &table))
+}
+
+/// The load of `part`, whose shards `failed` own nothing, with the replicas of `table`
+/// (which must be `part`'s, for `policy.replicas` replicas).
+pub fn evaluate_with(part: &dyn Partitioner, failed: &[ShardId], traffic: &Traffic, policy: ReplicaPolicy, table: &ReplicaTable) -> LayoutLoad {
+    let rf = table.rf;
     let shards = part.shard_count() as usize;
+    let live = part.shard_count() - failed.len() as u32;
+    let first_live = (0..part.shard_count()).find(|s| !failed.contains(s)).unwrap_or(0);
     let rf64 = u64::from(rf);
-    let replicas_of = |key: u32| &table[key as usize * rf as usize..(key as usize + 1) * rf as usize];
     let entries = traffic.entries();
     let scans = traffic.scans();
     let sweep = traffic
@@ -179,36 +328,52 @@ pub fn evaluate(part: &dyn Partitioner, traffic: &Traffic, policy: ReplicaPolicy
             || Sweep::new(shards),
             |mut sw, g| {
                 for e in &entries[g.entries.clone()] {
-                    let replicas = replicas_of(e.key);
-                    match policy.reads {
-                        ReadPolicy::Leader => sw.add(replicas[0], e.reads * rf64),
-                        ReadPolicy::Any => replicas.iter().for_each(|&s| sw.add(s, e.reads)),
-                    }
-                    replicas.iter().for_each(|&s| sw.add(s, e.writes * rf64));
+                    entry_units(e, table.of(e.key), policy.reads, |s, u| sw.add(s, u));
                 }
                 let mut set = std::mem::take(&mut sw.set);
                 for scan in &scans[g.scans.clone()] {
                     set.clear();
                     part.scan_shards(&scan.start, &scan.end, &mut set);
-                    set.iter().for_each(|s| sw.add(s, rf64));
+                    if set.len() == live {
+                        sw.broadcast += rf64;
+                    } else {
+                        set.iter().for_each(|s| sw.add(s, rf64));
+                    }
                 }
                 sw.set = set;
-                sw.close(g.window);
+                sw.close(g.window, first_live);
                 sw
             },
         )
         .reduce(|| Sweep::new(shards), Sweep::merge);
-    let mut busiest = sweep.busiest;
-    busiest.sort_unstable_by_key(|b| b.0);
-    let peak = busiest
-        .iter()
-        .fold((0u64, 0u32, 0 as ShardId), |best, &(w, units, s)| if units > best.0 { (units, w, s) } else { best });
-    let p99 = nearest_rank_p99(busiest.iter().map(|b| b.1).collect(), traffic.windows());
-    let mut shard_bytes = vec![0u64; shards];
-    for (key, &bytes) in traffic.key_bytes().iter().enumerate() {
-        replicas_of(key as u32).iter().for_each(|&s| shard_bytes[s as usize] += bytes);
+    let mut shard_units = sweep.totals;
+    for (s, units) in shard_units.iter_mut().enumerate() {
+        if !failed.contains(&(s as ShardId)) {
+            *units += sweep.broadcast_total;
+        }
     }
-    Ok(LayoutLoad { replicas: rf, window_secs: traffic.window_secs(), peak, p99, shard_units: sweep.totals, shard_bytes })
+    LayoutLoad::from_windows(rf, traffic, sweep.busiest, first_live, shard_units, table.bytes_per_shard(traffic, shards))
+}
+
+impl LayoutLoad {
+    /// Assembles the figures from the busiest (window, units, shard) of every window with
+    /// traffic (any order), the whole-trace units and the stored bytes per shard. Ties of the
+    /// peak go to the earliest window.
+    pub(crate) fn from_windows(
+        replicas: u32,
+        traffic: &Traffic,
+        mut busiest: Vec<(u32, u64, ShardId)>,
+        first_live: ShardId,
+        shard_units: Vec<u64>,
+        shard_bytes: Vec<u64>,
+    ) -> LayoutLoad {
+        busiest.sort_unstable_by_key(|b| b.0);
+        let peak = busiest
+            .iter()
+            .fold((0u64, 0u32, first_live), |best, &(w, units, s)| if units > best.0 { (units, w, s) } else { best });
+        let p99 = nearest_rank_p99(busiest.iter().map(|b| b.1).collect(), traffic.windows());
+        LayoutLoad { replicas, window_secs: traffic.window_secs(), peak, p99, shard_units, shard_bytes }
+    }
 }
 
 /// The 99th percentile by nearest rank of `values` padded with zeros to `windows` values:
@@ -226,31 +391,6 @@ fn nearest_rank_p99(mut values: Vec<u64>, windows: u64) -> u64 {
     } else {
         values[(rank - zeros - 1) as usize]
     }
-}
-
-/// The `rf` replicas of every key, key by key (`rf` entries each).
-fn replica_table(part: &dyn Partitioner, traffic: &Traffic, rf: u32) -> Result<Vec<ShardId>, AnalysisError> {
-    let keys = traffic.keys();
-    let rfu = rf as usize;
-    let mut table = vec![0 as ShardId; keys.len() * rfu];
-    table.par_chunks_mut(1024 * rfu).zip(keys.par_chunks(1024)).try_for_each(|(out, keys)| {
-        let mut replicas = Vec::with_capacity(rfu);
-        for (slot, key) in out.chunks_mut(rfu).zip(keys) {
-            replicas.clear();
-            part.replicas(key, rf, &mut replicas);
-            if replicas.len() != rfu {
-                return Err(AnalysisError::Config(format!(
-                    "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
-                    part.label(),
-                    replicas.len(),
-                    part.shard_count()
-                )));
-            }
-            slot.copy_from_slice(&replicas);
-        }
-        Ok(())
-    })?;
-    Ok(table)
 }
 
 #[cfg(test)]
