@@ -13,6 +13,7 @@ pub mod error;
 pub mod exporters;
 pub mod manifest;
 pub mod output;
+pub mod plan_csv;
 pub mod summary;
 pub mod table;
 pub mod windows;
