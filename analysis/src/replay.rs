@@ -252,8 +252,11 @@ fn read_warmup(
     events: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
-    // XXH3 rather than std's SipHash: the set sees every warm-up event (pinned or not does
-    // not matter here, the set is sorted before use).
+    // 8-byte keys (every key of u64 and binary traces) are kept as numbers, which needs no
+    // allocation per key and sorts as integers (big-endian: numeric order is byte order);
+    // other keys as bytes. XXH3 rather than std's SipHash: the sets see every warm-up event
+    // (the hash only places keys in the set, which is sorted before use).
+    let mut numbers: HashSet<u64, Xxh3DefaultBuilder> = HashSet::default();
     let mut keys: HashSet<Vec<u8>, Xxh3DefaultBuilder> = HashSet::default();
     let mut chunk = EventChunk::with_capacity(1 << 16);
     let mut left = events;
@@ -264,15 +267,35 @@ fn read_warmup(
             break;
         }
         for ev in chunk.iter() {
-            if !keys.contains(ev.key) {
-                keys.insert(ev.key.to_vec());
+            match ev.key.first_chunk::<8>() {
+                Some(head) if ev.key.len() == 8 => {
+                    numbers.insert(u64::from_be_bytes(*head));
+                }
+                _ => {
+                    if !keys.contains(ev.key) {
+                        keys.insert(ev.key.to_vec());
+                    }
+                }
             }
         }
         left -= n as u64;
         progress(Progress::Events(n as u64));
     }
-    let mut sorted: Vec<Vec<u8>> = keys.into_iter().collect();
-    sorted.sort_unstable();
+    let mut numbers: Vec<u64> = numbers.into_iter().collect();
+    numbers.sort_unstable();
+    let mut others: Vec<Vec<u8>> = keys.into_iter().collect();
+    others.sort_unstable();
+    // Merge the two sorted lists.
+    let mut sorted = Vec::with_capacity(numbers.len() + others.len());
+    let mut others = others.into_iter().peekable();
+    for number in numbers {
+        let bytes = number.to_be_bytes();
+        while let Some(other) = others.next_if(|o| o.as_slice() < bytes.as_slice()) {
+            sorted.push(other);
+        }
+        sorted.push(bytes.to_vec());
+    }
+    sorted.extend(others);
     Ok(sorted)
 }
 
@@ -455,4 +478,43 @@ fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
             a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
             a
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use workloads::{Event, Op};
+
+    /// The events of a list of keys, handed out a few at a time.
+    struct Keys(Vec<Vec<u8>>, usize);
+
+    impl EventSource for Keys {
+        fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+            let n = max.min(3).min(self.0.len() - self.1);
+            for key in &self.0[self.1..self.1 + n] {
+                chunk.push(Event { op: Op::Get, key, end: None, timestamp: None, size: None });
+            }
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn warm_up_keys_of_mixed_lengths_come_out_distinct_and_in_byte_order() {
+        let keys: Vec<Vec<u8>> = [
+            &b"\x00\x00\x00\x00\x00\x00\x00\x07"[..], b"", b"a", b"\x00", b"\x00\x00\x00\x00\x00\x00\x00\x07",
+            b"\x00\x00\x00\x00\x00\x00\x00\x07\x00", b"\xff\xff\xff\xff\xff\xff\xff\xff", b"abcdefgh", b"abcdefg",
+            b"abcdefghi", b"a", b"\x00\x00\x00\x00\x00\x00\x00\x06",
+        ]
+        .iter()
+        .map(|k| k.to_vec())
+        .collect();
+        let mut want = keys.clone();
+        want.sort();
+        want.dedup();
+        let got = read_warmup(&mut Keys(keys.clone(), 0), keys.len() as u64, &|_| {}).unwrap();
+        assert_eq!(got, want);
+        let first_five = read_warmup(&mut Keys(keys.clone(), 0), 5, &|_| {}).unwrap();
+        assert_eq!(first_five.len(), 4);
+    }
 }
