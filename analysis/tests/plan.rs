@@ -9,7 +9,9 @@ use analysis::plan::clock::{Clock, Windows};
 use analysis::plan::search::SchemeSearch;
 use analysis::plan::traffic::Traffic;
 use analysis::plan::window_load::evaluate;
-use analysis::plan::{plan_traffic, plan_workload, Binding, PlanConfig, PlanRow, ReadPolicy, ReplicaPolicy};
+use analysis::plan::{
+    plan_traffic, plan_workload, Binding, PlanConfig, PlanRow, ReadPolicy, ReplicaPolicy,
+};
 use analysis::replay::WorkloadInput;
 use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::ring::RingPartitioner;
@@ -23,7 +25,13 @@ const SECOND: u64 = 1_000_000_000;
 /// The traffic of a synthetic workload placed `rate` events per second, 1 s windows.
 fn synthetic(spec: &str, events: u64, rate: u64, warmup: u64) -> Traffic {
     let mut source = WorkloadSpec::parse(spec).unwrap().open(42, events).unwrap();
-    let windows = Windows::new(Clock::Rate { events_per_sec: rate }, SECOND).unwrap();
+    let windows = Windows::new(
+        Clock::Rate {
+            events_per_sec: rate,
+        },
+        SECOND,
+    )
+    .unwrap();
     Traffic::read(source.as_mut(), &windows, warmup, &|_| {}).unwrap()
 }
 
@@ -48,41 +56,80 @@ fn a_balanced_scheme_needs_rate_times_growth_over_capacity_times_headroom_shards
     let traffic = one_busy_second();
     // capacity 62,500 at headroom 0.8: 50,000 requests/s per shard.
     let growth = vec![1.1, 1.7, 2.3, 3.1];
-    let cfg = PlanConfig { capacity: 62_500.0, headroom: 0.8, growth: growth.clone(), ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 62_500.0,
+        headroom: 0.8,
+        growth: growth.clone(),
+        ..PlanConfig::default()
+    };
     let rows = plan(traffic, "hash", &cfg);
     for (row, g) in rows.iter().zip(growth) {
         let formula = (400_000.0 * g / (62_500.0 * 0.8)).ceil() as u32; // 9, 14, 19, 25
         let n = row.shards_needed.unwrap();
-        assert!(n.abs_diff(formula) <= 1, "growth {g}: {n} shards, formula {formula}");
-        assert_eq!(row.balanced_shards, formula, "the search starts at the balanced count");
+        assert!(
+            n.abs_diff(formula) <= 1,
+            "growth {g}: {n} shards, formula {formula}"
+        );
+        assert_eq!(
+            row.balanced_shards, formula,
+            "the search starts at the balanced count"
+        );
         assert_eq!(row.binding, Binding::Rate);
         let peak = row.peak_rate_per_shard.unwrap();
-        assert!(peak <= 50_000.0 && peak > 0.95 * 50_000.0 * (g * 400_000.0 / 50_000.0) / f64::from(n));
+        assert!(
+            peak <= 50_000.0 && peak > 0.95 * 50_000.0 * (g * 400_000.0 / 50_000.0) / f64::from(n)
+        );
     }
 }
 
 #[test]
-fn a_ring_with_16_vnodes_needs_more_shards_than_one_with_1024_because_its_hottest_shard_is_hotter() {
+fn a_ring_with_16_vnodes_needs_more_shards_than_one_with_1024_because_its_hottest_shard_is_hotter()
+{
     let traffic = one_busy_second();
-    let cfg = PlanConfig { capacity: 62_500.0, headroom: 0.8, ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 62_500.0,
+        headroom: 0.8,
+        ..PlanConfig::default()
+    };
     let rows = plan(traffic, "ring:vnodes=16,ring:vnodes=1024", &cfg);
-    let (few, many) = (rows[0].shards_needed.unwrap(), rows[1].shards_needed.unwrap());
-    assert!(many.abs_diff(8) <= 1, "1024 vnodes are nearly balanced: {many} shards for a formula of 8");
-    assert!(few >= many + 2, "16 vnodes: {few} shards, 1024 vnodes: {many}");
+    let (few, many) = (
+        rows[0].shards_needed.unwrap(),
+        rows[1].shards_needed.unwrap(),
+    );
+    assert!(
+        many.abs_diff(8) <= 1,
+        "1024 vnodes are nearly balanced: {many} shards for a formula of 8"
+    );
+    assert!(
+        few >= many + 2,
+        "16 vnodes: {few} shards, 1024 vnodes: {many}"
+    );
     // Why: at the same shard count the 16-vnode ring's hottest shard takes a larger share.
     let schemes = SchemeSpec::parse_list("ring:vnodes=16,ring:vnodes=1024").unwrap();
     let share = |i: usize| {
-        let mut search = SchemeSearch::new(&schemes[i], traffic, &cfg, "test", KeyType::U64).unwrap();
+        let mut search =
+            SchemeSearch::new(&schemes[i], traffic, &cfg, "test", KeyType::U64).unwrap();
         search.load_at(many).unwrap().hottest_share() * f64::from(many)
     };
     let (ratio_few, ratio_many) = (share(0), share(1));
-    assert!(ratio_few > 1.15 && ratio_many < 1.06, "hottest share x N: 16 vnodes {ratio_few}, 1024 vnodes {ratio_many}");
-    assert!(rows[0].hottest_share.unwrap() > rows[1].hottest_share.unwrap() * f64::from(many) / f64::from(few));
+    assert!(
+        ratio_few > 1.15 && ratio_many < 1.06,
+        "hottest share x N: 16 vnodes {ratio_few}, 1024 vnodes {ratio_many}"
+    );
+    assert!(
+        rows[0].hottest_share.unwrap()
+            > rows[1].hottest_share.unwrap() * f64::from(many) / f64::from(few)
+    );
 }
 
 /// 20,000 reads at 10,000/s; half of them on key 0.
 fn one_hot_key() -> Traffic {
-    synthetic("hotspot:keys=1000,hot=0.001,traffic=0.5,writes=0", 20_000, 10_000, 2_000)
+    synthetic(
+        "hotspot:keys=1000,hot=0.001,traffic=0.5,writes=0",
+        20_000,
+        10_000,
+        2_000,
+    )
 }
 
 #[test]
@@ -90,14 +137,31 @@ fn one_key_above_capacity_makes_every_scheme_infeasible_until_three_replicas_sha
     let traffic = &one_hot_key();
     let schemes = "range,hash,ring,salted";
     // Key 0 takes about 5,000 of the 10,000 reads/s; a shard may serve 4,000.
-    let cfg = PlanConfig { capacity: 5_000.0, headroom: 0.8, ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 5_000.0,
+        headroom: 0.8,
+        ..PlanConfig::default()
+    };
     for row in plan(traffic, schemes, &cfg) {
-        assert_eq!((row.shards_needed, row.binding), (None, Binding::HotKey), "{}", row.scheme);
+        assert_eq!(
+            (row.shards_needed, row.binding),
+            (None, Binding::HotKey),
+            "{}",
+            row.scheme
+        );
         assert_eq!(row.hot_key.as_deref(), Some("0"));
         let rate = row.hot_key_rate.unwrap();
         assert!((4_800.0..5_200.0).contains(&rate), "{rate}");
-        assert!(row.note.contains("No shard count works: key '0'"), "{}", row.note);
-        assert!(row.note.contains("--replicas 2 --reads any") && row.note.contains("cache"), "{}", row.note);
+        assert!(
+            row.note.contains("No shard count works: key '0'"),
+            "{}",
+            row.note
+        );
+        assert!(
+            row.note.contains("--replicas 2 --reads any") && row.note.contains("cache"),
+            "{}",
+            row.note
+        );
     }
     // Three replicas with reads spread: about 1,667 reads/s per replica fits under 4,000, and
     // 3 shards each holding every key serve exactly a third of 10,000/s.
@@ -108,17 +172,28 @@ fn one_key_above_capacity_makes_every_scheme_infeasible_until_three_replicas_sha
     };
     for row in plan(traffic, schemes, &three(5_000.0, ReadPolicy::Any)) {
         assert_eq!(row.shards_needed, Some(3), "{}", row.scheme);
-        assert!((row.peak_rate_per_shard.unwrap() - 10_000.0 / 3.0).abs() < 1e-6, "{row:?}");
+        assert!(
+            (row.peak_rate_per_shard.unwrap() - 10_000.0 / 3.0).abs() < 1e-6,
+            "{row:?}"
+        );
     }
     // Reads at the leaseholder do not spread, and 1,667/s does not fit under 1,600/s.
-    for cfg in [three(5_000.0, ReadPolicy::Leader), three(2_000.0, ReadPolicy::Any)] {
-        assert!(plan(traffic, schemes, &cfg).iter().all(|r| r.binding == Binding::HotKey));
+    for cfg in [
+        three(5_000.0, ReadPolicy::Leader),
+        three(2_000.0, ReadPolicy::Any),
+    ] {
+        assert!(plan(traffic, schemes, &cfg)
+            .iter()
+            .all(|r| r.binding == Binding::HotKey));
     }
 }
 
 /// Keys whose hashes are known, sorted by hash, with request counts 1, 2, 4, ...
 fn six_keys_by_hash() -> Vec<(Vec<u8>, u64)> {
-    let mut keys: Vec<Vec<u8>> = ["a", "b", "c", "d", "e", "f"].iter().map(|k| k.as_bytes().to_vec()).collect();
+    let mut keys: Vec<Vec<u8>> = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .map(|k| k.as_bytes().to_vec())
+        .collect();
     keys.sort_by_key(|k| hash64(k));
     keys.into_iter().zip([1, 2, 4, 8, 16, 32]).collect()
 }
@@ -130,24 +205,39 @@ fn a_hand_built_ring_that_loses_a_node_gives_its_arcs_to_the_successors() {
     // Owners: k0, k1 -> A; k2, k3 -> B; k4 -> C; k5 -> B. Loads A 3, B 44, C 16.
     let keys = six_keys_by_hash();
     let at = |i: usize| hash64(&keys[i].0);
-    let ring = RingPartitioner::from_points("ring", 3, vec![(at(1), 0), (at(3), 1), (at(4), 2), (at(5), 1)]).unwrap();
+    let ring = RingPartitioner::from_points(
+        "ring",
+        3,
+        vec![(at(1), 0), (at(3), 1), (at(4), 2), (at(5), 1)],
+    )
+    .unwrap();
     let mut counts = KeyCounts::new();
     keys.iter().for_each(|(k, n)| counts.add(k, *n));
     assert_eq!(failure::requests_per_shard(&ring, &counts), [3, 44, 16]);
     // B fails: its arc (k1, k3] goes to C at k4 (k2, k3: +12) and (k4, k5] wraps to A at k1
     // (k5: +32). A 35, B 0, C 28; keys k2, k3, k5 move: 3 of 6 keys, 44 of 63 requests.
-    let FailureOutcome::Measured(b) = failure::measure(&ring, FailTarget::Shard(1), &counts).unwrap() else {
+    let FailureOutcome::Measured(b) =
+        failure::measure(&ring, FailTarget::Shard(1), &counts).unwrap()
+    else {
         panic!("a ring removes any shard")
     };
     assert_eq!(b.shard_requests_after, [35, 0, 28]);
-    assert_eq!((b.hottest_surviving_shard, b.remap.remap_fraction), (0, 0.5));
+    assert_eq!(
+        (b.hottest_surviving_shard, b.remap.remap_fraction),
+        (0, 0.5)
+    );
     assert!((b.remap.remap_fraction_traffic - 44.0 / 63.0).abs() < 1e-12);
     assert!((b.hottest_surviving_share - 35.0 / 63.0).abs() < 1e-12);
     // Losing A puts k0, k1 on B (47); losing C puts k4 on B (60): C is the worst failure.
-    let FailureOutcome::Measured(worst) = failure::measure(&ring, FailTarget::Worst, &counts).unwrap() else {
+    let FailureOutcome::Measured(worst) =
+        failure::measure(&ring, FailTarget::Worst, &counts).unwrap()
+    else {
         panic!()
     };
-    assert_eq!((worst.failed_shard, worst.shard_requests_after.clone()), (2, vec![3, 60, 0]));
+    assert_eq!(
+        (worst.failed_shard, worst.shard_requests_after.clone()),
+        (2, vec![3, 60, 0])
+    );
 }
 
 /// Writes a CSV trace and opens it as a workload input.
@@ -172,20 +262,53 @@ fn replicas_on_the_hand_built_ring_carry_the_hand_computed_loads() {
     }
     let k5 = String::from_utf8(keys[5].0.clone()).unwrap();
     rows.push((999_999, k5, "put"));
-    let rows: Vec<(u64, &str, &str)> = rows.iter().map(|(t, k, op)| (*t, k.as_str(), *op)).collect();
+    let rows: Vec<(u64, &str, &str)> = rows
+        .iter()
+        .map(|(t, k, op)| (*t, k.as_str(), *op))
+        .collect();
     let file = csv_trace(&rows);
     let opts = TraceOptions::new(file.path(), KeyType::Bytes);
     let mut source = workloads::trace::open(&opts).unwrap();
-    let windows = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, SECOND).unwrap();
+    let windows = Windows::new(
+        Clock::Timestamps {
+            nanos_per_tick: 1_000,
+        },
+        SECOND,
+    )
+    .unwrap();
     let traffic = Traffic::read(source.as_mut(), &windows, 0, &|_| {}).unwrap();
     let at = |i: usize| hash64(&keys[i].0);
-    let ring = RingPartitioner::from_points("ring", 3, vec![(at(1), 0), (at(3), 1), (at(4), 2), (at(5), 1)]).unwrap();
+    let ring = RingPartitioner::from_points(
+        "ring",
+        3,
+        vec![(at(1), 0), (at(3), 1), (at(4), 2), (at(5), 1)],
+    )
+    .unwrap();
     // Two replicas: k0, k1 on A then B; k2, k3 on B then C; k4 on C then B; k5 on B then A.
-    let leader = evaluate(&ring, &traffic, ReplicaPolicy { replicas: 2, reads: ReadPolicy::Leader }).unwrap();
+    let leader = evaluate(
+        &ring,
+        &traffic,
+        ReplicaPolicy {
+            replicas: 2,
+            reads: ReadPolicy::Leader,
+        },
+    )
+    .unwrap();
     // Leaseholders: A 3, B 44 + the put, C 16; the put also lands on A.
     assert_eq!(leader.shard_requests(), [4.0, 45.0, 16.0]);
-    assert_eq!((leader.peak_rate(), leader.peak_shard_and_window()), (45.0, (1, 0)));
-    let any = evaluate(&ring, &traffic, ReplicaPolicy { replicas: 2, reads: ReadPolicy::Any }).unwrap();
+    assert_eq!(
+        (leader.peak_rate(), leader.peak_shard_and_window()),
+        (45.0, (1, 0))
+    );
+    let any = evaluate(
+        &ring,
+        &traffic,
+        ReplicaPolicy {
+            replicas: 2,
+            reads: ReadPolicy::Any,
+        },
+    )
+    .unwrap();
     // Reads split in halves: A (3 + 32)/2, B (3 + 12 + 16 + 32)/2, C (12 + 16)/2; the put on A and B.
     assert_eq!(any.shard_requests(), [18.5, 32.5, 14.0]);
 }
@@ -196,15 +319,36 @@ fn planning_for_a_failure_never_needs_fewer_shards_than_planning_for_none() {
     let uniform = synthetic("uniform:keys=5000,writes=0.5", 20_000, 10_000, 2_000);
     let mut compared = 0;
     for traffic in [&zipf, &uniform] {
-        for (capacity, replicas, reads) in [(1_500.0, 1, ReadPolicy::Leader), (900.0, 2, ReadPolicy::Any), (3_000.0, 3, ReadPolicy::Leader)] {
+        for (capacity, replicas, reads) in [
+            (1_500.0, 1, ReadPolicy::Leader),
+            (900.0, 2, ReadPolicy::Any),
+            (3_000.0, 3, ReadPolicy::Leader),
+        ] {
             let policy = ReplicaPolicy { replicas, reads };
-            let base = PlanConfig { capacity, policy, growth: vec![1.0, 2.0], ..PlanConfig::default() };
+            let base = PlanConfig {
+                capacity,
+                policy,
+                growth: vec![1.0, 2.0],
+                ..PlanConfig::default()
+            };
             let none = plan(traffic, "range,hash,ring:vnodes=32,salted", &base);
-            let one = plan(traffic, "range,hash,ring:vnodes=32,salted", &PlanConfig { failures: 1, ..base.clone() });
+            let one = plan(
+                traffic,
+                "range,hash,ring:vnodes=32,salted",
+                &PlanConfig {
+                    failures: 1,
+                    ..base.clone()
+                },
+            );
             for (a, b) in none.iter().zip(&one) {
                 match (a.shards_needed, b.shards_needed) {
                     (Some(x), Some(y)) => {
-                        assert!(y >= x, "{} growth {}: {y} shards with a failure, {x} without", a.scheme, a.growth);
+                        assert!(
+                            y >= x,
+                            "{} growth {}: {y} shards with a failure, {x} without",
+                            a.scheme,
+                            a.growth
+                        );
                         compared += 1;
                     }
                     (None, y) => assert_eq!(y, None, "{} growth {}", a.scheme, a.growth),
@@ -216,13 +360,21 @@ fn planning_for_a_failure_never_needs_fewer_shards_than_planning_for_none() {
             }
         }
     }
-    assert!(compared >= 30, "only {compared} plans were feasible both ways");
+    assert!(
+        compared >= 30,
+        "only {compared} plans were feasible both ways"
+    );
 }
 
 #[test]
 fn a_failure_costs_the_mod_n_scheme_about_one_shard_and_names_the_reason() {
     let traffic = one_busy_second();
-    let cfg = PlanConfig { capacity: 62_500.0, headroom: 0.8, failures: 1, ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 62_500.0,
+        headroom: 0.8,
+        failures: 1,
+        ..PlanConfig::default()
+    };
     let row = &plan(traffic, "hash", &cfg)[0];
     // 8 shards carry 400,000/s at 50,000 each only with every shard up; the survivors of one
     // failure need 8 as well, so 9 or 10 shards.
@@ -240,15 +392,34 @@ fn a_burst_in_one_second_shows_as_the_peak_rate_not_the_mean() {
         rows.extend((0..n).map(|i| (second * 1_000_000 + i * (1_000_000 / n), i)));
     }
     let keys: Vec<String> = rows.iter().map(|(_, i)| format!("k{i}")).collect();
-    let rows: Vec<(u64, &str, &str)> = rows.iter().zip(&keys).map(|((t, _), k)| (*t, k.as_str(), "get")).collect();
+    let rows: Vec<(u64, &str, &str)> = rows
+        .iter()
+        .zip(&keys)
+        .map(|((t, _), k)| (*t, k.as_str(), "get"))
+        .collect();
     let file = csv_trace(&rows);
     let opts = TraceOptions::new(file.path(), KeyType::Bytes);
     let open = move || workloads::trace::open(&opts);
-    let input = WorkloadInput { label: "burst".into(), description: "a burst".into(), key_type: KeyType::Bytes, open: &open };
-    let windows = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, SECOND).unwrap();
+    let input = WorkloadInput {
+        label: "burst".into(),
+        description: "a burst".into(),
+        key_type: KeyType::Bytes,
+        open: &open,
+    };
+    let windows = Windows::new(
+        Clock::Timestamps {
+            nanos_per_tick: 1_000,
+        },
+        SECOND,
+    )
+    .unwrap();
     // A shard may serve 500/s at 80%: 400/s. The mean (14.95/s) fits on one shard; the burst
     // needs ceil(1000 / 400) = 3.
-    let cfg = PlanConfig { capacity: 500.0, headroom: 0.8, ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 500.0,
+        headroom: 0.8,
+        ..PlanConfig::default()
+    };
     let schemes = SchemeSpec::parse_list("hash").unwrap();
     let plan = plan_workload(&input, &windows, &schemes, &cfg, &|_| {}).unwrap();
     assert_eq!((plan.windows, plan.events_measured), (200, 2_990));
@@ -260,15 +431,31 @@ fn a_burst_in_one_second_shows_as_the_peak_rate_not_the_mean() {
     // One shard would see the whole burst in its peak window and 10/s in its p99 window.
     let traffic = {
         let opts = TraceOptions::new(file.path(), KeyType::Bytes);
-        Traffic::read(workloads::trace::open(&opts).unwrap().as_mut(), &windows, 0, &|_| {}).unwrap()
+        Traffic::read(
+            workloads::trace::open(&opts).unwrap().as_mut(),
+            &windows,
+            0,
+            &|_| {},
+        )
+        .unwrap()
     };
-    let mut search = SchemeSearch::new(&schemes[0], &traffic, &cfg, "burst", KeyType::Bytes).unwrap();
+    let mut search =
+        SchemeSearch::new(&schemes[0], &traffic, &cfg, "burst", KeyType::Bytes).unwrap();
     let one = search.load_at(1).unwrap();
-    assert_eq!((one.peak_rate(), one.p99_rate(), one.peak_shard_and_window()), (1_000.0, 10.0, (0, 50)));
+    assert_eq!(
+        (one.peak_rate(), one.p99_rate(), one.peak_shard_and_window()),
+        (1_000.0, 10.0, (0, 50))
+    );
     // The burst is even within its second: half-second windows see 500 events each, the
     // same 1,000/s, while 10-second windows average it down to (1,000 + 90) / 10.
     for (window, peak) in [(SECOND / 2, 1_000.0), (10 * SECOND, 109.0)] {
-        let windows = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, window).unwrap();
+        let windows = Windows::new(
+            Clock::Timestamps {
+                nanos_per_tick: 1_000,
+            },
+            window,
+        )
+        .unwrap();
         let plan = plan_workload(&input, &windows, &schemes, &cfg, &|_| {}).unwrap();
         assert_eq!(plan.peak_rate, peak);
     }
@@ -277,17 +464,39 @@ fn a_burst_in_one_second_shows_as_the_peak_rate_not_the_mean() {
 #[test]
 fn growing_from_the_current_cluster_reports_the_share_of_keys_that_move() {
     let traffic = one_busy_second();
-    let cfg = PlanConfig { capacity: 62_500.0, headroom: 0.8, current_shards: Some(4), ..PlanConfig::default() };
+    let cfg = PlanConfig {
+        capacity: 62_500.0,
+        headroom: 0.8,
+        current_shards: Some(4),
+        ..PlanConfig::default()
+    };
     let rows = plan(traffic, "hash,ring:vnodes=256", &cfg);
     let (hash, ring) = (&rows[0], &rows[1]);
     let (n_hash, n_ring) = (hash.shards_needed.unwrap(), ring.shards_needed.unwrap());
     // Mod-N keeps a key only when h mod 4 = h mod N; the ring moves only keys to new shards.
     let ring_moved = ring.moved_fraction_from_current.unwrap();
     let ideal = f64::from(n_ring - 4) / f64::from(n_ring);
-    assert!((ring_moved - ideal).abs() < 0.05, "ring moved {ring_moved}, ideal {ideal}");
+    assert!(
+        (ring_moved - ideal).abs() < 0.05,
+        "ring moved {ring_moved}, ideal {ideal}"
+    );
     assert!(hash.moved_fraction_from_current.unwrap() > 0.7, "{hash:?}");
-    assert_eq!((hash.current_shards, n_hash.abs_diff(8) <= 1), (Some(4), true));
-    assert_eq!(plan(traffic, "hash", &PlanConfig { current_shards: None, ..cfg })[0].moved_fraction_from_current, None);
+    assert_eq!(
+        (hash.current_shards, n_hash.abs_diff(8) <= 1),
+        (Some(4), true)
+    );
+    assert_eq!(
+        plan(
+            traffic,
+            "hash",
+            &PlanConfig {
+                current_shards: None,
+                ..cfg
+            }
+        )[0]
+        .moved_fraction_from_current,
+        None
+    );
 }
 
 #[test]
@@ -295,14 +504,53 @@ fn bad_plan_options_are_refused_with_the_option_named() {
     let traffic = &one_hot_key();
     let schemes = SchemeSpec::parse_list("hash").unwrap();
     for (cfg, needle) in [
-        (PlanConfig { capacity: 0.0, ..PlanConfig::default() }, "--capacity"),
-        (PlanConfig { headroom: 1.5, ..PlanConfig::default() }, "--headroom"),
-        (PlanConfig { growth: vec![], ..PlanConfig::default() }, "--growth"),
-        (PlanConfig { growth: vec![-1.0], ..PlanConfig::default() }, "--growth"),
-        (PlanConfig { capacity_bytes: Some(0.0), ..PlanConfig::default() }, "--capacity-bytes"),
-        (PlanConfig { max_shards: 2, failures: 2, ..PlanConfig::default() }, "--max-shards"),
+        (
+            PlanConfig {
+                capacity: 0.0,
+                ..PlanConfig::default()
+            },
+            "--capacity",
+        ),
+        (
+            PlanConfig {
+                headroom: 1.5,
+                ..PlanConfig::default()
+            },
+            "--headroom",
+        ),
+        (
+            PlanConfig {
+                growth: vec![],
+                ..PlanConfig::default()
+            },
+            "--growth",
+        ),
+        (
+            PlanConfig {
+                growth: vec![-1.0],
+                ..PlanConfig::default()
+            },
+            "--growth",
+        ),
+        (
+            PlanConfig {
+                capacity_bytes: Some(0.0),
+                ..PlanConfig::default()
+            },
+            "--capacity-bytes",
+        ),
+        (
+            PlanConfig {
+                max_shards: 2,
+                failures: 2,
+                ..PlanConfig::default()
+            },
+            "--max-shards",
+        ),
     ] {
-        let err = plan_traffic(&traffic, "t", KeyType::U64, &schemes, &cfg).unwrap_err().to_string();
+        let err = plan_traffic(&traffic, "t", KeyType::U64, &schemes, &cfg)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(needle), "{err}");
     }
     let _ = needed(&[]);
@@ -313,12 +561,28 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     use analysis::placement::Degraded;
     use analysis::plan::point_loads::PointLoads;
     use analysis::plan::window_load::{evaluate_with, ReplicaTable};
-    let traffic = synthetic("zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10", 6_000, 2_000, 600);
+    let traffic = synthetic(
+        "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
+        6_000,
+        2_000,
+        600,
+    );
     let schemes = SchemeSpec::parse_list("range,ring:vnodes=8,salted").unwrap();
     for spec in &schemes {
-        for (rf, reads) in [(1, ReadPolicy::Leader), (2, ReadPolicy::Any), (3, ReadPolicy::Leader)] {
-            let policy = ReplicaPolicy { replicas: rf, reads };
-            let ctx = analysis::schemes::BuildContext { shards: 7, warmup_keys: traffic.warmup_keys(), key_type: KeyType::U64 };
+        for (rf, reads) in [
+            (1, ReadPolicy::Leader),
+            (2, ReadPolicy::Any),
+            (3, ReadPolicy::Leader),
+        ] {
+            let policy = ReplicaPolicy {
+                replicas: rf,
+                reads,
+            };
+            let ctx = analysis::schemes::BuildContext {
+                shards: 7,
+                warmup_keys: traffic.warmup_keys(),
+                key_type: KeyType::U64,
+            };
             let intact = Degraded::intact(spec.build(&ctx).unwrap());
             let table = ReplicaTable::new(&intact, &traffic, rf).unwrap();
             let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
@@ -326,24 +590,59 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 let next = intact.without(shard, traffic.counts()).unwrap().unwrap();
                 let full = evaluate(&next, &traffic, policy).unwrap();
                 let change = table.local_removal(&next, shard, &traffic).unwrap();
-                assert_eq!(table.changed(&change), ReplicaTable::new(&next, &traffic, rf).unwrap(), "{} rf {rf} without {shard}", spec.label());
-                let delta = points.moved(&table, &change, &traffic, reads).load(&next, next.failed(), &traffic, rf);
+                assert_eq!(
+                    table.changed(&change),
+                    ReplicaTable::new(&next, &traffic, rf).unwrap(),
+                    "{} rf {rf} without {shard}",
+                    spec.label()
+                );
+                let delta = points.moved(&table, &change, &traffic, reads).load(
+                    &next,
+                    next.failed(),
+                    &traffic,
+                    rf,
+                );
                 assert_eq!(delta, full, "{} rf {rf} without {shard}", spec.label());
-                assert_eq!(evaluate_with(&next, next.failed(), &traffic, policy, &table.changed(&change)), full);
+                assert_eq!(
+                    evaluate_with(
+                        &next,
+                        next.failed(),
+                        &traffic,
+                        policy,
+                        &table.changed(&change)
+                    ),
+                    full
+                );
             }
         }
     }
     // Mod-N: losing any one shard gives the same figures, so trying one stands for all.
-    let hash = Degraded::intact(SchemeSpec::parse_list("hash").unwrap()[0].build(&analysis::schemes::BuildContext {
-        shards: 7,
-        warmup_keys: &[],
-        key_type: KeyType::U64,
-    })
-    .unwrap());
-    let policy = ReplicaPolicy { replicas: 2, reads: ReadPolicy::Any };
+    let hash = Degraded::intact(
+        SchemeSpec::parse_list("hash").unwrap()[0]
+            .build(&analysis::schemes::BuildContext {
+                shards: 7,
+                warmup_keys: &[],
+                key_type: KeyType::U64,
+            })
+            .unwrap(),
+    );
+    let policy = ReplicaPolicy {
+        replicas: 2,
+        reads: ReadPolicy::Any,
+    };
     let figures = |shard| {
-        let load = evaluate(&hash.without(shard, traffic.counts()).unwrap().unwrap(), &traffic, policy).unwrap();
-        (load.peak_rate(), load.p99_rate(), load.hottest_share(), load.max_bytes())
+        let load = evaluate(
+            &hash.without(shard, traffic.counts()).unwrap().unwrap(),
+            &traffic,
+            policy,
+        )
+        .unwrap();
+        (
+            load.peak_rate(),
+            load.p99_rate(),
+            load.hottest_share(),
+            load.max_bytes(),
+        )
     };
     assert!((0..7).all(|s| figures(s) == figures(6)));
 }

@@ -65,7 +65,12 @@ impl<'a> From<&'a PlanRow> for PlanCsvRow<'a> {
             balanced_shards: r.balanced_shards,
             current_shards: r.current_shards,
             rate_window_secs: format_value(Some(r.rate_window_secs)),
-            failed_shards: r.failed_shards.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+            failed_shards: r
+                .failed_shards
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
             hot_key: r.hot_key.as_deref().unwrap_or(""),
             hot_key_rate: format_value(r.hot_key_rate),
             note: &r.note,
@@ -82,7 +87,10 @@ pub fn plan_csv(rows: &[PlanRow]) -> Result<Vec<u8>, ReportError> {
     for r in rows {
         w.serialize(PlanCsvRow::from(r))?;
     }
-    w.into_inner().map_err(|e| ReportError::Io { path: "<memory>".into(), source: e.into_error() })
+    w.into_inner().map_err(|e| ReportError::Io {
+        path: "<memory>".into(),
+        source: e.into_error(),
+    })
 }
 
 #[cfg(test)]
@@ -119,7 +127,8 @@ mod tests {
 
     #[test]
     fn the_header_starts_with_the_columns_the_issue_names_and_matches_the_row_struct() {
-        let required = "workload,scheme,growth,replicas,failures,shards_needed,binding,peak_rate_per_shard,\
+        let required =
+            "workload,scheme,growth,replicas,failures,shards_needed,binding,peak_rate_per_shard,\
                         hottest_share,moved_fraction_from_current";
         assert!(PLAN_HEADER.starts_with(required));
         let text = String::from_utf8(plan_csv(&[row()]).unwrap()).unwrap();
@@ -129,7 +138,10 @@ mod tests {
             lines.next(),
             Some("zipf:s=1.0,ring:vnodes=16,2,3,1,12,rate_after_failure,7812.5,0.125,,any,7000,8000,0,,10,,1,3 7,,,")
         );
-        assert_eq!(String::from_utf8(plan_csv(&[]).unwrap()).unwrap(), format!("{PLAN_HEADER}\n"));
+        assert_eq!(
+            String::from_utf8(plan_csv(&[]).unwrap()).unwrap(),
+            format!("{PLAN_HEADER}\n")
+        );
     }
 
     #[test]
@@ -144,7 +156,13 @@ mod tests {
         };
         let text = String::from_utf8(plan_csv(&[r]).unwrap()).unwrap();
         let line = text.lines().nth(1).unwrap();
-        assert!(line.starts_with("zipf:s=1.0,ring:vnodes=16,2,3,1,,hot_key,"), "{line}");
-        assert!(line.ends_with(",42,5000,\"No shard count works: key '42', ...\""), "{line}");
+        assert!(
+            line.starts_with("zipf:s=1.0,ring:vnodes=16,2,3,1,,hot_key,"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(",42,5000,\"No shard count works: key '42', ...\""),
+            "{line}"
+        );
     }
 }

@@ -44,7 +44,9 @@ impl FromStr for FailTarget {
         match text.trim() {
             "worst" => Ok(FailTarget::Worst),
             t => t.parse().map(FailTarget::Shard).map_err(|_| {
-                AnalysisError::Config(format!("--fail '{text}': expected a shard number (0, 1, ...) or 'worst'"))
+                AnalysisError::Config(format!(
+                    "--fail '{text}': expected a shard number (0, 1, ...) or 'worst'"
+                ))
             }),
         }
     }
@@ -80,7 +82,11 @@ pub enum FailureOutcome {
 }
 
 /// Fails `target` in `part` and measures the survivors' load on `keys`.
-pub fn measure(part: &dyn Partitioner, target: FailTarget, keys: &KeyCounts) -> Result<FailureOutcome, AnalysisError> {
+pub fn measure(
+    part: &dyn Partitioner,
+    target: FailTarget,
+    keys: &KeyCounts,
+) -> Result<FailureOutcome, AnalysisError> {
     let before = requests_per_shard(part, keys);
     let candidates: Vec<ShardId> = match target {
         FailTarget::Shard(shard) => vec![shard],
@@ -102,13 +108,30 @@ pub fn measure(part: &dyn Partitioner, target: FailTarget, keys: &KeyCounts) -> 
     let hottest = |loads: &[u64]| loads.iter().copied().max().unwrap_or(0);
     let (after, loads) = measured
         .into_iter()
-        .reduce(|best, next| if hottest(&next.1) > hottest(&best.1) { next } else { best })
+        .reduce(|best, next| {
+            if hottest(&next.1) > hottest(&best.1) {
+                next
+            } else {
+                best
+            }
+        })
         .ok_or_else(|| AnalysisError::Config("a scheme with no shards cannot lose one".into()))?;
     let n = part.shard_count();
-    let (shard, max) = loads.iter().enumerate().fold((0, 0), |acc, (s, &r)| if r > acc.1 { (s, r) } else { acc });
+    let (shard, max) = loads
+        .iter()
+        .enumerate()
+        .fold((0, 0), |acc, (s, &r)| if r > acc.1 { (s, r) } else { acc });
     let total: u64 = loads.iter().sum();
-    let share = if total == 0 { 0.0 } else { max as f64 / total as f64 };
-    let remap = Remap { target_shards: n - 1, remap_ideal: remap::ideal(n, n - 1), ..remap::measure(part, &after, keys) };
+    let share = if total == 0 {
+        0.0
+    } else {
+        max as f64 / total as f64
+    };
+    let remap = Remap {
+        target_shards: n - 1,
+        remap_ideal: remap::ideal(n, n - 1),
+        ..remap::measure(part, &after, keys)
+    };
     Ok(FailureOutcome::Measured(FailureLoad {
         failed_shard: after.failed()[0],
         remap,
@@ -151,6 +174,9 @@ mod tests {
         assert_eq!("worst".parse::<FailTarget>().unwrap(), FailTarget::Worst);
         assert_eq!(" 3".parse::<FailTarget>().unwrap(), FailTarget::Shard(3));
         let err = "three".parse::<FailTarget>().unwrap_err().to_string();
-        assert!(err.contains("--fail 'three'") && err.contains("'worst'"), "{err}");
+        assert!(
+            err.contains("--fail 'three'") && err.contains("'worst'"),
+            "{err}"
+        );
     }
 }

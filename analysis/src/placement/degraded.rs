@@ -21,7 +21,12 @@ pub struct Degraded {
 
 impl std::fmt::Debug for Degraded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Degraded({}, failed {:?})", self.layout.label(), self.failed)
+        write!(
+            f,
+            "Degraded({}, failed {:?})",
+            self.layout.label(),
+            self.failed
+        )
     }
 }
 
@@ -29,12 +34,21 @@ impl Degraded {
     /// The intact layout: every shard alive.
     pub fn intact(layout: Box<dyn Partitioner>) -> Degraded {
         let shards = layout.shard_count();
-        Degraded { layout, live: (0..shards).collect(), failed: Vec::new(), shards }
+        Degraded {
+            layout,
+            live: (0..shards).collect(),
+            failed: Vec::new(),
+            shards,
+        }
     }
 
     /// `part` after `shard` is removed by its scheme's rule (one failure), or `None` when the
     /// scheme cannot remove an arbitrary shard.
-    pub fn after_removal(part: &dyn Partitioner, shard: ShardId, keys: &KeyCounts) -> Result<Option<Degraded>, AnalysisError> {
+    pub fn after_removal(
+        part: &dyn Partitioner,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Degraded>, AnalysisError> {
         let shards = part.shard_count();
         check_removable(shard, shards)?;
         Ok(part.without_shard(shard, keys)?.map(|layout| Degraded {
@@ -48,12 +62,20 @@ impl Degraded {
     /// This layout after `shard` (an original number) is removed too, or `None` when the
     /// scheme cannot remove an arbitrary shard. Errors when `shard` is not alive or is the
     /// last survivor.
-    pub fn without(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Degraded>, AnalysisError> {
+    pub fn without(
+        &self,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Degraded>, AnalysisError> {
         let Ok(position) = self.live.binary_search(&shard) else {
             return Err(AnalysisError::Config(if shard < self.shards {
                 format!("shard {shard} was already removed")
             } else {
-                format!("cannot remove shard {shard}: there are only {} shards (0..={})", self.shards, self.shards - 1)
+                format!(
+                    "cannot remove shard {shard}: there are only {} shards (0..={})",
+                    self.shards,
+                    self.shards - 1
+                )
             }));
         };
         check_removable(position as ShardId, self.live.len() as u32)?;
@@ -64,7 +86,12 @@ impl Degraded {
         live.remove(position);
         let mut failed = self.failed.clone();
         failed.push(shard);
-        Ok(Some(Degraded { layout, live, failed, shards: self.shards }))
+        Ok(Some(Degraded {
+            layout,
+            live,
+            failed,
+            shards: self.shards,
+        }))
     }
 
     /// The surviving shards, increasing.
@@ -113,7 +140,11 @@ impl Partitioner for Degraded {
 
     /// The intact layout resizes by its scheme's rule; a layout with removed shards refuses,
     /// because the growth rules number new shards after the last one.
-    fn resized(&self, shards: u32, keys: &KeyCounts) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    fn resized(
+        &self,
+        shards: u32,
+        keys: &KeyCounts,
+    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         if self.failed.is_empty() {
             return self.layout.resized(shards, keys);
         }
@@ -138,7 +169,11 @@ impl Partitioner for Degraded {
 
     /// The intact layout removes by its scheme's rule; once shards are removed, numbers are no
     /// longer `0..N`, so further removals go through [`Degraded::without`].
-    fn without_shard(&self, shard: ShardId, keys: &KeyCounts) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+    fn without_shard(
+        &self,
+        shard: ShardId,
+        keys: &KeyCounts,
+    ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         if self.failed.is_empty() {
             return self.layout.without_shard(shard, keys);
         }
@@ -160,15 +195,36 @@ mod tests {
         let points = vec![(100, 0), (200, 1), (300, 2), (400, 3)];
         let ring = RingPartitioner::from_points("ring", 4, points).unwrap();
         let keys = KeyCounts::new();
-        let once = Degraded::intact(Box::new(ring)).without(1, &keys).unwrap().unwrap();
+        let once = Degraded::intact(Box::new(ring))
+            .without(1, &keys)
+            .unwrap()
+            .unwrap();
         let twice = once.without(2, &keys).unwrap().unwrap();
-        assert_eq!((twice.live(), twice.failed(), twice.shard_count()), ([0, 3].as_slice(), [1, 2].as_slice(), 4));
+        assert_eq!(
+            (twice.live(), twice.failed(), twice.shard_count()),
+            ([0, 3].as_slice(), [1, 2].as_slice(), 4)
+        );
         let mut replicas = Vec::new();
         twice.replicas(b"user42", 2, &mut replicas); // hash above 400: wraps to the point at 100
         assert_eq!(replicas, [0, 3]);
-        assert!(once.without(1, &keys).unwrap_err().to_string().contains("already removed"));
-        assert!(once.without(7, &keys).unwrap_err().to_string().contains("only 4 shards"));
-        assert!(twice.without(0, &keys).unwrap().unwrap().without(3, &keys).unwrap_err().to_string().contains("only shard"));
+        assert!(once
+            .without(1, &keys)
+            .unwrap_err()
+            .to_string()
+            .contains("already removed"));
+        assert!(once
+            .without(7, &keys)
+            .unwrap_err()
+            .to_string()
+            .contains("only 4 shards"));
+        assert!(twice
+            .without(0, &keys)
+            .unwrap()
+            .unwrap()
+            .without(3, &keys)
+            .unwrap_err()
+            .to_string()
+            .contains("only shard"));
         assert!(twice.resized(5, &keys).is_err());
     }
 
@@ -188,12 +244,18 @@ mod tests {
             fn scan_shards(&self, _: &[u8], _: &[u8], out: &mut ShardSet) {
                 out.insert(0);
             }
-            fn resized(&self, _: u32, _: &KeyCounts) -> Result<Box<dyn Partitioner>, AnalysisError> {
+            fn resized(
+                &self,
+                _: u32,
+                _: &KeyCounts,
+            ) -> Result<Box<dyn Partitioner>, AnalysisError> {
                 Ok(Box::new(Fixed))
             }
         }
         let d = Degraded::intact(Box::new(Fixed));
         assert!(d.without(1, &KeyCounts::new()).unwrap().is_none());
-        assert!(d.cannot_remove_message().contains("'fixed' cannot remove an arbitrary shard"));
+        assert!(d
+            .cannot_remove_message()
+            .contains("'fixed' cannot remove an arbitrary shard"));
     }
 }

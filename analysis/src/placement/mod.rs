@@ -36,7 +36,10 @@ use crate::{AnalysisError, Partitioner, ShardId};
 /// replica placement of [`Partitioner::replicas`].
 pub fn replicas_in_shard_order(owner: ShardId, shards: u32, rf: u32, out: &mut Vec<ShardId>) {
     let shards = shards.max(1);
-    out.extend((0..rf.min(shards)).map(|i| ((u64::from(owner) + u64::from(i)) % u64::from(shards)) as ShardId));
+    out.extend(
+        (0..rf.min(shards))
+            .map(|i| ((u64::from(owner) + u64::from(i)) % u64::from(shards)) as ShardId),
+    );
 }
 
 /// Fails unless `shard` is one of `shards >= 2` shards (the last shard cannot be removed).
@@ -92,8 +95,14 @@ mod tests {
     #[test]
     fn only_an_existing_shard_of_several_can_be_removed() {
         assert!(check_removable(2, 3).is_ok());
-        assert!(check_removable(3, 3).unwrap_err().to_string().contains("only 3 shards (0..=2)"));
-        assert!(check_removable(0, 1).unwrap_err().to_string().contains("the only shard"));
+        assert!(check_removable(3, 3)
+            .unwrap_err()
+            .to_string()
+            .contains("only 3 shards (0..=2)"));
+        assert!(check_removable(0, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("the only shard"));
         assert_eq!((renumbered(4, 2), renumbered(1, 2)), (3, 1));
     }
 }

@@ -34,7 +34,10 @@ pub fn without_shard(
 
 /// The ring without `shard`: its points are dropped, so every arc it owned now belongs to the
 /// next surviving point clockwise, and no other key moves. Survivors are renumbered in order.
-pub fn ring_without(ring: &RingPartitioner, shard: ShardId) -> Result<RingPartitioner, AnalysisError> {
+pub fn ring_without(
+    ring: &RingPartitioner,
+    shard: ShardId,
+) -> Result<RingPartitioner, AnalysisError> {
     check_removable(shard, ring.shard_count())?;
     let points: Vec<(u64, ShardId)> = ring
         .points()
@@ -73,7 +76,10 @@ mod tests {
         // Old shard 1 is now 0 and old shard 2 is now 1; (100, 0) and (300, 0) are gone.
         assert_eq!(smaller.points(), [(200, 0), (400, 1), (500, 0)]);
         assert_eq!(smaller.shard_count(), 2);
-        assert_eq!([50, 250, 450, 600].map(|h| smaller.owner_of_hash(h)), [0, 1, 0, 0]);
+        assert_eq!(
+            [50, 250, 450, 600].map(|h| smaller.owner_of_hash(h)),
+            [0, 1, 0, 0]
+        );
         assert!(without_shard(&ring(), 3).is_err());
     }
 }

@@ -12,7 +12,9 @@ pub fn without_shard(
     shard: ShardId,
     keys: &KeyCounts,
 ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-    let counts = salted.inner().distinct_keys_per_range(keys.iter().map(|(k, _)| salted.salt(k)));
+    let counts = salted
+        .inner()
+        .distinct_keys_per_range(keys.iter().map(|(k, _)| salted.salt(k)));
     let inner = range_without(salted.inner(), shard, &counts)?;
     Ok(Some(Box::new(salted.with_inner(inner))))
 }

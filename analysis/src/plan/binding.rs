@@ -79,7 +79,10 @@ impl Binding {
 
     /// True for the reasons that mean no shard count works (or none could be checked).
     pub fn is_infeasible(self) -> bool {
-        matches!(self, Binding::HotKey | Binding::KeyBytes | Binding::SearchLimit | Binding::NoRemoval)
+        matches!(
+            self,
+            Binding::HotKey | Binding::KeyBytes | Binding::SearchLimit | Binding::NoRemoval
+        )
     }
 }
 

@@ -46,7 +46,9 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     };
     let expected = "expected a whole number with a unit: ns, us, ms, s or m (e.g. 1s, 250ms)";
     match (digits.parse::<u64>(), nanos) {
-        (Ok(n), Some(unit)) if n > 0 => n.checked_mul(unit).ok_or_else(|| format!("'{text}' is too long")),
+        (Ok(n), Some(unit)) if n > 0 => n
+            .checked_mul(unit)
+            .ok_or_else(|| format!("'{text}' is too long")),
         (Ok(0), Some(_)) => Err(format!("'{text}' must be longer than 0")),
         _ => Err(format!("'{text}': {expected}")),
     }
@@ -66,7 +68,9 @@ impl Windows {
     /// (at least 1) of timestamp units; a rate must be at least 1 event per second.
     pub fn new(clock: Clock, window_ns: u64) -> Result<Windows, AnalysisError> {
         if window_ns == 0 {
-            return Err(AnalysisError::Config("--rate-window must be longer than 0".into()));
+            return Err(AnalysisError::Config(
+                "--rate-window must be longer than 0".into(),
+            ));
         }
         let ticks = match clock {
             Clock::Timestamps { nanos_per_tick } => {
@@ -79,11 +83,17 @@ impl Windows {
                 window_ns / nanos_per_tick
             }
             Clock::Rate { events_per_sec: 0 } => {
-                return Err(AnalysisError::Config("--rate must be at least 1 event per second".into()))
+                return Err(AnalysisError::Config(
+                    "--rate must be at least 1 event per second".into(),
+                ))
             }
             Clock::Rate { .. } => 0,
         };
-        Ok(Windows { clock, window_ns, ticks })
+        Ok(Windows {
+            clock,
+            window_ns,
+            ticks,
+        })
     }
 
     /// The window length in seconds.
@@ -111,7 +121,8 @@ impl Windows {
             },
             Clock::Rate { events_per_sec } => {
                 // floor(i / (rate * window_seconds)) = floor(i * 1e9 / (rate * window_ns)).
-                let window = u128::from(index) * 1_000_000_000 / (u128::from(events_per_sec) * u128::from(self.window_ns));
+                let window = u128::from(index) * 1_000_000_000
+                    / (u128::from(events_per_sec) * u128::from(self.window_ns));
                 Ok(u64::try_from(window).unwrap_or(u64::MAX))
             }
         }
@@ -134,17 +145,39 @@ mod tests {
 
     #[test]
     fn timestamps_fall_in_whole_windows_from_time_zero() {
-        let w = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, 1_000_000_000).unwrap();
-        assert_eq!([0, 999_999, 1_000_000, 5_500_000].map(|t| w.window_of(0, Some(t)).unwrap()), [0, 0, 1, 5]);
-        assert!(w.window_of(6, None).unwrap_err().to_string().contains("event 7 has no timestamp"));
-        assert!(Windows::new(Clock::Timestamps { nanos_per_tick: 1_000_000_000 }, 500_000_000).is_err());
+        let w = Windows::new(
+            Clock::Timestamps {
+                nanos_per_tick: 1_000,
+            },
+            1_000_000_000,
+        )
+        .unwrap();
+        assert_eq!(
+            [0, 999_999, 1_000_000, 5_500_000].map(|t| w.window_of(0, Some(t)).unwrap()),
+            [0, 0, 1, 5]
+        );
+        assert!(w
+            .window_of(6, None)
+            .unwrap_err()
+            .to_string()
+            .contains("event 7 has no timestamp"));
+        assert!(Windows::new(
+            Clock::Timestamps {
+                nanos_per_tick: 1_000_000_000
+            },
+            500_000_000
+        )
+        .is_err());
     }
 
     #[test]
     fn a_rate_places_event_i_at_i_over_rate_seconds() {
         let w = Windows::new(Clock::Rate { events_per_sec: 4 }, 500_000_000).unwrap();
         // Two events per half-second window.
-        assert_eq!([0, 1, 2, 3, 4].map(|i| w.window_of(i, None).unwrap()), [0, 0, 1, 1, 2]);
+        assert_eq!(
+            [0, 1, 2, 3, 4].map(|i| w.window_of(i, None).unwrap()),
+            [0, 0, 1, 1, 2]
+        );
         assert!(Windows::new(Clock::Rate { events_per_sec: 0 }, 1).is_err());
         assert!((w.seconds() - 0.5).abs() < 1e-15);
     }

@@ -82,7 +82,11 @@ pub fn worst_failures(
     let mut states = Vec::with_capacity(failures as usize);
     let batch = rayon::current_num_threads().max(1) * 4;
     for _ in 0..failures {
-        let points = if local { PointLoads::new(&table, traffic, policy.reads, current.shard_count()) } else { None };
+        let points = if local {
+            PointLoads::new(&table, traffic, policy.reads, current.shard_count())
+        } else {
+            None
+        };
         let candidates: Vec<ShardId> = match (symmetric, current.live().last()) {
             (true, Some(&last)) => vec![last],
             _ => current.live().to_vec(),
@@ -91,38 +95,66 @@ pub fn worst_failures(
             let Some(next) = current.without(shard, traffic.counts())? else {
                 return Ok(None);
             };
-            let (change, load) = if local {
-                let change = table.local_removal(&next, shard, traffic)?;
-                let load = match &points {
-                    Some(points) => points.moved(&table, &change, traffic, policy.reads).load(&next, next.failed(), traffic, policy.replicas),
-                    None => evaluate_with(&next, next.failed(), traffic, policy, &table.changed(&change)),
+            let (change, load) =
+                if local {
+                    let change = table.local_removal(&next, shard, traffic)?;
+                    let load =
+                        match &points {
+                            Some(points) => points
+                                .moved(&table, &change, traffic, policy.reads)
+                                .load(&next, next.failed(), traffic, policy.replicas),
+                            None => evaluate_with(
+                                &next,
+                                next.failed(),
+                                traffic,
+                                policy,
+                                &table.changed(&change),
+                            ),
+                        };
+                    (Change::Rows(change), load)
+                } else {
+                    let next_table = ReplicaTable::new(&next, traffic, policy.replicas)?;
+                    let load = evaluate_with(&next, next.failed(), traffic, policy, &next_table);
+                    (Change::Table(next_table), load)
                 };
-                (Change::Rows(change), load)
-            } else {
-                let next_table = ReplicaTable::new(&next, traffic, policy.replicas)?;
-                let load = evaluate_with(&next, next.failed(), traffic, policy, &next_table);
-                (Change::Table(next_table), load)
-            };
-            Ok(Some(Removal { utilisation: limits.utilisation(&load), next, change, load }))
+            Ok(Some(Removal {
+                utilisation: limits.utilisation(&load),
+                next,
+                change,
+                load,
+            }))
         };
         let mut worst: Option<Removal> = None;
         for chunk in candidates.chunks(batch) {
-            let tried: Vec<Option<Removal>> = chunk.par_iter().map(|&shard| try_removal(shard)).collect::<Result<_, _>>()?;
+            let tried: Vec<Option<Removal>> = chunk
+                .par_iter()
+                .map(|&shard| try_removal(shard))
+                .collect::<Result<_, _>>()?;
             for removal in tried {
                 let Some(removal) = removal else {
                     return Ok(Chain::Unsupported(current.cannot_remove_message()));
                 };
                 if removal.utilisation > stop_above {
-                    return Ok(Chain::Exceeds(FailureState { failed: removal.next.failed().to_vec(), load: removal.load }));
+                    return Ok(Chain::Exceeds(FailureState {
+                        failed: removal.next.failed().to_vec(),
+                        load: removal.load,
+                    }));
                 }
                 // The highest utilisation; ties keep the lowest shard (candidates are increasing).
-                if worst.as_ref().is_none_or(|w| removal.utilisation > w.utilisation) {
+                if worst
+                    .as_ref()
+                    .is_none_or(|w| removal.utilisation > w.utilisation)
+                {
                     worst = Some(removal);
                 }
             }
         }
-        let worst = worst.ok_or_else(|| AnalysisError::Config("no shard is left to fail".into()))?;
-        states.push(FailureState { failed: worst.next.failed().to_vec(), load: worst.load });
+        let worst =
+            worst.ok_or_else(|| AnalysisError::Config("no shard is left to fail".into()))?;
+        states.push(FailureState {
+            failed: worst.next.failed().to_vec(),
+            load: worst.load,
+        });
         table = match worst.change {
             Change::Rows(change) => table.changed(&change),
             Change::Table(next_table) => next_table,

@@ -47,10 +47,16 @@ pub fn hottest_key(traffic: &Traffic, policy: ReplicaPolicy) -> Option<HotKey> {
     })?;
     let key = keys[best.key as usize].to_vec();
     // From the entries, which hold every key (the key counts may be a sample).
-    let (mine, total) = traffic
-        .entries()
-        .iter()
-        .fold((0u64, 0u64), |(m, t), e| (m + if e.key == best.key { e.reads + e.writes } else { 0 }, t + e.reads + e.writes));
+    let (mine, total) = traffic.entries().iter().fold((0u64, 0u64), |(m, t), e| {
+        (
+            m + if e.key == best.key {
+                e.reads + e.writes
+            } else {
+                0
+            },
+            t + e.reads + e.writes,
+        )
+    });
     Some(HotKey {
         share: mine as f64 / total.max(1) as f64,
         rate_per_replica: units(best.reads, best.writes) as f64 / rf as f64 / traffic.window_secs(),
@@ -85,8 +91,18 @@ impl HotKey {
 
     /// One paragraph: no shard count works, which key, its rate, and what would work, for a
     /// shard that may serve `limit` requests per second.
-    pub fn advice(&self, key_type: KeyType, window_secs: f64, growth: f64, limit: f64, policy: ReplicaPolicy) -> String {
-        let (reads, writes) = (self.read_rate(window_secs, growth), self.write_rate(window_secs, growth));
+    pub fn advice(
+        &self,
+        key_type: KeyType,
+        window_secs: f64,
+        growth: f64,
+        limit: f64,
+        policy: ReplicaPolicy,
+    ) -> String {
+        let (reads, writes) = (
+            self.read_rate(window_secs, growth),
+            self.write_rate(window_secs, growth),
+        );
         let mut text = format!(
             "No shard count works: key '{}' alone needs {} requests/s on one shard in its busiest \
              {} s window ({} reads/s, {} writes/s, growth x{}), above the {} requests/s one shard \
@@ -110,7 +126,11 @@ impl HotKey {
         let room = limit - writes; // reads/s one replica can take next to the writes
         let replicas = ((reads / room).ceil() as u32).max(2);
         let cache_hit = 1.0 - room / reads;
-        let reads_flag = if policy.reads == ReadPolicy::Leader { " --reads any" } else { "" };
+        let reads_flag = if policy.reads == ReadPolicy::Leader {
+            " --reads any"
+        } else {
+            ""
+        };
         text.push_str(&format!(
             " What would work: --replicas {replicas}{reads_flag} (reads spread over {replicas} \
              replicas: {} requests/s each), or a cache in front of it that absorbs at least {:.1}% \
@@ -136,16 +156,32 @@ mod tests {
     use super::*;
 
     fn hot(reads: u64, writes: u64) -> HotKey {
-        HotKey { key: b"celebrity".to_vec(), window: 0, reads, writes, rate_per_replica: (reads + writes) as f64, share: 0.5 }
+        HotKey {
+            key: b"celebrity".to_vec(),
+            window: 0,
+            reads,
+            writes,
+            rate_per_replica: (reads + writes) as f64,
+            share: 0.5,
+        }
     }
 
     #[test]
     fn read_heavy_keys_are_told_how_many_replicas_or_what_cache_hit_ratio_would_fit() {
-        let leader = ReplicaPolicy { replicas: 1, reads: ReadPolicy::Leader };
+        let leader = ReplicaPolicy {
+            replicas: 1,
+            reads: ReadPolicy::Leader,
+        };
         let text = hot(5000, 0).advice(KeyType::Bytes, 1.0, 1.0, 4000.0, leader);
-        assert!(text.contains("key 'celebrity' alone needs 5000 requests/s"), "{text}");
+        assert!(
+            text.contains("key 'celebrity' alone needs 5000 requests/s"),
+            "{text}"
+        );
         // 5000 reads over 2 replicas is 2500 each; a cache must absorb 1 - 4000/5000 = 20%.
-        assert!(text.contains("--replicas 2 --reads any") && text.contains("2500 requests/s each"), "{text}");
+        assert!(
+            text.contains("--replicas 2 --reads any") && text.contains("2500 requests/s each"),
+            "{text}"
+        );
         assert!(text.contains("at least 20.0%"), "{text}");
         // With 1000 writes/s, each replica has room for 3000 reads/s: 2 replicas.
         let text = hot(9000, 1000).advice(KeyType::Bytes, 1.0, 1.0, 4000.0, leader);
@@ -154,9 +190,15 @@ mod tests {
 
     #[test]
     fn write_heavy_keys_are_told_that_replicas_and_caches_do_not_help() {
-        let any = ReplicaPolicy { replicas: 3, reads: ReadPolicy::Any };
+        let any = ReplicaPolicy {
+            replicas: 3,
+            reads: ReadPolicy::Any,
+        };
         let text = hot(0, 5000).advice(KeyType::Bytes, 1.0, 2.0, 4000.0, any);
-        assert!(text.contains("10000 requests/s") && text.contains("growth x2"), "{text}");
+        assert!(
+            text.contains("10000 requests/s") && text.contains("growth x2"),
+            "{text}"
+        );
         assert!(text.contains("neither replicas nor a cache help"), "{text}");
     }
 }

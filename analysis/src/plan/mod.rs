@@ -88,7 +88,10 @@ impl Default for PlanConfig {
             capacity_bytes: None,
             headroom: 0.8,
             growth: vec![1.0],
-            policy: ReplicaPolicy { replicas: 1, reads: ReadPolicy::Leader },
+            policy: ReplicaPolicy {
+                replicas: 1,
+                reads: ReadPolicy::Leader,
+            },
             failures: 0,
             current_shards: None,
             max_shards: 1024,
@@ -128,26 +131,39 @@ impl Limits {
 impl PlanConfig {
     /// The limits after headroom.
     pub fn limits(&self) -> Limits {
-        Limits { rate: self.capacity * self.headroom, bytes: self.capacity_bytes.map(|b| b * self.headroom) }
+        Limits {
+            rate: self.capacity * self.headroom,
+            bytes: self.capacity_bytes.map(|b| b * self.headroom),
+        }
     }
 
     /// Refuses values no plan can use; messages name the option.
     pub fn check(&self) -> Result<(), AnalysisError> {
         let bad = |m: String| Err(AnalysisError::Config(m));
         if !(self.capacity.is_finite() && self.capacity > 0.0) {
-            return bad(format!("--capacity must be a positive number of requests per second (got {})", self.capacity));
+            return bad(format!(
+                "--capacity must be a positive number of requests per second (got {})",
+                self.capacity
+            ));
         }
         if let Some(b) = self.capacity_bytes.filter(|b| !(b.is_finite() && *b > 0.0)) {
-            return bad(format!("--capacity-bytes must be a positive number of bytes (got {b})"));
+            return bad(format!(
+                "--capacity-bytes must be a positive number of bytes (got {b})"
+            ));
         }
         if !(self.headroom > 0.0 && self.headroom <= 1.0) {
-            return bad(format!("--headroom must be in (0, 1], e.g. 0.8 (got {})", self.headroom));
+            return bad(format!(
+                "--headroom must be in (0, 1], e.g. 0.8 (got {})",
+                self.headroom
+            ));
         }
         if self.growth.is_empty() {
             return bad("--growth needs at least one factor, e.g. 1,2,4".into());
         }
         if let Some(g) = self.growth.iter().find(|g| !(g.is_finite() && **g > 0.0)) {
-            return bad(format!("--growth factors must be positive numbers (got {g})"));
+            return bad(format!(
+                "--growth factors must be positive numbers (got {g})"
+            ));
         }
         if self.policy.replicas == 0 {
             return bad("--replicas must be at least 1".into());
@@ -163,7 +179,10 @@ impl PlanConfig {
             ));
         }
         if !(0.0..1.0).contains(&self.warmup_fraction) {
-            return bad(format!("--warmup must be in [0, 1) (got {})", self.warmup_fraction));
+            return bad(format!(
+                "--warmup must be in [0, 1) (got {})",
+                self.warmup_fraction
+            ));
         }
         Ok(())
     }
@@ -287,16 +306,30 @@ pub fn plan_workload(
         None if learns => Some(traffic::count_events((input.open)()?.as_mut())?),
         None => None,
     };
-    progress(Progress::Started { workload: &input.label, events: total });
-    let warmup = if learns { (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64 } else { 0 };
-    let traffic = Traffic::read(source.as_mut(), windows, warmup, &|n| progress(Progress::Events(n)))?;
+    progress(Progress::Started {
+        workload: &input.label,
+        events: total,
+    });
+    let warmup = if learns {
+        (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64
+    } else {
+        0
+    };
+    let traffic = Traffic::read(source.as_mut(), windows, warmup, &|n| {
+        progress(Progress::Events(n))
+    })?;
     progress(Progress::Phase("plan"));
     let rows = plan_traffic(&traffic, &input.label, input.key_type, schemes, cfg)?;
     Ok(describe(&traffic, input, cfg, rows))
 }
 
 /// The workload's figures around its rows.
-fn describe(traffic: &Traffic, input: &WorkloadInput<'_>, cfg: &PlanConfig, rows: Vec<PlanRow>) -> WorkloadPlan {
+fn describe(
+    traffic: &Traffic,
+    input: &WorkloadInput<'_>,
+    cfg: &PlanConfig,
+    rows: Vec<PlanRow>,
+) -> WorkloadPlan {
     let per_window = traffic.events_per_window();
     let secs = traffic.window_secs();
     let windows = traffic.windows();
@@ -318,4 +351,3 @@ fn describe(traffic: &Traffic, input: &WorkloadInput<'_>, cfg: &PlanConfig, rows
         rows,
     }
 }
-

@@ -24,21 +24,43 @@ pub struct PointLoads {
 
 impl PointLoads {
     /// The point loads of `table` on `shards` shards; `None` above [`MAX_CELLS`] counters.
-    pub fn new(table: &ReplicaTable, traffic: &Traffic, reads: ReadPolicy, shards: u32) -> Option<PointLoads> {
+    pub fn new(
+        table: &ReplicaTable,
+        traffic: &Traffic,
+        reads: ReadPolicy,
+        shards: u32,
+    ) -> Option<PointLoads> {
         let n = shards as usize;
-        let cells = traffic.groups().len().checked_mul(n).filter(|&c| c <= MAX_CELLS)?;
+        let cells = traffic
+            .groups()
+            .len()
+            .checked_mul(n)
+            .filter(|&c| c <= MAX_CELLS)?;
         let mut units = vec![0u64; cells];
         let entries = traffic.entries();
-        units.par_chunks_mut(n.max(1)).zip(traffic.groups()).for_each(|(row, g)| {
-            for e in &entries[g.entries.clone()] {
-                entry_units(e, table.of(e.key), reads, |s, u| row[s as usize] += u);
-            }
-        });
-        Some(PointLoads { shards: n, units, bytes: table.bytes_per_shard(traffic, n) })
+        units
+            .par_chunks_mut(n.max(1))
+            .zip(traffic.groups())
+            .for_each(|(row, g)| {
+                for e in &entries[g.entries.clone()] {
+                    entry_units(e, table.of(e.key), reads, |s, u| row[s as usize] += u);
+                }
+            });
+        Some(PointLoads {
+            shards: n,
+            units,
+            bytes: table.bytes_per_shard(traffic, n),
+        })
     }
 
     /// These loads after the keys of `change` moved from their replicas in `before`.
-    pub fn moved(&self, before: &ReplicaTable, change: &TableChange, traffic: &Traffic, reads: ReadPolicy) -> PointLoads {
+    pub fn moved(
+        &self,
+        before: &ReplicaTable,
+        change: &TableChange,
+        traffic: &Traffic,
+        reads: ReadPolicy,
+    ) -> PointLoads {
         let mut next = self.clone();
         let (n, entries, key_bytes) = (self.shards, traffic.entries(), traffic.key_bytes());
         for (i, &key) in change.keys().iter().enumerate() {
@@ -58,11 +80,19 @@ impl PointLoads {
 
     /// The load of `part` (whose shards `failed` own nothing): these point loads plus its
     /// scans, one request to every shard a scan contacts.
-    pub fn load(&self, part: &dyn Partitioner, failed: &[ShardId], traffic: &Traffic, replicas: u32) -> LayoutLoad {
+    pub fn load(
+        &self,
+        part: &dyn Partitioner,
+        failed: &[ShardId],
+        traffic: &Traffic,
+        replicas: u32,
+    ) -> LayoutLoad {
         let n = self.shards;
         let rf = u64::from(replicas);
         let live = part.shard_count() - failed.len() as u32;
-        let first_live = (0..part.shard_count()).find(|s| !failed.contains(s)).unwrap_or(0);
+        let first_live = (0..part.shard_count())
+            .find(|s| !failed.contains(s))
+            .unwrap_or(0);
         let scans = traffic.scans();
         // Per group: (window, busiest units, busiest shard, scan units by shard, broadcast units).
         let per_group: Vec<(u32, u64, ShardId, Vec<(ShardId, u64)>, u64)> = traffic
@@ -112,7 +142,17 @@ impl PointLoads {
                 *t += broadcast_total;
             }
         }
-        let busiest = per_group.into_iter().map(|(w, units, s, _, _)| (w, units, s)).collect();
-        LayoutLoad::from_windows(replicas, traffic, busiest, first_live, totals, self.bytes.clone())
+        let busiest = per_group
+            .into_iter()
+            .map(|(w, units, s, _, _)| (w, units, s))
+            .collect();
+        LayoutLoad::from_windows(
+            replicas,
+            traffic,
+            busiest,
+            first_live,
+            totals,
+            self.bytes.clone(),
+        )
     }
 }

@@ -33,17 +33,31 @@ pub const LINEAR_STEPS: u32 = 64;
 pub fn lower_bound(traffic: &Traffic, cfg: &PlanConfig, growth: f64) -> (u32, Binding) {
     let limits = cfg.limits();
     let (f, rf) = (cfg.failures, cfg.policy.replicas);
-    let need = |total: f64, limit: f64| (total / (limit * (1.0 + FIT_TOLERANCE))).ceil().min(f64::from(u32::MAX)) as u32;
+    let need = |total: f64, limit: f64| {
+        (total / (limit * (1.0 + FIT_TOLERANCE)))
+            .ceil()
+            .min(f64::from(u32::MAX)) as u32
+    };
     let after = |b: Binding, failed: Binding| if f > 0 { failed } else { b };
     let window_rate = traffic.max_window_requests(rf) as f64 / traffic.window_secs();
-    let mut terms = vec![(f.saturating_add(need(growth * window_rate, limits.rate)), after(Binding::Rate, Binding::RateAfterFailure))];
+    let mut terms = vec![(
+        f.saturating_add(need(growth * window_rate, limits.rate)),
+        after(Binding::Rate, Binding::RateAfterFailure),
+    )];
     if let Some(bytes) = limits.bytes {
         let stored = growth * f64::from(rf) * traffic.total_bytes() as f64;
-        terms.push((f.saturating_add(need(stored, bytes)), after(Binding::Bytes, Binding::BytesAfterFailure)));
+        terms.push((
+            f.saturating_add(need(stored, bytes)),
+            after(Binding::Bytes, Binding::BytesAfterFailure),
+        ));
     }
     terms.push((f.saturating_add(rf), Binding::Replicas));
     // The largest term; among equal terms the first (rate, then bytes, then replicas).
-    let (n, binding) = terms.into_iter().fold((0, Binding::None), |best, t| if t.0 > best.0 { t } else { best });
+    let (n, binding) =
+        terms.into_iter().fold(
+            (0, Binding::None),
+            |best, t| if t.0 > best.0 { t } else { best },
+        );
     if n <= 1 {
         (1, Binding::None)
     } else {
@@ -86,7 +100,15 @@ impl<'a> SchemeSearch<'a> {
         workload: &'a str,
         key_type: KeyType,
     ) -> Result<SchemeSearch<'a>, AnalysisError> {
-        let mut search = SchemeSearch { spec, traffic, cfg, key_type, workload, current: None, cache: HashMap::new() };
+        let mut search = SchemeSearch {
+            spec,
+            traffic,
+            cfg,
+            key_type,
+            workload,
+            current: None,
+            cache: HashMap::new(),
+        };
         if let Some(c) = cfg.current_shards {
             search.current = Some(search.build(c)?);
         }
@@ -95,7 +117,11 @@ impl<'a> SchemeSearch<'a> {
 
     /// The scheme built fresh for `shards` shards.
     fn build(&self, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        let ctx = BuildContext { shards, warmup_keys: self.traffic.warmup_keys(), key_type: self.key_type };
+        let ctx = BuildContext {
+            shards,
+            warmup_keys: self.traffic.warmup_keys(),
+            key_type: self.key_type,
+        };
         self.spec.build(&ctx)
     }
 
@@ -115,8 +141,18 @@ impl<'a> SchemeSearch<'a> {
 
     fn evaluation(&mut self, shards: u32) -> Result<&mut Evaluation, AnalysisError> {
         if !self.cache.contains_key(&shards) {
-            let state0 = evaluate(self.layout_at(shards)?.as_ref(), self.traffic, self.cfg.policy)?;
-            self.cache.insert(shards, Evaluation { state0, chain: None });
+            let state0 = evaluate(
+                self.layout_at(shards)?.as_ref(),
+                self.traffic,
+                self.cfg.policy,
+            )?;
+            self.cache.insert(
+                shards,
+                Evaluation {
+                    state0,
+                    chain: None,
+                },
+            );
         }
         Ok(self.cache.get_mut(&shards).expect("inserted above"))
     }
@@ -132,7 +168,15 @@ impl<'a> SchemeSearch<'a> {
         };
         if !answers {
             let layout = self.layout_at(shards)?;
-            let chain = worst_failures(layout, self.spec, self.cfg.failures, self.traffic, self.cfg.policy, &limits, stop_above)?;
+            let chain = worst_failures(
+                layout,
+                self.spec,
+                self.cfg.failures,
+                self.traffic,
+                self.cfg.policy,
+                &limits,
+                stop_above,
+            )?;
             self.evaluation(shards)?.chain = Some(chain);
         }
         Ok(self.cache[&shards].chain.as_ref().expect("computed above"))
@@ -155,7 +199,10 @@ impl<'a> SchemeSearch<'a> {
             Chain::Unsupported(message) => Check::Unsupported(message.clone()),
             Chain::Exceeds(_) => Check::Exceeds,
             Chain::States(states) => {
-                let worst = states.iter().map(|s| limits.utilisation(&s.load)).fold(0.0, f64::max);
+                let worst = states
+                    .iter()
+                    .map(|s| limits.utilisation(&s.load))
+                    .fold(0.0, f64::max);
                 if limits.fits(growth, worst) {
                     Check::Fits
                 } else {
@@ -177,7 +224,13 @@ impl<'a> SchemeSearch<'a> {
                 row.hottest_share = Some(hot.share);
                 row.hot_key = Some(self.key_type.display(&hot.key));
                 row.hot_key_rate = Some(growth * hot.rate_per_replica);
-                row.note = hot.advice(self.key_type, self.traffic.window_secs(), growth, limits.rate, self.cfg.policy);
+                row.note = hot.advice(
+                    self.key_type,
+                    self.traffic.window_secs(),
+                    growth,
+                    limits.rate,
+                    self.cfg.policy,
+                );
                 return Ok(row);
             }
         }
@@ -198,7 +251,11 @@ impl<'a> SchemeSearch<'a> {
         }
         match self.find(bound, growth)? {
             Found::Shards(n) => {
-                let binding = if n == bound { bound_binding } else { self.binding_below(n, growth)? };
+                let binding = if n == bound {
+                    bound_binding
+                } else {
+                    self.binding_below(n, growth)?
+                };
                 self.fill(&mut row, n, growth, binding)?;
             }
             Found::Unsupported(message) => {
@@ -273,19 +330,36 @@ impl<'a> SchemeSearch<'a> {
         }
         let (rate, bytes) = limits.parts(self.load_at(below)?);
         if !limits.fits(growth, rate.max(bytes)) {
-            return Ok(if rate >= bytes { Binding::Rate } else { Binding::Bytes });
+            return Ok(if rate >= bytes {
+                Binding::Rate
+            } else {
+                Binding::Bytes
+            });
         }
         let loads: Vec<&LayoutLoad> = match self.chain(below, stop_above(growth))? {
             Chain::States(states) => states.iter().map(|s| &s.load).collect(),
             Chain::Exceeds(state) => vec![&state.load],
             Chain::Unsupported(_) => return Ok(Binding::NoRemoval),
         };
-        let (rate, bytes) = loads.iter().map(|l| limits.parts(l)).fold((0.0, 0.0), |a, p| (f64::max(a.0, p.0), f64::max(a.1, p.1)));
-        Ok(if rate >= bytes { Binding::RateAfterFailure } else { Binding::BytesAfterFailure })
+        let (rate, bytes) = loads
+            .iter()
+            .map(|l| limits.parts(l))
+            .fold((0.0, 0.0), |a, p| (f64::max(a.0, p.0), f64::max(a.1, p.1)));
+        Ok(if rate >= bytes {
+            Binding::RateAfterFailure
+        } else {
+            Binding::BytesAfterFailure
+        })
     }
 
     /// Fills the figures of a plan that works at `shards` shards.
-    fn fill(&mut self, row: &mut PlanRow, shards: u32, growth: f64, binding: Binding) -> Result<(), AnalysisError> {
+    fn fill(
+        &mut self,
+        row: &mut PlanRow,
+        shards: u32,
+        growth: f64,
+        binding: Binding,
+    ) -> Result<(), AnalysisError> {
         let state0 = self.load_at(shards)?.clone();
         let mut loads = vec![state0.clone()];
         let mut failed: Vec<ShardId> = Vec::new();

@@ -149,7 +149,8 @@ impl Traffic {
     /// The entries of key number `key` as (group number in [`Traffic::groups`], entry number in
     /// [`Traffic::entries`]), in window order.
     pub fn entries_of(&self, key: u32) -> &[(u32, u32)] {
-        &self.by_key[self.key_starts[key as usize] as usize..self.key_starts[key as usize + 1] as usize]
+        &self.by_key
+            [self.key_starts[key as usize] as usize..self.key_starts[key as usize + 1] as usize]
     }
 
     /// Windows from the first measured one to the last, empty ones included.
@@ -181,7 +182,10 @@ impl Traffic {
     pub fn events_per_window(&self) -> Vec<u64> {
         let mut out = vec![0u64; self.windows as usize];
         for g in &self.groups {
-            let points: u64 = self.entries[g.entries.clone()].iter().map(|e| e.reads + e.writes).sum();
+            let points: u64 = self.entries[g.entries.clone()]
+                .iter()
+                .map(|e| e.reads + e.writes)
+                .sum();
             out[g.window as usize] = points + g.scans.len() as u64;
         }
         out
@@ -213,7 +217,8 @@ impl Collector {
     fn record(&mut self, window: u64, ev: workloads::Event<'_>) {
         self.events += 1;
         if ev.op == Op::Scan {
-            self.scans.push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
+            self.scans
+                .push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
             return;
         }
         let id = match self.ids.get(ev.key) {
@@ -245,9 +250,15 @@ impl Collector {
             )));
         }
         if self.keys.len() > u32::MAX as usize {
-            return Err(AnalysisError::Config("more than 4,294,967,295 distinct keys cannot be planned".into()));
+            return Err(AnalysisError::Config(
+                "more than 4,294,967,295 distinct keys cannot be planned".into(),
+            ));
         }
-        let windows = self.cells.keys().map(|c| c.0).chain(self.scans.iter().map(|s| s.0));
+        let windows = self
+            .cells
+            .keys()
+            .map(|c| c.0)
+            .chain(self.scans.iter().map(|s| s.0));
         let (first, last) = windows.fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
         let span = last - first + 1;
         if span > u64::from(u32::MAX) {
@@ -258,18 +269,29 @@ impl Collector {
         let mut entries: Vec<Entry> = self
             .cells
             .into_iter()
-            .map(|((w, key), (reads, writes))| Entry { window: (w - first) as u32, key, reads, writes })
+            .map(|((w, key), (reads, writes))| Entry {
+                window: (w - first) as u32,
+                key,
+                reads,
+                writes,
+            })
             .collect();
         entries.sort_unstable_by_key(|e| (e.window, e.key));
         let mut scans: Vec<ScanEntry> = self
             .scans
             .into_iter()
-            .map(|(w, start, end)| ScanEntry { window: (w - first) as u32, start, end })
+            .map(|(w, start, end)| ScanEntry {
+                window: (w - first) as u32,
+                start,
+                end,
+            })
             .collect();
         scans.sort_by_key(|s| s.window);
         let groups = group_by_window(&entries, &scans);
         if entries.len() > u32::MAX as usize {
-            return Err(AnalysisError::Config("more than 4,294,967,295 (window, key) pairs cannot be planned".into()));
+            return Err(AnalysisError::Config(
+                "more than 4,294,967,295 (window, key) pairs cannot be planned".into(),
+            ));
         }
         let (by_key, key_starts) = index_by_key(&entries, &groups, self.keys.len());
         let mut warmup_keys: Vec<Vec<u8>> = self.warmup_keys.into_iter().collect();
@@ -307,7 +329,11 @@ pub fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> 
 
 /// Every entry as (group, entry number), grouped by key (counting sort), and where each
 /// key's run starts.
-fn index_by_key(entries: &[Entry], groups: &[WindowGroup], keys: usize) -> (Vec<(u32, u32)>, Vec<u32>) {
+fn index_by_key(
+    entries: &[Entry],
+    groups: &[WindowGroup],
+    keys: usize,
+) -> (Vec<(u32, u32)>, Vec<u32>) {
     let mut starts = vec![0u32; keys + 1];
     for e in entries {
         starts[e.key as usize + 1] += 1;
@@ -345,7 +371,11 @@ fn group_by_window(entries: &[Entry], scans: &[ScanEntry]) -> Vec<WindowGroup> {
         while scans.get(j).is_some_and(|s| s.window == window) {
             j += 1;
         }
-        groups.push(WindowGroup { window, entries: ei..i, scans: sj..j });
+        groups.push(WindowGroup {
+            window,
+            entries: ei..i,
+            scans: sj..j,
+        });
     }
     groups
 }
@@ -360,11 +390,21 @@ mod tests {
     struct Fixed(Vec<(Op, &'static [u8], Option<u64>, Option<u32>)>, usize);
 
     impl EventSource for Fixed {
-        fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, workloads::WorkloadError> {
+        fn fill(
+            &mut self,
+            chunk: &mut EventChunk,
+            max: usize,
+        ) -> Result<usize, workloads::WorkloadError> {
             let n = max.min(self.0.len() - self.1);
             for &(op, key, timestamp, size) in &self.0[self.1..self.1 + n] {
                 let end = (op == Op::Scan).then_some(b"zz".as_slice());
-                chunk.push(Event { op, key, end, timestamp, size });
+                chunk.push(Event {
+                    op,
+                    key,
+                    end,
+                    timestamp,
+                    size,
+                });
             }
             self.1 += n;
             Ok(n)
@@ -384,20 +424,46 @@ mod tests {
             ],
             0,
         );
-        let windows = Windows::new(Clock::Timestamps { nanos_per_tick: 1_000 }, 1_000_000_000).unwrap();
+        let windows = Windows::new(
+            Clock::Timestamps {
+                nanos_per_tick: 1_000,
+            },
+            1_000_000_000,
+        )
+        .unwrap();
         let t = Traffic::read(&mut source, &windows, 1, &|_| {}).unwrap();
         assert_eq!(t.warmup_keys(), [b"w".to_vec()]);
         assert_eq!((t.events(), t.warmup_events(), t.windows()), (5, 1, 3));
-        assert_eq!(t.keys(), [b"a".to_vec().into_boxed_slice(), b"b".to_vec().into_boxed_slice()]);
+        assert_eq!(
+            t.keys(),
+            [
+                b"a".to_vec().into_boxed_slice(),
+                b"b".to_vec().into_boxed_slice()
+            ]
+        );
         assert_eq!(t.key_bytes(), [30, 0]);
-        let e = |window, key, reads, writes| Entry { window, key, reads, writes };
+        let e = |window, key, reads, writes| Entry {
+            window,
+            key,
+            reads,
+            writes,
+        };
         assert_eq!(t.entries(), [e(0, 0, 1, 1), e(0, 1, 1, 0), e(2, 0, 0, 1)]);
         assert_eq!(t.scans().len(), 1);
-        assert_eq!(t.groups().iter().map(|g| (g.window, g.entries.clone(), g.scans.clone())).collect::<Vec<_>>(), [(0, 0..2, 0..0), (2, 2..3, 0..1)]);
+        assert_eq!(
+            t.groups()
+                .iter()
+                .map(|g| (g.window, g.entries.clone(), g.scans.clone()))
+                .collect::<Vec<_>>(),
+            [(0, 0..2, 0..0), (2, 2..3, 0..1)]
+        );
         assert_eq!(t.events_per_window(), [3, 0, 2]);
         assert_eq!(t.max_window_requests(3), 2 + 3); // window 0: 2 reads + 1 write on 3 replicas
         assert_eq!(t.counts().count(b"a"), 3);
-        assert_eq!((t.entries_of(0), t.entries_of(1)), ([(0, 0), (1, 2)].as_slice(), [(0, 1)].as_slice()));
+        assert_eq!(
+            (t.entries_of(0), t.entries_of(1)),
+            ([(0, 0), (1, 2)].as_slice(), [(0, 1)].as_slice())
+        );
     }
 
     #[test]
@@ -405,6 +471,10 @@ mod tests {
         let mut source = Fixed(vec![(Op::Get, b"a", Some(0), None)], 0);
         let windows = Windows::new(Clock::Rate { events_per_sec: 10 }, 1_000_000_000).unwrap();
         let err = Traffic::read(&mut source, &windows, 1, &|_| {}).unwrap_err();
-        assert!(err.to_string().contains("no events to measure after a warm-up of 1 events"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("no events to measure after a warm-up of 1 events"),
+            "{err}"
+        );
     }
 }

@@ -93,7 +93,10 @@ impl LayoutLoad {
 
     /// Requests per shard over the whole trace.
     pub fn shard_requests(&self) -> Vec<f64> {
-        self.shard_units.iter().map(|&u| u as f64 / f64::from(self.replicas)).collect()
+        self.shard_units
+            .iter()
+            .map(|&u| u as f64 / f64::from(self.replicas))
+            .collect()
     }
 
     /// Stored bytes per shard.
@@ -121,9 +124,16 @@ pub struct ReplicaTable {
 impl ReplicaTable {
     /// The replicas of every key of `traffic` under `part`. Errors when the layout cannot place
     /// `rf` distinct replicas of a key.
-    pub fn new(part: &dyn Partitioner, traffic: &Traffic, rf: u32) -> Result<ReplicaTable, AnalysisError> {
+    pub fn new(
+        part: &dyn Partitioner,
+        traffic: &Traffic,
+        rf: u32,
+    ) -> Result<ReplicaTable, AnalysisError> {
         let rf = rf.max(1);
-        let mut table = ReplicaTable { rf, shards: vec![0 as ShardId; traffic.keys().len() * rf as usize] };
+        let mut table = ReplicaTable {
+            rf,
+            shards: vec![0 as ShardId; traffic.keys().len() * rf as usize],
+        };
         let keys: Vec<u32> = (0..traffic.keys().len() as u32).collect();
         table.recompute(part, traffic, &keys)?;
         Ok(table)
@@ -138,7 +148,9 @@ impl ReplicaTable {
     pub fn bytes_per_shard(&self, traffic: &Traffic, shards: usize) -> Vec<u64> {
         let mut bytes = vec![0u64; shards];
         for (key, &b) in traffic.key_bytes().iter().enumerate() {
-            self.of(key as u32).iter().for_each(|&s| bytes[s as usize] += b);
+            self.of(key as u32)
+                .iter()
+                .for_each(|&s| bytes[s as usize] += b);
         }
         bytes
     }
@@ -153,7 +165,12 @@ impl ReplicaTable {
     /// What changes in this table when `removed` leaves, for a removal rule under which only
     /// the keys with a replica on the removed shard change replicas (ring, range, salted):
     /// those keys with their replicas recomputed on `next`.
-    pub fn local_removal(&self, next: &dyn Partitioner, removed: ShardId, traffic: &Traffic) -> Result<TableChange, AnalysisError> {
+    pub fn local_removal(
+        &self,
+        next: &dyn Partitioner,
+        removed: ShardId,
+        traffic: &Traffic,
+    ) -> Result<TableChange, AnalysisError> {
         let rf = self.rf as usize;
         let keys: Vec<u32> = self
             .shards
@@ -163,7 +180,11 @@ impl ReplicaTable {
             .map(|(key, _)| key as u32)
             .collect();
         let rows = self.lookup(next, traffic, &keys)?;
-        Ok(TableChange { rf: self.rf, keys, rows })
+        Ok(TableChange {
+            rf: self.rf,
+            keys,
+            rows,
+        })
     }
 
     /// This table with `change` applied.
@@ -174,7 +195,12 @@ impl ReplicaTable {
     }
 
     /// Recomputes the rows of `keys` on `part`.
-    fn recompute(&mut self, part: &dyn Partitioner, traffic: &Traffic, keys: &[u32]) -> Result<(), AnalysisError> {
+    fn recompute(
+        &mut self,
+        part: &dyn Partitioner,
+        traffic: &Traffic,
+        keys: &[u32],
+    ) -> Result<(), AnalysisError> {
         let rows = self.lookup(part, traffic, keys)?;
         self.apply(keys, &rows);
         Ok(())
@@ -183,12 +209,18 @@ impl ReplicaTable {
     fn apply(&mut self, keys: &[u32], rows: &[ShardId]) {
         let rf = self.rf as usize;
         for (i, &key) in keys.iter().enumerate() {
-            self.shards[key as usize * rf..(key as usize + 1) * rf].copy_from_slice(&rows[i * rf..(i + 1) * rf]);
+            self.shards[key as usize * rf..(key as usize + 1) * rf]
+                .copy_from_slice(&rows[i * rf..(i + 1) * rf]);
         }
     }
 
     /// The replicas of `keys` on `part`, `rf` per key in the order of `keys`.
-    fn lookup(&self, part: &dyn Partitioner, traffic: &Traffic, keys: &[u32]) -> Result<Vec<ShardId>, AnalysisError> {
+    fn lookup(
+        &self,
+        part: &dyn Partitioner,
+        traffic: &Traffic,
+        keys: &[u32],
+    ) -> Result<Vec<ShardId>, AnalysisError> {
         let (rf, all) = (self.rf, traffic.keys());
         Ok(keys
             .par_chunks(1024)
@@ -236,7 +268,12 @@ impl TableChange {
 
 /// Calls `add(shard, units)` for what one entry puts on its replicas (module accounting).
 #[inline]
-pub(crate) fn entry_units(e: &Entry, replicas: &[ShardId], reads: ReadPolicy, mut add: impl FnMut(ShardId, u64)) {
+pub(crate) fn entry_units(
+    e: &Entry,
+    replicas: &[ShardId],
+    reads: ReadPolicy,
+    mut add: impl FnMut(ShardId, u64),
+) {
     let rf = replicas.len() as u64;
     match reads {
         ReadPolicy::Leader => add(replicas[0], e.reads * rf),
@@ -297,7 +334,10 @@ impl Sweep {
     }
 
     fn merge(mut self, other: Sweep) -> Sweep {
-        self.totals.iter_mut().zip(&other.totals).for_each(|(a, b)| *a += b);
+        self.totals
+            .iter_mut()
+            .zip(&other.totals)
+            .for_each(|(a, b)| *a += b);
         self.broadcast_total += other.broadcast_total;
         self.busiest.extend(other.busiest);
         self
@@ -306,18 +346,30 @@ impl Sweep {
 
 /// The load of `part` on `traffic` with `policy`. Errors when the layout cannot place
 /// `policy.replicas` distinct replicas of a key.
-pub fn evaluate(part: &dyn Partitioner, traffic: &Traffic, policy: ReplicaPolicy) -> Result<LayoutLoad, AnalysisError> {
+pub fn evaluate(
+    part: &dyn Partitioner,
+    traffic: &Traffic,
+    policy: ReplicaPolicy,
+) -> Result<LayoutLoad, AnalysisError> {
     let table = ReplicaTable::new(part, traffic, policy.replicas)?;
     Ok(evaluate_with(part, &[], traffic, policy, &table))
 }
 
 /// The load of `part`, whose shards `failed` own nothing, with the replicas of `table`
 /// (which must be `part`'s, for `policy.replicas` replicas).
-pub fn evaluate_with(part: &dyn Partitioner, failed: &[ShardId], traffic: &Traffic, policy: ReplicaPolicy, table: &ReplicaTable) -> LayoutLoad {
+pub fn evaluate_with(
+    part: &dyn Partitioner,
+    failed: &[ShardId],
+    traffic: &Traffic,
+    policy: ReplicaPolicy,
+    table: &ReplicaTable,
+) -> LayoutLoad {
     let rf = table.rf;
     let shards = part.shard_count() as usize;
     let live = part.shard_count() - failed.len() as u32;
-    let first_live = (0..part.shard_count()).find(|s| !failed.contains(s)).unwrap_or(0);
+    let first_live = (0..part.shard_count())
+        .find(|s| !failed.contains(s))
+        .unwrap_or(0);
     let rf64 = u64::from(rf);
     let entries = traffic.entries();
     let scans = traffic.scans();
@@ -352,7 +404,14 @@ pub fn evaluate_with(part: &dyn Partitioner, failed: &[ShardId], traffic: &Traff
             *units += sweep.broadcast_total;
         }
     }
-    LayoutLoad::from_windows(rf, traffic, sweep.busiest, first_live, shard_units, table.bytes_per_shard(traffic, shards))
+    LayoutLoad::from_windows(
+        rf,
+        traffic,
+        sweep.busiest,
+        first_live,
+        shard_units,
+        table.bytes_per_shard(traffic, shards),
+    )
 }
 
 impl LayoutLoad {
@@ -370,9 +429,22 @@ impl LayoutLoad {
         busiest.sort_unstable_by_key(|b| b.0);
         let peak = busiest
             .iter()
-            .fold((0u64, 0u32, first_live), |best, &(w, units, s)| if units > best.0 { (units, w, s) } else { best });
+            .fold((0u64, 0u32, first_live), |best, &(w, units, s)| {
+                if units > best.0 {
+                    (units, w, s)
+                } else {
+                    best
+                }
+            });
         let p99 = nearest_rank_p99(busiest.iter().map(|b| b.1).collect(), traffic.windows());
-        LayoutLoad { replicas, window_secs: traffic.window_secs(), peak, p99, shard_units, shard_bytes }
+        LayoutLoad {
+            replicas,
+            window_secs: traffic.window_secs(),
+            peak,
+            p99,
+            shard_units,
+            shard_bytes,
+        }
     }
 }
 
