@@ -50,6 +50,10 @@ pub enum Command {
     /// Rewrite a trace in another format, preserving every event.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
+    /// How many shards each scheme needs for a workload's peak rates, grown, replicated and
+    /// surviving failures; writes plan.csv.
+    #[command(after_help = crate::plan::PLAN_EXAMPLES)]
+    Plan(crate::plan::PlanArgs),
 }
 
 const INSPECT_EXAMPLES: &str = "\

@@ -4,6 +4,7 @@ mod cli;
 mod convert;
 mod gen;
 mod inspect;
+mod plan;
 mod progress;
 mod run;
 mod sweep;

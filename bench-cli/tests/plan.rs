@@ -1,0 +1,343 @@
+//! End-to-end tests of `shardlab plan`: the binary on small workloads and traces.
+
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn shardlab() -> Command {
+    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
+}
+
+/// `plan.csv` as a header and rows of cells.
+fn plan_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(dir.join("plan.csv")).unwrap();
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+#[test]
+fn a_plan_writes_plan_csv_and_a_balanced_scheme_needs_rate_times_growth_over_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plan");
+    // 100,000 uniform requests/s; a shard serves 12,500 at 80%: 10,000. Formula: 10 and 20.
+    let assert = shardlab()
+        .args([
+            "plan",
+            "--workload",
+            "uniform:keys=1000000",
+            "--rate",
+            "100000",
+            "--events",
+            "100000",
+        ])
+        .args([
+            "--capacity",
+            "12500",
+            "--growth",
+            "1,2",
+            "--schemes",
+            "hash,ring:vnodes=16",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(stdout.contains("busiest 1 s window 100,000/s"), "{stdout}");
+    assert!(
+        stdout.contains("limit per shard: 10,000 requests/s"),
+        "{stdout}"
+    );
+    let (header, rows) = plan_csv(&out);
+    assert_eq!(
+        header[..10].join(","),
+        "workload,scheme,growth,replicas,failures,shards_needed,binding,peak_rate_per_shard,hottest_share,moved_fraction_from_current"
+    );
+    assert_eq!(rows.len(), 4);
+    let (scheme, growth, needed) = (
+        column(&header, "scheme"),
+        column(&header, "growth"),
+        column(&header, "shards_needed"),
+    );
+    for row in &rows[..2] {
+        let n: u32 = row[needed].parse().unwrap();
+        let formula = if row[growth] == "1" { 10 } else { 20 };
+        assert_eq!(row[scheme], "hash");
+        assert!(n.abs_diff(formula) <= 1, "{row:?}");
+    }
+    // 16 vnodes spread worse than mod-N: more shards at the same growth.
+    let n = |i: usize| rows[i][needed].parse::<u32>().unwrap();
+    assert!(n(2) > n(0) && n(3) > n(1), "{rows:?}");
+    assert!(out.join("manifest.json").exists());
+}
+
+#[test]
+fn a_key_above_capacity_is_named_with_what_would_work_and_three_spread_replicas_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = [
+        "plan",
+        "--workload",
+        "hotspot:keys=1000,hot=0.001,traffic=0.5",
+        "--rate",
+        "10000",
+        "--events",
+        "20000",
+    ];
+    let out = dir.path().join("one");
+    let assert = shardlab()
+        .args(base)
+        .args(["--capacity", "5000", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("No shard count works: key '0' alone needs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("What would work: --replicas 2 --reads any") && stdout.contains("cache"),
+        "{stdout}"
+    );
+    let (header, rows) = plan_csv(&out);
+    let (needed, binding, key) = (
+        column(&header, "shards_needed"),
+        column(&header, "binding"),
+        column(&header, "hot_key"),
+    );
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows.iter()
+            .all(|r| r[needed].is_empty() && r[binding] == "hot_key" && r[key] == "0"),
+        "{rows:?}"
+    );
+    let out = dir.path().join("three");
+    shardlab()
+        .args(base)
+        .args([
+            "--capacity",
+            "5000",
+            "--replicas",
+            "3",
+            "--reads",
+            "any",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let (_, rows) = plan_csv(&out);
+    assert!(rows.iter().all(|r| r[needed] == "3"), "{rows:?}");
+}
+
+#[test]
+fn a_trace_burst_sets_the_peak_rate_in_the_trace_time_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("burst.csv");
+    let mut file = std::fs::File::create(&trace).unwrap();
+    writeln!(file, "timestamp,key").unwrap();
+    // 20 seconds of 10 events, except second 7 with 1,000 (1,190 events, mean 59.5/s);
+    // timestamps in milliseconds.
+    for second in 0..20u64 {
+        let n = if second == 7 { 1_000 } else { 10 };
+        for i in 0..n {
+            writeln!(file, "{},k{i}", second * 1_000 + i * 1_000 / n).unwrap();
+        }
+    }
+    drop(file);
+    let out = dir.path().join("plan");
+    let assert = shardlab()
+        .args(["plan", "--trace"])
+        .arg(&trace)
+        .args([
+            "--time-unit",
+            "ms",
+            "--capacity",
+            "500",
+            "--schemes",
+            "hash",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("busiest 1 s window 1,000/s") && stdout.contains("mean 60/s"),
+        "{stdout}"
+    );
+    let (header, rows) = plan_csv(&out);
+    // ceil(1,000 / 400) = 3 shards at least, though the mean would fit on one.
+    assert_eq!(rows[0][column(&header, "balanced_shards")], "3");
+    assert!(
+        rows[0][column(&header, "shards_needed")]
+            .parse::<u32>()
+            .unwrap()
+            >= 3
+    );
+}
+
+#[test]
+fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys_only = dir.path().join("keys.csv");
+    std::fs::write(&keys_only, "key\na\nb\n").unwrap();
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (
+            vec!["--workload", "uniform", "--capacity", "10"],
+            1,
+            "has no rate",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform:rate=5",
+                "--rate",
+                "6",
+                "--capacity",
+                "10",
+            ],
+            1,
+            "give the rate once",
+        ),
+        (
+            vec!["--workload", "uniform", "--rate", "5", "--capacity", "0"],
+            2,
+            "--capacity",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--growth",
+                "1,abc",
+            ],
+            1,
+            "--growth: 'abc'",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--rate-window",
+                "1.5s",
+            ],
+            1,
+            "--rate-window",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--headroom",
+                "1.5",
+            ],
+            2,
+            "--headroom",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--replicas",
+                "3",
+                "--max-shards",
+                "2",
+            ],
+            1,
+            "--max-shards",
+        ),
+        (
+            vec!["--trace", "/nonexistent/trace.csv", "--capacity", "10"],
+            1,
+            "/nonexistent/trace.csv",
+        ),
+        (
+            vec!["--trace", keys_only.to_str().unwrap(), "--capacity", "10"],
+            1,
+            "has no timestamp",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--schemes",
+                "rung",
+            ],
+            1,
+            "unknown scheme 'rung'",
+        ),
+    ];
+    for (args, code, needle) in cases {
+        let out = dir.path().join("never");
+        let assert = shardlab()
+            .arg("plan")
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .arg("--quiet")
+            .assert()
+            .code(code);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn an_existing_output_directory_is_refused_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "plan",
+        "--workload",
+        "uniform:keys=100",
+        "--rate",
+        "100",
+        "--events",
+        "200",
+        "--capacity",
+        "100",
+        "--quiet",
+        "--out",
+    ];
+    shardlab().args(args).arg(dir.path()).assert().code(1);
+    shardlab()
+        .args(args)
+        .arg(dir.path())
+        .arg("--force")
+        .assert()
+        .success();
+    assert!(dir.path().join("plan.csv").exists());
+}
