@@ -19,6 +19,7 @@ fn main() {
         cli::Command::Inspect(args) => inspect::run(args),
         cli::Command::Gen(args) => gen::run(args),
         cli::Command::Convert(args) => convert::run(args),
+        cli::Command::Plan(args) => plan::plan(args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {
