@@ -646,3 +646,24 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     };
     assert!((0..7).all(|s| figures(s) == figures(6)));
 }
+
+#[test]
+fn the_readme_binding_table_matches_the_binding_reasons() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let table = readme
+        .split("<!-- binding-table")
+        .nth(1)
+        .and_then(|s| s.split("<!-- end binding-table -->").next())
+        .expect("README has a binding table");
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), Binding::ALL.len());
+    for (row, b) in rows.iter().zip(Binding::ALL) {
+        let expected = format!(
+            "| `{}` | {} |",
+            b.name(),
+            b.definition().replace('|', "\\|")
+        );
+        assert_eq!(*row, expected);
+    }
+}

@@ -48,14 +48,9 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<TraceFormat>,
 
-    /// How the trace is read.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub read: TraceArgs,
-
     /// Unit of csv and text trace timestamps: s, ms, us or ns [default: us]. Other formats
     /// define their own unit.
-    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "ns"])]
+    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "ns"], help_heading = "Trace reading")]
     pub time_unit: Option<String>,
 
     /// Events per second: places event i at i/R seconds (synthetic workloads, or a trace
@@ -142,6 +137,11 @@ pub struct PlanArgs {
     /// No progress bar and no table on stdout.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// How the trace is read.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub read: TraceArgs,
 }
 
 /// Runs `shardlab plan`.

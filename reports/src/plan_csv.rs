@@ -145,6 +145,13 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_lists_the_plan_csv_columns() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        assert!(readme.contains(&format!("`{PLAN_HEADER}`")));
+    }
+
+    #[test]
     fn an_infeasible_row_has_an_empty_shard_count_and_says_why() {
         let r = PlanRow {
             shards_needed: None,
