@@ -12,6 +12,7 @@ use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
 use reports::{exporters, Manifest, RunReport};
 use workloads::trace::{TraceFormat, TraceOptions};
+use workloads::inspect::{InspectConfig, Profiler};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
@@ -84,6 +85,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "machine": machine(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
             "shards_and_targets": sweep,
+            "trace_profile": trace.as_ref().map(profile_trace).transpose()?,
             "chunk_events": base.chunk_events,
             "latency_sample_keys": base.latency_sample,
         }),
@@ -218,4 +220,20 @@ fn machine() -> serde_json::Value {
         "arch": std::env::consts::ARCH,
         "cpu": cpu,
     })
+}
+
+/// The `shardlab inspect` figures of the trace, for the report's account of what was run.
+fn profile_trace(trace: &TraceInput) -> Result<serde_json::Map<String, serde_json::Value>> {
+    let mut profiler = Profiler::new(&InspectConfig::default());
+    let mut source = workloads::trace::open(&trace.opts)?;
+    let mut chunk = workloads::EventChunk::with_capacity(1 << 16);
+    loop {
+        chunk.clear();
+        if source.fill(&mut chunk, 1 << 16)? == 0 {
+            break;
+        }
+        profiler.add_chunk(&chunk);
+    }
+    let profile = profiler.finish(trace.format.time_unit_ns());
+    Ok(profile.rows().into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k, serde_json::Value::from(v))).collect())
 }

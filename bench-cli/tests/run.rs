@@ -254,3 +254,15 @@ fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_c
         }
     }
 }
+
+#[test]
+fn a_trace_run_reports_the_inspect_figures_of_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    shardlab().args(["run", "--key-type", "u64", "--no-latency", "--quiet", "--trace"]).arg(fixture("exact_trace.csv")).arg("--out").arg(&out).assert().success();
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["parameters"]["trace_profile"]["events"], "12");
+    assert_eq!(manifest["parameters"]["trace_profile"]["scans"], "3");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("### The trace (shardlab inspect)") && md.contains("| monotonicity |"), "{md}");
+}

@@ -149,7 +149,9 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
         ("schemes".to_string(), data.schemes().join(", ")),
     ];
     let mut params = Vec::new();
-    flatten("", &m.parameters, &mut params);
+    let mut parameters = m.parameters.clone();
+    let profile = parameters.as_object_mut().and_then(|p| p.remove("trace_profile"));
+    flatten("", &parameters, &mut params);
     facts.extend(
         params
             .into_iter()
@@ -160,6 +162,15 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
         rows: facts.into_iter().map(|(k, v)| vec![k, v]).collect(),
         numeric_from: 2,
     });
+
+    if let Some(serde_json::Value::Object(rows)) = profile {
+        b.push(Block::Heading(3, "The trace (shardlab inspect)".into()));
+        b.push(Block::Table {
+            header: vec!["figure".into(), "value".into()],
+            rows: rows.iter().map(|(k, v)| vec![k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)]).collect(),
+            numeric_from: 1,
+        });
+    }
 
     b.push(Block::Heading(3, "Workloads".into()));
     let rows = data
