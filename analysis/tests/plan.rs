@@ -548,7 +548,7 @@ fn bad_plan_options_are_refused_with_the_option_named() {
             "--max-shards",
         ),
     ] {
-        let err = plan_traffic(&traffic, "t", KeyType::U64, &schemes, &cfg)
+        let err = plan_traffic(traffic, "t", KeyType::U64, &schemes, &cfg)
             .unwrap_err()
             .to_string();
         assert!(err.contains(needle), "{err}");

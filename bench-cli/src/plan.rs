@@ -189,6 +189,8 @@ pub fn plan(args: PlanArgs) -> Result<()> {
 
     let rows: Vec<_> = plans.iter().flat_map(|p| p.rows.iter().cloned()).collect();
     let csv = reports::plan_csv::plan_csv(&rows)?;
+    // Fields the manifest gains later keep their defaults here.
+    #[allow(clippy::needless_update)]
     let manifest = Manifest {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -331,7 +333,11 @@ fn trace_input(args: &PlanArgs, given: &Path, window_ns: u64) -> Result<PlanInpu
     };
     let opened = workloads::trace::open_detected(&opts)?;
     let clock = match (args.rate, &args.time_unit) {
-        (Some(rate), _) => Clock::Rate {
+        (Some(_), Some(_)) => bail!(
+            "--rate places the trace's events evenly in time and --time-unit reads its \
+             timestamps; give one of them"
+        ),
+        (Some(rate), None) => Clock::Rate {
             events_per_sec: rate,
         },
         (None, Some(unit)) => Clock::Timestamps {

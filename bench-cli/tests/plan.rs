@@ -287,6 +287,20 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
         ),
         (
             vec![
+                "--trace",
+                keys_only.to_str().unwrap(),
+                "--capacity",
+                "10",
+                "--rate",
+                "5",
+                "--time-unit",
+                "s",
+            ],
+            1,
+            "give one of them",
+        ),
+        (
+            vec![
                 "--workload",
                 "uniform",
                 "--rate",

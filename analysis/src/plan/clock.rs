@@ -74,7 +74,7 @@ impl Windows {
         }
         let ticks = match clock {
             Clock::Timestamps { nanos_per_tick } => {
-                if nanos_per_tick == 0 || window_ns % nanos_per_tick != 0 {
+                if nanos_per_tick == 0 || !window_ns.is_multiple_of(nanos_per_tick) {
                     return Err(AnalysisError::Config(format!(
                         "--rate-window of {window_ns} ns is not a whole number of the trace's time unit \
                          ({nanos_per_tick} ns); choose a window in whole units"

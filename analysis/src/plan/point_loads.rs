@@ -13,6 +13,10 @@ use crate::{Partitioner, ShardId, ShardSet};
 /// The most counters a [`PointLoads`] may hold (128 MiB).
 pub const MAX_CELLS: usize = 1 << 24;
 
+/// Per window with traffic: (window, busiest units, busiest shard, scan units by shard,
+/// units every live shard received from scans that contacted them all).
+type GroupLoad = (u32, u64, ShardId, Vec<(ShardId, u64)>, u64);
+
 /// Units of point requests per window with traffic and shard, and stored bytes per shard.
 #[derive(Clone, Debug)]
 pub struct PointLoads {
@@ -94,8 +98,7 @@ impl PointLoads {
             .find(|s| !failed.contains(s))
             .unwrap_or(0);
         let scans = traffic.scans();
-        // Per group: (window, busiest units, busiest shard, scan units by shard, broadcast units).
-        let per_group: Vec<(u32, u64, ShardId, Vec<(ShardId, u64)>, u64)> = traffic
+        let per_group: Vec<GroupLoad> = traffic
             .groups()
             .par_iter()
             .enumerate()

@@ -66,6 +66,9 @@ pub struct Traffic {
     events: u64,
 }
 
+/// A scan before windows are numbered: (absolute window, start, end).
+type RawScan = (u64, Box<[u8]>, Box<[u8]>);
+
 /// What [`Traffic::read`] collects before the windows are numbered from the first one.
 #[derive(Default)]
 struct Collector {
@@ -75,7 +78,8 @@ struct Collector {
     counts: KeyCounts,
     /// (absolute window, key) -> (reads, writes).
     cells: HashMap<(u64, u32), (u64, u64), Xxh3DefaultBuilder>,
-    scans: Vec<(u64, Box<[u8]>, Box<[u8]>)>,
+    /// (absolute window, start, end) of every scan.
+    scans: Vec<RawScan>,
     warmup_keys: HashSet<Vec<u8>, Xxh3DefaultBuilder>,
     events: u64,
 }
@@ -387,7 +391,10 @@ mod tests {
     use workloads::Event;
 
     /// A source over fixed events.
-    struct Fixed(Vec<(Op, &'static [u8], Option<u64>, Option<u32>)>, usize);
+    struct Fixed(Vec<FixedEvent>, usize);
+
+    /// (op, key, timestamp, size).
+    type FixedEvent = (Op, &'static [u8], Option<u64>, Option<u32>);
 
     impl EventSource for Fixed {
         fn fill(
