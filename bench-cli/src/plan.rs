@@ -8,7 +8,7 @@ use std::time::Instant;
 use analysis::plan::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
 use analysis::plan::{plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan};
 use analysis::replay::{Progress, WorkloadInput};
-use analysis::schemes::SchemeSpec;
+use analysis::schemes::{BuildContext, SchemeSpec};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use reports::manifest::{now_utc, InputFile};
@@ -152,6 +152,16 @@ pub fn plan(args: PlanArgs) -> Result<()> {
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
     if schemes.is_empty() {
         bail!("--schemes is empty; valid schemes: range, hash, ring, salted");
+    }
+    analysis::plan::check_schemes(&schemes)?;
+    let ctx = BuildContext {
+        shards: 1,
+        warmup_keys: &[],
+        key_type: KeyType::Bytes,
+    };
+    for s in &schemes {
+        s.validate(&ctx)
+            .with_context(|| format!("checking scheme '{}'", s.label()))?;
     }
     let window_ns =
         parse_duration_ns(&args.rate_window).map_err(|e| anyhow::anyhow!("--rate-window {e}"))?;

@@ -313,6 +313,34 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
             1,
             "unknown scheme 'rung'",
         ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--schemes",
+                "range-dynamic",
+            ],
+            1,
+            "plan cannot size 'range-dynamic' yet",
+        ),
+        (
+            vec![
+                "--workload",
+                "uniform",
+                "--rate",
+                "5",
+                "--capacity",
+                "10",
+                "--schemes",
+                "ring:vnodes=0",
+            ],
+            1,
+            "vnodes",
+        ),
     ];
     for (args, code, needle) in cases {
         let out = dir.path().join("never");

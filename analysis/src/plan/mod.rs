@@ -279,6 +279,7 @@ pub fn plan_traffic(
     cfg: &PlanConfig,
 ) -> Result<Vec<PlanRow>, AnalysisError> {
     cfg.check()?;
+    check_schemes(schemes)?;
     let mut rows = Vec::with_capacity(schemes.len() * cfg.growth.len());
     for spec in schemes {
         let mut search = SchemeSearch::new(spec, traffic, cfg, workload, key_type)?;
@@ -287,6 +288,18 @@ pub fn plan_traffic(
         }
     }
     Ok(rows)
+}
+
+/// Refuses schemes a plan cannot size: those whose layout changes while events replay.
+pub fn check_schemes(schemes: &[SchemeSpec]) -> Result<(), AnalysisError> {
+    match schemes.iter().find(|s| s.is_dynamic()) {
+        Some(s) => Err(AnalysisError::Config(format!(
+            "plan cannot size '{}' yet: its ranges split, merge and move while the trace replays, so \
+             it has no fixed layout per shard count; `shardlab run` measures its node loads",
+            s.label()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Reads a workload (with a warm-up when a scheme learns boundaries, as `run` does) and plans
@@ -299,6 +312,7 @@ pub fn plan_workload(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<WorkloadPlan, AnalysisError> {
     cfg.check()?;
+    check_schemes(schemes)?;
     let mut source = (input.open)()?;
     let learns = schemes.iter().any(SchemeSpec::needs_warmup);
     let total = match source.len_hint() {
