@@ -2,8 +2,14 @@
 //! from one run: `cargo bench -p analysis --bench lookup`.
 //!
 //! Every measurement routes a batch of [`BATCH`] pre-built random keys (splitmix64, fixed
-//! seed) and reports time per key (`Throughput::Elements`). Keys, boundaries and structures
-//! are built outside the timed loop; results go through `black_box`.
+//! seed) and reports time per key (`Throughput::Elements`). The batch is large (8 MiB of
+//! keys) so that the lookups touch the whole structure, as the keys of a trace do: a small
+//! batch repeated would keep just the paths it touches in cache and flatter every layout.
+//! Keys, boundaries and structures are built outside the timed loop; results go through
+//! `black_box`.
+
+// criterion_group! and criterion_main! generate undocumented functions.
+#![allow(missing_docs)]
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -16,10 +22,12 @@ use analysis::schemes::range::RangePartitioner;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::salted::SaltedRangePartitioner;
 use analysis::{Partitioner, ShardId};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 
 /// Keys routed per timed iteration.
-const BATCH: usize = 4096;
+const BATCH: usize = 1 << 20;
 
 /// Range counts of the range groups.
 const RANGES: [usize; 3] = [1_000, 100_000, 1_000_000];
@@ -55,7 +63,6 @@ fn range_partitioner(splits: &[u64]) -> RangePartitioner {
     RangePartitioner::from_splits("range", SHARDS, splits).unwrap()
 }
 
-
 /// Runs `route` over the batch of keys as one timed iteration.
 fn bench_keys<K>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
@@ -78,12 +85,17 @@ fn bench_keys<K>(
 /// Random `u64` keys against `n` ranges: the range index (predecessor search).
 fn range_lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("range_lookup");
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(BATCH as u64));
     let keys = splitmix(7, BATCH);
     let byte_keys: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
     for n in RANGES {
         let splits = split_points(n);
-        let tree: BTreeMap<u64, u32> = splits.iter().enumerate().map(|(i, &s)| (s, i as u32 + 1)).collect();
+        let tree: BTreeMap<u64, u32> = splits
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32 + 1))
+            .collect();
         let radix = RadixIndex::new(&splits);
         let range = range_partitioner(&splits);
         let starts = range.starts().to_vec();
@@ -112,6 +124,7 @@ fn merge_walk(c: &mut Criterion) {
     let mut keys = splitmix(11, 1 << 20);
     keys.sort_unstable();
     let byte_keys: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(keys.len() as u64));
     for n in RANGES {
         let splits = split_points(n);
@@ -120,7 +133,10 @@ fn merge_walk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("partition_point", n), |b| {
             b.iter(|| {
                 out.clear();
-                out.extend(keys.iter().map(|&x| splits.partition_point(|&s| s <= x) as ShardId));
+                out.extend(
+                    keys.iter()
+                        .map(|&x| splits.partition_point(|&s| s <= x) as ShardId),
+                );
                 black_box(out.len())
             })
         });
@@ -152,13 +168,21 @@ fn merge_walk(c: &mut Criterion) {
 /// Mod-N hashing of 8-byte keys: the scheme against the crate's XXH3 and `%`.
 fn hash_lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("hash_lookup");
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(BATCH as u64));
-    let keys: Vec<[u8; 8]> = splitmix(13, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let keys: Vec<[u8; 8]> = splitmix(13, BATCH)
+        .iter()
+        .map(|k| k.to_be_bytes())
+        .collect();
     let hash = ModHashPartitioner::new("hash", SHARDS).unwrap();
     let n = u64::from(black_box(SHARDS));
-    bench_keys(&mut group, "xxh3_crate_mod_n", SHARDS as usize, &keys, |k| {
-        (xxhash_rust::xxh3::xxh3_64(k) % n) as usize
-    });
+    bench_keys(
+        &mut group,
+        "xxh3_crate_mod_n",
+        SHARDS as usize,
+        &keys,
+        |k| (xxhash_rust::xxh3::xxh3_64(k) % n) as usize,
+    );
     bench_keys(&mut group, "hash_shard_of", SHARDS as usize, &keys, |k| {
         hash.shard_of(k) as usize
     });
@@ -168,8 +192,12 @@ fn hash_lookup(c: &mut Criterion) {
 /// A ring of 16 shards x 256 vnodes: the scheme against hash + `partition_point`.
 fn ring_lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("ring_lookup");
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(BATCH as u64));
-    let keys: Vec<[u8; 8]> = splitmix(17, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let keys: Vec<[u8; 8]> = splitmix(17, BATCH)
+        .iter()
+        .map(|k| k.to_be_bytes())
+        .collect();
     let ring = RingPartitioner::new("ring", SHARDS, 256).unwrap();
     let points = ring.points().to_vec();
     let n = points.len();
@@ -178,7 +206,9 @@ fn ring_lookup(c: &mut Criterion) {
         let i = points.partition_point(|p| p.0 < h);
         points.get(i).unwrap_or(&points[0]).1 as usize
     });
-    bench_keys(&mut group, "ring_shard_of", n, &keys, |k| ring.shard_of(k) as usize);
+    bench_keys(&mut group, "ring_shard_of", n, &keys, |k| {
+        ring.shard_of(k) as usize
+    });
     group.finish();
 }
 
@@ -186,25 +216,43 @@ fn ring_lookup(c: &mut Criterion) {
 /// old salted path (salt into a small vector, then the inner lookup).
 fn salted_lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("salted_lookup");
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(BATCH as u64));
-    let keys: Vec<[u8; 8]> = splitmix(19, BATCH).iter().map(|k| k.to_be_bytes()).collect();
+    let keys: Vec<[u8; 8]> = splitmix(19, BATCH)
+        .iter()
+        .map(|k| k.to_be_bytes())
+        .collect();
     let warmup: Vec<Vec<u8>> = {
-        let mut w: Vec<Vec<u8>> = splitmix(23, 400_000).iter().map(|k| k.to_be_bytes().to_vec()).collect();
+        let mut w: Vec<Vec<u8>> = splitmix(23, 400_000)
+            .iter()
+            .map(|k| k.to_be_bytes().to_vec())
+            .collect();
         w.sort_unstable();
         w
     };
     for per_shard in [8u64, 6_250] {
-        let salted = SaltedRangePartitioner::learn("salted", SHARDS, SHARDS, per_shard, &warmup).unwrap();
+        let salted =
+            SaltedRangePartitioner::learn("salted", SHARDS, SHARDS, per_shard, &warmup).unwrap();
         let ranges = salted.inner().range_count();
         let range = RangePartitioner::learn("range", SHARDS, per_shard, &warmup).unwrap();
         let inner = salted.inner().clone();
         let starts = inner.starts().to_vec();
-        bench_keys(&mut group, "range_shard_of", ranges, &keys, |k| range.shard_of(k) as usize);
-        bench_keys(&mut group, "salted_shard_of", ranges, &keys, |k| salted.shard_of(k) as usize);
-        bench_keys(&mut group, "salt_then_partition_point", ranges, &keys, |k| {
-            let s = salted.salt(k);
-            inner.owners()[starts.partition_point(|x| x.as_slice() <= &s[..]) - 1] as usize
+        bench_keys(&mut group, "range_shard_of", ranges, &keys, |k| {
+            range.shard_of(k) as usize
         });
+        bench_keys(&mut group, "salted_shard_of", ranges, &keys, |k| {
+            salted.shard_of(k) as usize
+        });
+        bench_keys(
+            &mut group,
+            "salt_then_partition_point",
+            ranges,
+            &keys,
+            |k| {
+                let s = salted.salt(k);
+                inner.owners()[starts.partition_point(|x| x.as_slice() <= &s[..]) - 1] as usize
+            },
+        );
     }
     group.finish();
 }
@@ -213,8 +261,8 @@ criterion_group! {
     name = lookups;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .sample_size(30);
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(10);
     targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup
 }
 criterion_main!(lookups);

@@ -379,7 +379,12 @@ impl Partitioner for RangePartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.owners[self.range_index_of(key)]
+        match key.first_chunk::<8>() {
+            Some(head) if self.index.is_u64_exact() => {
+                self.owners[self.index.rank_le_u64(u64::from_be_bytes(*head))]
+            }
+            _ => self.owners[self.range_index_of(key)],
+        }
     }
 
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
