@@ -190,7 +190,7 @@ pub struct InspectArgs {
     pub force: bool,
 
     /// Keys listed in the top-keys table.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub top: u64,
 
     /// Distinct keys counted exactly before switching to a hash sample (then estimated).

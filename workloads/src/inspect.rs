@@ -1,6 +1,7 @@
 //! What `shardlab inspect` says about a trace, computed in one streaming pass in bounded
 //! memory: events and op mix, distinct keys (exact up to a limit, then estimated), the
-//! heaviest keys (space-saving sketch), a Zipf fit, monotonicity, time span and rate, key and
+//! heaviest keys (exact while the key table is; beyond its limit, the sampled keys merged with
+//! a space-saving sketch of the others), a Zipf fit, monotonicity, time span and rate, key and
 //! value sizes, and scans.
 //!
 //! Keys are counted over every event; a scan counts its start key. Percentiles come from HDR
@@ -21,9 +22,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::key::decode_u64;
-use crate::stats::{
-    zipf_fit, Estimate, HeavyHitter, KeyTable, SpaceSaving, ZipfFit, DEFAULT_DISTINCT_LIMIT,
-};
+use crate::stats::{zipf_fit, Estimate, HeavyHitter, KeyTable, ZipfFit, DEFAULT_DISTINCT_LIMIT};
 use crate::{Event, EventChunk, KeyType, Op};
 
 /// How a trace is profiled.
@@ -31,8 +30,6 @@ use crate::{Event, EventChunk, KeyType, Op};
 pub struct InspectConfig {
     /// Distinct keys counted exactly before sampling.
     pub distinct_limit: usize,
-    /// Counters of the heavy-key sketch.
-    pub sketch_counters: usize,
     /// Keys listed in the top-keys table.
     pub top: usize,
 }
@@ -41,7 +38,6 @@ impl Default for InspectConfig {
     fn default() -> Self {
         InspectConfig {
             distinct_limit: DEFAULT_DISTINCT_LIMIT,
-            sketch_counters: 4096,
             top: 10,
         }
     }
@@ -53,7 +49,6 @@ pub struct Profiler {
     events: u64,
     ops: [u64; 4],
     keys: KeyTable,
-    heavy: SpaceSaving,
     time: Option<Extremes>,
     timed: u64,
     time_decreases: u64,
@@ -220,7 +215,6 @@ impl Profiler {
             events: 0,
             ops: [0; 4],
             keys: KeyTable::with_limit(cfg.distinct_limit),
-            heavy: SpaceSaving::new(cfg.sketch_counters.max(cfg.top)),
             time: None,
             timed: 0,
             time_decreases: 0,
@@ -246,7 +240,6 @@ impl Profiler {
     pub fn add(&mut self, e: &Event<'_>) {
         self.ops[Op::ALL.iter().position(|op| *op == e.op).unwrap_or(0)] += 1;
         self.keys.add(e.key, 1);
-        self.heavy.add(e.key, 1);
         self.key_sizes.record(e.key.len() as u64);
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());
@@ -278,14 +271,14 @@ impl Profiler {
             self.last_time = Some(t);
         }
         if self.events > 0 {
-            if e.key > self.prev_key.as_slice() {
+            if greater(e.key, &self.prev_key) {
                 self.increases += 1;
             }
-            if e.key > self.max_key.as_slice() {
+            if greater(e.key, &self.max_key) {
                 self.new_max += 1;
             }
         }
-        if self.events == 0 || e.key > self.max_key.as_slice() {
+        if self.events == 0 || greater(e.key, &self.max_key) {
             self.max_key.clear();
             self.max_key.extend_from_slice(e.key);
         }
@@ -298,7 +291,7 @@ impl Profiler {
     pub fn finish(self, time_unit_ns: Option<u64>) -> TraceProfile {
         let events = self.events;
         let top_keys = self
-            .heavy
+            .keys
             .top(self.cfg.top)
             .into_iter()
             .enumerate()
@@ -310,20 +303,30 @@ impl Profiler {
                 share: count as f64 / events.max(1) as f64,
             })
             .collect();
-        let mut counts: Vec<u64> = if self.keys.is_exact() {
-            self.keys
+        // Popularity ranks for the Zipf fit: every count while exact; once sampling, the keys
+        // above the rank floor, where the list of top keys is complete.
+        let counts: Vec<u64> = if self.keys.is_exact() {
+            let mut counts: Vec<u64> = self
+                .keys
                 .iter()
                 .map(|(_, n)| n)
                 .filter(|&n| n >= zipf_fit::MIN_COUNT)
-                .collect()
+                .collect();
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            counts
         } else {
-            self.heavy
-                .top(self.heavy.capacity())
+            // Guaranteed counts (count - error) above the floor: every key above it is listed.
+            let floor = self.keys.rank_floor();
+            let mut counts: Vec<u64> = self
+                .keys
+                .top(zipf_fit::MAX_RANKS)
                 .iter()
-                .map(|h| h.count)
-                .collect()
+                .map(|h| h.count - h.error)
+                .filter(|&c| c > floor)
+                .collect();
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            counts
         };
-        counts.sort_unstable_by(|a, b| b.cmp(a));
         let pairs = events.saturating_sub(1);
         let pair_share = |n: u64| (pairs > 0).then(|| n as f64 / pairs as f64);
         TraceProfile {
@@ -478,11 +481,104 @@ impl TraceProfile {
     }
 }
 
+/// `a > b` in byte order; 8-byte keys (every integer key) compare as integers, without a
+/// call to `memcmp`.
+#[inline]
+fn greater(a: &[u8], b: &[u8]) -> bool {
+    match (<[u8; 8]>::try_from(a), <[u8; 8]>::try_from(b)) {
+        (Ok(x), Ok(y)) => u64::from_be_bytes(x) > u64::from_be_bytes(y),
+        _ => a > b,
+    }
+}
+
 /// A number in its shortest round-trip form; whole numbers without a fraction.
 pub fn format_number(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
         format!("{x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{collect, WorkloadSpec};
+
+    fn profile(spec: &str, events: u64, limit: usize) -> TraceProfile {
+        let chunk = collect(
+            WorkloadSpec::parse(spec)
+                .unwrap()
+                .open(5, events)
+                .unwrap()
+                .as_mut(),
+        )
+        .unwrap();
+        let mut p = Profiler::new(&InspectConfig {
+            distinct_limit: limit,
+            top: 10,
+        });
+        p.add_chunk(&chunk);
+        p.finish(Some(1000))
+    }
+
+    #[test]
+    fn exact_and_sampled_profiles_agree_on_what_matters() {
+        let exact = profile(
+            "zipf:keys=100000,s=1.0,scans=0.1,writes=0.2",
+            200_000,
+            10_000_000,
+        );
+        let sampled = profile(
+            "zipf:keys=100000,s=1.0,scans=0.1,writes=0.2",
+            200_000,
+            3_000,
+        );
+        assert!(exact.distinct_keys.is_exact() && !sampled.distinct_keys.is_exact());
+        let d = sampled.distinct_keys;
+        assert!(
+            d.ci_low <= exact.distinct_keys.value && exact.distinct_keys.value <= d.ci_high,
+            "{d:?}"
+        );
+        assert_eq!(exact.top_keys[0].key, sampled.top_keys[0].key);
+        let (a, b) = (exact.zipf.unwrap().s, sampled.zipf.unwrap().s);
+        assert!((a - 1.0).abs() < 0.1 && (b - 1.0).abs() < 0.1, "{a} {b}");
+        assert_eq!(exact.ops, sampled.ops);
+        assert_eq!(exact.scan_len, sampled.scan_len);
+        assert_eq!(exact.monotonicity, sampled.monotonicity);
+    }
+
+    #[test]
+    fn the_profile_counts_ops_times_sizes_and_scans() {
+        let p = profile(
+            "uniform:keys=1000,scans=0.25,scan_len=7,rate=1000,value_size=33",
+            10_000,
+            100,
+        );
+        assert_eq!(p.events, 10_000);
+        let scans = p.op_count(Op::Scan);
+        assert!((2_300..2_700).contains(&scans), "{scans}");
+        let len = p.scan_len.unwrap();
+        assert_eq!((len.min, len.max, len.count), (7, 7, scans));
+        let v = p.value_size.unwrap();
+        assert_eq!((v.min, v.p50, v.max, v.count), (33, 33, 33, 10_000));
+        let t = p.time.unwrap();
+        // rate=1000: event i at i ms, in microseconds; the unit given is 1 us = 1000 ns.
+        assert_eq!(
+            (t.first, t.last, t.span, t.decreases),
+            (0, 9_999_000, 9_999_000, 0)
+        );
+        assert!((t.seconds().unwrap() - 9.999).abs() < 1e-9);
+        let rows = p.rows();
+        let row = |m: &str| {
+            rows.iter()
+                .find(|(k, _)| k == m)
+                .map(|(_, v)| v.clone())
+                .unwrap()
+        };
+        assert_eq!(row("events"), "10000");
+        assert_eq!(row("scan_len_max"), "7");
+        assert_eq!(row("time_span_s"), "9.999");
+        assert_eq!(row("distinct_keys_estimate"), "1");
     }
 }
