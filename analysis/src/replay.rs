@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
+use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
@@ -40,6 +41,8 @@ pub struct ReplayConfig {
     pub latency_sample: usize,
     /// Distinct keys counted exactly before the key metrics switch to a hash sample.
     pub distinct_key_limit: usize,
+    /// Also measure the load after this shard fails (`run --fail`).
+    pub fail: Option<FailTarget>,
 }
 
 impl Default for ReplayConfig {
@@ -53,6 +56,7 @@ impl Default for ReplayConfig {
             latency: Some(LatencyConfig::default()),
             latency_sample: 1 << 16,
             distinct_key_limit: crate::key_counts::DEFAULT_DISTINCT_LIMIT,
+            fail: None,
         }
     }
 }
@@ -144,6 +148,10 @@ pub fn replay_targets(
                 .map(|&m| Ok(remap::measure(part.as_ref(), part.resized(m, &acc.keys)?.as_ref(), &acc.keys)))
                 .collect::<Result<_, AnalysisError>>()?,
         );
+        let extra_metrics = match cfg.fail {
+            Some(target) => failure::measure(part.as_ref(), target, &acc.keys)?.metric_values(),
+            None => Vec::new(),
+        };
         let split = match (spec.kind().name, part.range_starts()) {
             ("range", Some(starts)) => split::measure(starts, &acc.keys),
             _ => None,
@@ -157,7 +165,7 @@ pub fn replay_targets(
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
-            extra_metrics: Vec::new(),
+            extra_metrics,
         });
     }
     if let Some(lcfg) = &cfg.latency {

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::sweep;
+use analysis::metrics::failure::FailTarget;
 use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
@@ -331,6 +332,11 @@ pub struct RunArgs {
     #[arg(short, long, default_value_t = 1_000_000)]
     pub events: u64,
 
+    /// Also measure the load after one shard fails: a shard number, or `worst` (the shard
+    /// whose loss leaves the busiest survivor); adds the fail_* rows to summary.csv.
+    #[arg(long, value_name = "K|worst", value_parser = parse_fail)]
+    pub fail: Option<FailTarget>,
+
     /// Seed of the synthetic workloads (same seed, same events).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -442,4 +448,8 @@ mod tests {
             );
         }
     }
+}
+
+fn parse_fail(s: &str) -> Result<FailTarget, String> {
+    s.parse().map_err(|e: analysis::AnalysisError| e.to_string())
 }

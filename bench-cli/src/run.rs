@@ -46,6 +46,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         warmup_fraction: args.warmup,
         latency: (!args.no_latency).then(LatencyConfig::default),
         distinct_key_limit: args.distinct_limit as usize,
+        fail: args.fail,
         ..ReplayConfig::default()
     };
     let pool = rayon::ThreadPoolBuilder::new()

@@ -266,3 +266,25 @@ fn a_trace_run_reports_the_inspect_figures_of_the_trace() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("### The trace (shardlab inspect)") && md.contains("| monotonicity |"), "{md}");
 }
+
+#[test]
+fn fail_worst_measures_each_scheme_losing_a_shard_by_its_own_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f");
+    shardlab()
+        .args(["run", "--workload", "uniform:keys=100000", "--events", "200000", "--fail", "worst", "--no-latency", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let s = summary(&out);
+    let get = |scheme: &str, m: &str| s[&("uniform:keys=100000".to_string(), scheme.to_string(), m.to_string())].parse::<f64>().unwrap();
+    // mod-N rehashes everything onto 15 shards: about 15/16 of the keys move; the ring and
+    // range hand only the lost shard's keys (about 1/16) to the survivors.
+    assert!((get("hash", "fail_remap_fraction") - 15.0 / 16.0).abs() < 0.01);
+    for scheme in ["ring", "range"] {
+        assert!((get(scheme, "fail_remap_fraction") - 1.0 / 16.0).abs() < 0.02, "{scheme}");
+        assert!(get(scheme, "fail_hottest_surviving_share") >= 1.0 / 15.0);
+    }
+    let assert = shardlab().args(["run", "--workload", "uniform:keys=100", "--events", "1000", "--fail", "x", "--quiet"]).assert().code(2);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("worst"));
+}

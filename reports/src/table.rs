@@ -19,13 +19,20 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
     let mut header = vec!["metric".to_string(), "unit".to_string()];
     header.extend(r.schemes.iter().map(|s| format!("{} ({}->{})", s.scheme, s.shards, s.remap.target_shards)));
     rows.push(header);
-    for m in METRICS {
+    // Common metrics in table order, then the scheme-specific ones in order of appearance.
+    let mut names: Vec<(&str, &str)> = METRICS.iter().map(|m| (m.name, m.unit)).collect();
+    for v in per_scheme.iter().flatten() {
+        if !names.iter().any(|(n, _)| *n == v.name) {
+            names.push((v.name, v.unit));
+        }
+    }
+    for (name, unit) in names {
         let cells: Vec<Option<&MetricValue>> =
-            per_scheme.iter().map(|vals| vals.iter().find(|v| v.name == m.name)).collect();
+            per_scheme.iter().map(|vals| vals.iter().find(|v| v.name == name)).collect();
         if cells.iter().all(Option::is_none) {
             continue;
         }
-        let mut row = vec![m.name.to_string(), m.unit.to_string()];
+        let mut row = vec![name.to_string(), unit.to_string()];
         row.extend(cells.iter().map(|c| c.map_or("n/a".to_string(), |v| human(v))));
         rows.push(row);
     }

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::remap::{self, Remap};
+use super::{MetricDef, MetricValue};
 use crate::placement::{cannot_remove_message, Degraded};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
@@ -79,6 +80,32 @@ pub enum FailureOutcome {
     Measured(FailureLoad),
     /// The scheme cannot remove an arbitrary shard; the sentence says so.
     Unsupported(String),
+}
+
+/// The rows `run --fail` adds to `summary.csv` for each scheme.
+pub static FAILURE_METRICS: &[MetricDef] = &[
+    MetricDef { name: "fail_shard", unit: "shard", definition: "The shard that failed (--fail K, or the worst one)." },
+    MetricDef { name: "fail_remap_fraction", unit: "share", definition: "Distinct keys whose owner changes when that shard is removed by the scheme's own rule." },
+    MetricDef { name: "fail_remap_fraction_traffic", unit: "share", definition: "Point requests whose key changes owner when that shard is removed." },
+    MetricDef { name: "fail_hottest_surviving_share", unit: "share", definition: "Point requests of the busiest surviving shard / all point requests." },
+    MetricDef { name: "fail_hottest_surviving_ratio", unit: "ratio", definition: "fail_hottest_surviving_share x (N-1); 1.0 is a perfect spread over the survivors." },
+];
+
+impl FailureOutcome {
+    /// The [`FAILURE_METRICS`] values; all empty when the scheme cannot remove the shard.
+    pub fn metric_values(&self) -> Vec<MetricValue> {
+        let values = match self {
+            FailureOutcome::Measured(l) => [
+                Some(f64::from(l.failed_shard)),
+                Some(l.remap.remap_fraction),
+                Some(l.remap.remap_fraction_traffic),
+                Some(l.hottest_surviving_share),
+                Some(l.hottest_surviving_ratio),
+            ],
+            FailureOutcome::Unsupported(_) => [None; 5],
+        };
+        FAILURE_METRICS.iter().zip(values).map(|(m, value)| MetricValue { name: m.name, unit: m.unit, value }).collect()
+    }
 }
 
 /// Fails `target` in `part` and measures the survivors' load on `keys`.
