@@ -1,5 +1,5 @@
 //! `shardlab plan`: how many shards each scheme needs for a workload, grown, replicated and
-//! surviving failures; `plan.csv`, `manifest.json` and a table on stdout.
+//! surviving failures; `plan.csv`, `plan-manifest.json` and a table on stdout.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -126,7 +126,8 @@ pub struct PlanArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: Option<u64>,
 
-    /// Output directory for plan.csv and manifest.json (default results/plan-<UTC time>/).
+    /// Output directory for plan.csv and plan-manifest.json (default results/plan-<UTC time>/);
+    /// with --force it may be a run directory, whose other files are left alone.
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
@@ -221,7 +222,8 @@ pub fn plan(args: PlanArgs) -> Result<()> {
     let mut manifest_json = serde_json::to_vec_pretty(&manifest)?;
     manifest_json.push(b'\n');
     out.write_file("plan.csv", &csv)?;
-    out.write_file("manifest.json", &manifest_json)?;
+    // Not `manifest.json`: a plan may be written into a run directory beside the run's own.
+    out.write_file("plan-manifest.json", &manifest_json)?;
     if !args.quiet {
         let mut stdout = std::io::stdout().lock();
         for p in &plans {

@@ -80,7 +80,7 @@ fn a_plan_writes_plan_csv_and_a_balanced_scheme_needs_rate_times_growth_over_cap
     // 16 vnodes spread worse than mod-N: more shards at the same growth.
     let n = |i: usize| rows[i][needed].parse::<u32>().unwrap();
     assert!(n(2) > n(0) && n(3) > n(1), "{rows:?}");
-    assert!(out.join("manifest.json").exists());
+    assert!(out.join("plan-manifest.json").exists());
 }
 
 #[test]
