@@ -180,9 +180,11 @@ impl RadixIndex {
     /// Exact for queries in any order; out-of-order queries only make runs shorter.
     pub fn rank_runs(&self, xs: &[u64], mut run: impl FnMut(usize, usize)) {
         let keys = &self.keys[..self.len];
-        let (mut at, mut rank) = (0usize, 0usize);
+        let (mut at, mut rank, mut last_len) = (0usize, 0usize, 0usize);
         while let Some(&x) = xs.get(at) {
-            rank = self.rank_le_from(rank, x);
+            // After a run of one query, queries are sparser than keys: stepping forward from
+            // the last answer would mostly be wasted, so the index answers directly.
+            rank = if last_len == 1 { self.rank_le(x) } else { self.rank_le_from(rank, x) };
             // x lies in [below, above): every query there has the same rank.
             let below = if rank == 0 { 0 } else { keys[rank - 1] };
             let rest = &xs[at..];
@@ -195,6 +197,7 @@ impl RadixIndex {
             };
             run(rank, len);
             at += len;
+            last_len = len;
         }
     }
 }
