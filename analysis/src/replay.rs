@@ -116,7 +116,7 @@ pub fn replay_targets(
     let mut source = (input.open)()?;
     let total = match source.len_hint() {
         Some(n) => Some(n),
-        None if schemes.iter().any(SchemeSpec::needs_warmup) => Some(count_events((input.open)()?.as_mut())?),
+        None if schemes.iter().any(SchemeSpec::needs_warmup) => Some(workloads::source::count((input.open)()?.as_mut())?),
         None => None,
     };
     progress(Progress::Started { workload: &input.label, events: total });
@@ -238,19 +238,6 @@ fn simulate_dynamic(
             Ok(Arc::new(run))
         })
         .collect()
-}
-
-/// Counts the events of a stream (used when the warm-up share needs the length).
-fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> {
-    let mut chunk = EventChunk::with_capacity(1 << 16);
-    let mut n = 0;
-    loop {
-        chunk.clear();
-        match source.fill(&mut chunk, 1 << 16)? {
-            0 => return Ok(n),
-            k => n += k as u64,
-        }
-    }
 }
 
 /// Reads the first `events` events and returns their distinct keys (point keys and scan

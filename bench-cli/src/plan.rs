@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use analysis::plan::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
 use analysis::plan::{plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan};
-use analysis::replay::{Progress, WorkloadInput};
+use analysis::replay::WorkloadInput;
 use analysis::schemes::{BuildContext, SchemeSpec};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -19,7 +19,7 @@ use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
 
 use crate::cli::TraceArgs;
-use crate::progress::events_bar;
+use crate::progress::{events_bar, on_replay_progress};
 use crate::run::DEFAULT_SUITE;
 
 /// Examples shown by `shardlab plan --help`.
@@ -181,16 +181,7 @@ pub fn plan(args: PlanArgs) -> Result<()> {
             key_type: input.key_type,
             open: &*input.open,
         };
-        let on_progress = |p: Progress<'_>| match p {
-            Progress::Started { workload, events } => {
-                bar.reset();
-                bar.set_length(events.unwrap_or(0));
-                bar.set_prefix(workload.to_string());
-                bar.set_message("");
-            }
-            Progress::Events(n) => bar.inc(n),
-            Progress::Phase(name) => bar.set_message(name),
-        };
+        let on_progress = on_replay_progress(&bar);
         let plan = pool
             .install(|| plan_workload(&workload, &input.windows, &schemes, &cfg, &on_progress))
             .with_context(|| format!("planning workload '{}'", input.label))?;

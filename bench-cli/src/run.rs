@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use analysis::metrics::LatencyConfig;
-use analysis::replay::{replay_targets, Progress, ReplayConfig, WorkloadInput};
+use analysis::replay::{replay_targets, ReplayConfig, WorkloadInput};
 use analysis::schemes::{BuildContext, SchemeSpec};
 use anyhow::{bail, Context, Result};
 use reports::manifest::{now_utc, InputFile};
@@ -16,7 +16,7 @@ use workloads::inspect::{InspectConfig, Profiler};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
-use crate::progress::events_bar;
+use crate::progress::{events_bar, on_replay_progress};
 use crate::sweep;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
@@ -58,16 +58,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     for (input, (n, targets)) in inputs.iter().flat_map(|i| sweep.iter().map(move |s| (i, s))) {
         let cfg = ReplayConfig { shards: *n, target_shards: targets[0], ..base.clone() };
         let workload = WorkloadInput { label: input.label.clone(), description: input.description.clone(), key_type: input.key_type, open: &*input.open };
-        let on_progress = |p: Progress<'_>| match p {
-            Progress::Started { workload, events } => {
-                bar.reset();
-                bar.set_length(events.unwrap_or(0));
-                bar.set_prefix(workload.to_string());
-                bar.set_message("");
-            }
-            Progress::Events(n) => bar.inc(n),
-            Progress::Phase(name) => bar.set_message(name),
-        };
+        let on_progress = on_replay_progress(&bar);
         let result = pool
             .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
             .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;

@@ -20,3 +20,16 @@ pub fn collect(source: &mut dyn EventSource) -> Result<EventChunk, WorkloadError
     while source.fill(&mut chunk, 1 << 16)? > 0 {}
     Ok(chunk)
 }
+
+/// Reads a source to its end and counts its events (bounded memory).
+pub fn count(source: &mut dyn EventSource) -> Result<u64, WorkloadError> {
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    let mut n = 0;
+    loop {
+        chunk.clear();
+        match source.fill(&mut chunk, 1 << 16)? {
+            0 => return Ok(n),
+            k => n += k as u64,
+        }
+    }
+}

@@ -317,7 +317,7 @@ pub fn plan_workload(
     let learns = schemes.iter().any(SchemeSpec::needs_warmup);
     let total = match source.len_hint() {
         Some(n) => Some(n),
-        None if learns => Some(traffic::count_events((input.open)()?.as_mut())?),
+        None if learns => Some(workloads::source::count((input.open)()?.as_mut())?),
         None => None,
     };
     progress(Progress::Started {

@@ -318,19 +318,6 @@ impl Collector {
     }
 }
 
-/// Reads a source to its end and counts its events.
-pub fn count_events(source: &mut dyn EventSource) -> Result<u64, AnalysisError> {
-    let mut chunk = EventChunk::with_capacity(1 << 16);
-    let mut n = 0;
-    loop {
-        chunk.clear();
-        match source.fill(&mut chunk, 1 << 16)? {
-            0 => return Ok(n),
-            k => n += k as u64,
-        }
-    }
-}
-
 /// Every entry as (group, entry number), grouped by key (counting sort), and where each
 /// key's run starts.
 fn index_by_key(
