@@ -109,6 +109,42 @@ pub struct SplitRow {
     pub reason: String,
 }
 
+/// One row of `plan.csv` (written by `shardlab plan`): the shard count one scheme needs for one
+/// workload at one growth factor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanRecord {
+    /// Workload label.
+    pub workload: String,
+    /// Scheme label.
+    pub scheme: String,
+    /// Growth factor: traffic and stored bytes times this.
+    pub growth: f64,
+    /// Replicas of every key.
+    pub replicas: u32,
+    /// Shards that may fail at once.
+    pub failures: u32,
+    /// Shards needed; `None` when no count works.
+    pub shards_needed: Option<u32>,
+    /// What decides the count (or why none works), e.g. `rate`, `hot_key`, `search_limit`.
+    pub binding: String,
+    /// Peak requests per second on the busiest shard at the chosen count.
+    pub peak_rate_per_shard: Option<f64>,
+    /// The hottest shard's share of requests at the chosen count.
+    pub hottest_share: Option<f64>,
+    /// Share of keys that move from `--current` shards; `None` without `--current`.
+    pub moved_fraction_from_current: Option<f64>,
+    /// Where reads go (`leader` or `any`), as written.
+    pub reads: String,
+    /// Requests per second one shard may serve (capacity × headroom).
+    pub rate_limit_per_shard: Option<f64>,
+    /// Shards a perfectly even scheme would need.
+    pub balanced_shards: Option<u32>,
+    /// The shard count today, when given.
+    pub current_shards: Option<u32>,
+    /// Explanation written by the planner (empty for most rows).
+    pub note: String,
+}
+
 /// Everything a run directory holds, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct RunData {
@@ -125,6 +161,10 @@ pub struct RunData {
     pub timeline: Option<Vec<TimelineRow>>,
     /// `splits.csv`, when the run has one.
     pub splits: Option<Vec<SplitRow>>,
+    /// `plan.csv`, when `shardlab plan` wrote one into the directory.
+    pub plan: Option<Vec<PlanRecord>>,
+    /// `plan-manifest.json` as JSON, when present with `plan.csv`.
+    pub plan_manifest: Option<serde_json::Value>,
 }
 
 /// A workload label split into its kind and parameters, e.g. `zipf:keys=1000,s=0.8`.
@@ -207,9 +247,24 @@ pub const DEFAULT_SCAN_LEN: f64 = 100.0;
 
 impl RunData {
     /// Reads `summary.csv`, `shards.csv`, `windows.csv` and `manifest.json` from `dir`, and
-    /// `timeline.csv` and `splits.csv` when present.
+    /// `timeline.csv`, `splits.csv`, `plan.csv` and `plan-manifest.json` when present.
+    ///
+    /// A directory written by `shardlab plan` alone (`plan.csv` but no `manifest.json`) loads
+    /// as a plan without a run: [`RunData::is_plan_only`].
     pub fn load(dir: &Path) -> Result<RunData, ReportError> {
+        let plan = read_optional(&dir.join("plan.csv"), read_plan)?;
+        let plan_manifest = match plan {
+            Some(_) => read_optional(&dir.join("plan-manifest.json"), read_json)?,
+            None => None,
+        };
         let manifest_path = dir.join("manifest.json");
+        if plan.is_some() && !manifest_path.exists() {
+            return Ok(RunData {
+                plan,
+                plan_manifest,
+                ..RunData::default()
+            });
+        }
         let manifest_bytes = read_required(&manifest_path)?;
         let malformed_json = |e: serde_json::Error| ReportError::Malformed {
             path: manifest_path.clone(),
@@ -233,7 +288,24 @@ impl RunData {
             loads,
             timeline,
             splits,
+            plan,
+            plan_manifest,
         })
+    }
+
+    /// Workload labels of `plan.csv`, in file order.
+    pub fn plan_workloads(&self) -> Vec<&str> {
+        unique(self.plan.iter().flatten().map(|r| r.workload.as_str()))
+    }
+
+    /// Scheme labels of `plan.csv`, in file order.
+    pub fn plan_schemes(&self) -> Vec<&str> {
+        unique(self.plan.iter().flatten().map(|r| r.scheme.as_str()))
+    }
+
+    /// True for a directory holding only a plan (`plan.csv`, no run files).
+    pub fn is_plan_only(&self) -> bool {
+        self.plan.is_some() && self.metrics.is_empty() && self.loads.is_empty()
     }
 
     /// Workload labels in run order.
@@ -772,6 +844,74 @@ fn read_splits(path: &Path) -> Result<Vec<SplitRow>, ReportError> {
                 optimal_balance: r.number("optimal_balance")?,
                 contained: r.number("contained")?,
                 reason: r.text("reason").to_string(),
+            })
+        })
+        .collect()
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, ReportError> {
+    serde_json::from_slice(&read_required(path)?)
+        .map_err(|e| malformed(path, e.line() as u64, format!("not valid JSON: {e}")))
+}
+
+fn read_plan(path: &Path) -> Result<Vec<PlanRecord>, ReportError> {
+    let mut table = CsvTable::open(
+        path,
+        &[
+            "workload",
+            "scheme",
+            "growth",
+            "replicas",
+            "failures",
+            "shards_needed",
+            "binding",
+            "peak_rate_per_shard",
+            "hottest_share",
+            "moved_fraction_from_current",
+            "balanced_shards",
+            "note",
+        ],
+    )?;
+    let optional_count = |r: &CsvRecord<'_>, column: &str| -> Result<Option<u32>, ReportError> {
+        if r.text(column).is_empty() {
+            Ok(None)
+        } else {
+            r.shard_count(column).map(Some)
+        }
+    };
+    table
+        .rows()?
+        .iter()
+        .map(|r| {
+            let growth = r.number("growth")?.filter(|g| *g > 0.0).ok_or_else(|| {
+                r.error(format!(
+                    "column 'growth': expected a positive number, found '{}'",
+                    r.text("growth")
+                ))
+            })?;
+            let shards_needed = optional_count(r, "shards_needed")?;
+            let binding = r.text("binding").to_string();
+            if shards_needed.is_none() && binding.is_empty() {
+                return Err(
+                    r.error("no shards_needed and no binding: an empty count must say why".into())
+                );
+            }
+            Ok(PlanRecord {
+                workload: r.text("workload").to_string(),
+                scheme: r.text("scheme").to_string(),
+                growth,
+                replicas: r.count("replicas")?,
+                failures: r.count("failures")?,
+                shards_needed,
+                binding,
+                peak_rate_per_shard: r.number("peak_rate_per_shard")?,
+                hottest_share: r.number("hottest_share")?,
+                moved_fraction_from_current: r.number("moved_fraction_from_current")?,
+                reads: r.text("reads").to_string(),
+                rate_limit_per_shard: r.number("rate_limit_per_shard")?,
+                balanced_shards: optional_count(r, "balanced_shards")?,
+                current_shards: optional_count(r, "current_shards")?,
+                note: r.text("note").to_string(),
             })
         })
         .collect()

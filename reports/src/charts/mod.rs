@@ -12,6 +12,7 @@ mod hottest_over_time;
 mod latency;
 mod load_bars;
 mod load_heatmap;
+mod plan_shards;
 mod range_timeline;
 mod remap;
 mod scan_fanout;
@@ -23,6 +24,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub use backend::AnyBackend;
+pub use plan_shards::NAME as PLAN_CHART;
 pub use split_balance::{finder_balances, FinderBalance};
 
 use crate::data::RunData;
@@ -90,6 +92,7 @@ pub fn all() -> Vec<Box<dyn Chart>> {
         Box::new(shard_sweep::ShardSweep),
         Box::new(range_timeline::RangeTimeline),
         Box::new(split_balance::SplitBalanceChart),
+        Box::new(plan_shards::PlanShards),
     ]
 }
 

@@ -75,6 +75,8 @@ pub enum Mark {
     Swatch,
     /// A line of the series' stroke.
     Line(Stroke),
+    /// A cross (a point with no value, such as a plan where no shard count works).
+    Cross,
 }
 
 /// One entry of a chart's legend.
@@ -139,6 +141,7 @@ pub fn titled<'b>(
                 vec![(x, y), (x + 24, y)],
                 e.color.stroke_width(2),
             ))?,
+            Mark::Cross => strip.draw(&Cross::new((x + 10, y), 6, e.color.stroke_width(2)))?,
             Mark::Line(Stroke::Dashed) => {
                 for k in 0..3 {
                     strip.draw(&PathElement::new(

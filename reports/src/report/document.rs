@@ -42,6 +42,14 @@ pub struct Document {
 
 /// Builds the report of `data` with its charts.
 pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
+    if data.is_plan_only() {
+        let mut b = Vec::new();
+        plan_section(data, charts, &mut b);
+        return Document {
+            title: "shardlab capacity plan".into(),
+            blocks: b,
+        };
+    }
     let profiles = findings::profiles(data);
     let mut b = Vec::new();
     let m = &data.manifest;
@@ -92,7 +100,14 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
         b.push(Block::Heading(3, "Findings".into()));
         b.push(list(run_findings));
     }
-    b.extend(figures(charts, None));
+    b.extend(
+        figures(charts, None)
+            .into_iter()
+            .filter(|f| !matches!(f, Block::Figure(r) if r.file_stem == PLAN_CHART)),
+    );
+    if data.plan.is_some() {
+        plan_section(data, charts, &mut b);
+    }
 
     let skipped: Vec<String> = charts
         .iter()
@@ -114,6 +129,151 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
         title: "shardlab design review".into(),
         blocks: b,
     }
+}
+
+/// The file stem of the plan chart, shown in the plan section rather than across workloads.
+const PLAN_CHART: &str = crate::charts::PLAN_CHART;
+
+/// "How many shards?": the plan's assumptions, a table per workload of scheme × growth, the
+/// planner's notes and the chart.
+fn plan_section(data: &RunData, charts: &[ChartOutcome], b: &mut Vec<Block>) {
+    let rows = data.plan.as_deref().unwrap_or(&[]);
+    b.push(Block::Heading(2, "How many shards?".into()));
+    b.push(Block::Paragraph(plan_assumptions(data)));
+    let workloads = data.plan_workloads();
+    let with_moved = rows.iter().any(|r| r.moved_fraction_from_current.is_some());
+    for w in &workloads {
+        if workloads.len() > 1 {
+            b.push(Block::Heading(3, format!("Workload {w}")));
+        }
+        let mut header: Vec<String> = [
+            "scheme",
+            "growth",
+            "shards needed",
+            "balanced",
+            "binding",
+            "peak requests/s per shard",
+            "hottest share",
+        ]
+        .map(String::from)
+        .to_vec();
+        if with_moved {
+            header.push("keys moved from current".into());
+        }
+        let table_rows = rows
+            .iter()
+            .filter(|r| r.workload == *w)
+            .map(|r| {
+                let mut row = vec![
+                    r.scheme.clone(),
+                    format!("×{}", r.growth),
+                    match r.shards_needed {
+                        Some(n) => count(n as f64),
+                        None => format!("none works ({})", r.binding),
+                    },
+                    r.balanced_shards.map_or("-".into(), |n| count(n as f64)),
+                    r.binding.clone(),
+                    r.peak_rate_per_shard.map_or("-".into(), count),
+                    r.hottest_share.map_or("-".into(), findings::pct),
+                ];
+                if with_moved {
+                    row.push(
+                        r.moved_fraction_from_current
+                            .map_or("-".into(), findings::pct),
+                    );
+                }
+                row
+            })
+            .collect();
+        b.push(Block::Table {
+            header,
+            rows: table_rows,
+            numeric_from: 1,
+        });
+    }
+    let mut notes: Vec<String> = Vec::new();
+    for r in rows {
+        if !r.note.is_empty() && !notes.contains(&r.note) {
+            notes.push(r.note.clone());
+        }
+    }
+    if !notes.is_empty() {
+        b.push(Block::Heading(3, "Notes from the planner".into()));
+        b.push(Block::List(notes));
+    }
+    b.push(Block::Paragraph(
+        "\"Balanced\" is what a perfectly even scheme needs; the gap between a scheme's count and it is the cost of that scheme's imbalance or of hot keys.".into(),
+    ));
+    b.extend(charts.iter().filter_map(|c| match c {
+        ChartOutcome::Drawn(r) if r.file_stem == PLAN_CHART => Some(Block::Figure(r.clone())),
+        _ => None,
+    }));
+}
+
+/// One sentence: capacity × headroom, replicas and reads, failures, from `plan-manifest.json`
+/// when recorded, else from the rows.
+fn plan_assumptions(data: &RunData) -> String {
+    let rows = data.plan.as_deref().unwrap_or(&[]);
+    let config = data
+        .plan_manifest
+        .as_ref()
+        .and_then(|m| m.pointer("/parameters/config"));
+    let num = |path: &str| {
+        config
+            .and_then(|c| c.pointer(path))
+            .and_then(|v| v.as_f64())
+    };
+    let first = rows.first();
+    let limit = first.and_then(|r| r.rate_limit_per_shard);
+    let mut parts = Vec::new();
+    match (num("/capacity"), num("/headroom")) {
+        (Some(c), Some(h)) => parts.push(format!(
+            "a shard capacity of {} requests/s × headroom {} = {} requests/s usable per shard",
+            count(c),
+            findings::pct(h),
+            count(c * h)
+        )),
+        _ => match limit {
+            Some(l) => parts.push(format!(
+                "{} requests/s usable per shard (capacity × headroom; the plan's manifest is absent)",
+                count(l)
+            )),
+            None => parts.push("an unrecorded shard capacity".into()),
+        },
+    }
+    if let Some(bytes) = num("/capacity_bytes") {
+        parts.push(format!("{} bytes per shard", count(bytes)));
+    }
+    let replicas = num("/policy/replicas")
+        .map(|v| v as u32)
+        .or(first.map(|r| r.replicas));
+    let reads = config
+        .and_then(|c| c.pointer("/policy/reads"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .or(first.map(|r| r.reads.clone()).filter(|r| !r.is_empty()));
+    if let Some(n) = replicas {
+        let reads = match reads.as_deref() {
+            Some("any") => ", reads spread over the replicas",
+            Some("leader") => ", reads served by the leaseholder",
+            _ => "",
+        };
+        parts.push(format!("{n} replica(s) of every key{reads}"));
+    }
+    if let Some(f) = num("/failures")
+        .map(|v| v as u32)
+        .or(first.map(|r| r.failures))
+    {
+        parts.push(if f == 0 {
+            "no shard failures planned for".into()
+        } else {
+            format!("surviving the worst {f} shard failure(s) at once")
+        });
+    }
+    if let Some(c) = first.and_then(|r| r.current_shards) {
+        parts.push(format!("{c} shards today"));
+    }
+    format!("Planned for {}.", parts.join(", "))
 }
 
 fn list(findings: Vec<Finding>) -> Block {
@@ -150,7 +310,9 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
     ];
     let mut params = Vec::new();
     let mut parameters = m.parameters.clone();
-    let profile = parameters.as_object_mut().and_then(|p| p.remove("trace_profile"));
+    let profile = parameters
+        .as_object_mut()
+        .and_then(|p| p.remove("trace_profile"));
     flatten("", &parameters, &mut params);
     facts.extend(
         params
@@ -167,7 +329,15 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
         b.push(Block::Heading(3, "The trace (shardlab inspect)".into()));
         b.push(Block::Table {
             header: vec!["figure".into(), "value".into()],
-            rows: rows.iter().map(|(k, v)| vec![k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)]).collect(),
+            rows: rows
+                .iter()
+                .map(|(k, v)| {
+                    vec![
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    ]
+                })
+                .collect(),
             numeric_from: 1,
         });
     }
