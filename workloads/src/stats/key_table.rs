@@ -11,8 +11,9 @@
 //! Once sampling, the counts of keys outside the sample go to a space-saving sketch, so the
 //! hottest key is still found (see [`KeyTable::hottest`]); [`KeyTable::total`] stays exact.
 //!
-//! A key of up to 8 bytes lives in its index entry; longer keys live in one byte arena. A key
-//! costs about 40 bytes (plus its bytes beyond 8), and adding a known key never allocates.
+//! A key of up to 8 bytes lives in its 16-byte index entry; longer keys live in one byte arena.
+//! With the index's spare capacity a key costs 18 to 36 bytes (plus 4 + its length when
+//! longer than 8), and adding a known key never allocates.
 //!
 //! The sample hash is XXH3-64 with the seed [`SAMPLE_SEED`], pinned (the sample, and so every
 //! estimate, is reproducible across releases). It differs from the placement hash (XXH3-64,
@@ -39,17 +40,21 @@ pub fn sample_hash(key: &[u8]) -> u64 {
     xxh3_64_with_seed(key, SAMPLE_SEED)
 }
 
-/// One key and its count. Keys of up to 8 bytes (every integer key) live in the entry itself,
-/// so finding them touches one cache line; longer keys live in the arena, with their first 8
-/// bytes in the entry to rule out most mismatches without reading it.
+/// One key and its count, in 16 bytes. A key of up to 8 bytes (every integer key) is stored
+/// in the entry, so finding it touches one cache line; a longer key is stored in the arena
+/// (a 4-byte length, then its bytes) and the entry holds its offset.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    head: [u8; 8],
-    /// Arena offset of a key longer than 8 bytes.
-    start: u64,
-    len: u32,
-    count: u64,
+    /// The key's bytes, zero-padded, or the little-endian arena offset of a longer key.
+    word: [u8; 8],
+    /// The count in the low 56 bits; the key length (0..=8, or [`LONG`]) in the high 8.
+    meta: u64,
 }
+
+/// The length field of a key longer than 8 bytes.
+const LONG: u64 = 0xff;
+/// Bits of `meta` holding the count.
+const COUNT_MASK: u64 = (1 << 56) - 1;
 
 /// The first 8 bytes of `key`, zero-padded.
 #[inline]
@@ -62,19 +67,62 @@ fn head_of(key: &[u8]) -> [u8; 8] {
 
 impl Entry {
     #[inline]
+    fn len_field(&self) -> u64 {
+        self.meta >> 56
+    }
+
+    #[inline]
+    fn count(&self) -> u64 {
+        self.meta & COUNT_MASK
+    }
+
+    /// Adds `n` to the count, saturating at 2^56 - 1.
+    #[inline]
+    fn add(&mut self, n: u64) {
+        let count = self.count().saturating_add(n).min(COUNT_MASK);
+        self.meta = (self.meta & !COUNT_MASK) | count;
+    }
+
+    #[inline]
     fn key<'a>(&'a self, arena: &'a [u8]) -> &'a [u8] {
-        if self.len <= 8 {
-            &self.head[..self.len as usize]
-        } else {
-            &arena[self.start as usize..][..self.len as usize]
+        match self.len_field() {
+            LONG => long_key(arena, u64::from_le_bytes(self.word)),
+            len => &self.word[..len as usize],
         }
     }
 
     #[inline]
     fn matches(&self, arena: &[u8], key: &[u8], head: &[u8; 8]) -> bool {
-        self.len as usize == key.len()
-            && self.head == *head
-            && (self.len <= 8 || &arena[self.start as usize..][..self.len as usize] == key)
+        match self.len_field() {
+            LONG => key.len() > 8 && long_key(arena, u64::from_le_bytes(self.word)) == key,
+            len => len as usize == key.len() && self.word == *head,
+        }
+    }
+}
+
+/// The key stored at `offset` of the arena.
+#[inline]
+fn long_key(arena: &[u8], offset: u64) -> &[u8] {
+    let at = offset as usize;
+    let len = u32::from_le_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]) as usize;
+    &arena[at + 4..at + 4 + len]
+}
+
+/// Appends a long key to `arena`; returns the entry word (its offset).
+fn store_long(arena: &mut Vec<u8>, key: &[u8]) -> [u8; 8] {
+    let offset = arena.len() as u64;
+    // Keys are at most u32::MAX bytes: a trace's record never comes near.
+    arena.extend_from_slice(&(key.len().min(u32::MAX as usize) as u32).to_le_bytes());
+    arena.extend_from_slice(&key[..key.len().min(u32::MAX as usize)]);
+    offset.to_le_bytes()
+}
+
+/// A new entry for `key` with count `n`.
+fn new_entry(arena: &mut Vec<u8>, key: &[u8], head: [u8; 8], n: u64) -> Entry {
+    if key.len() <= 8 {
+        Entry { word: head, meta: ((key.len() as u64) << 56) | n.min(COUNT_MASK) }
+    } else {
+        Entry { word: store_long(arena, key), meta: (LONG << 56) | n.min(COUNT_MASK) }
     }
 }
 
@@ -139,23 +187,12 @@ impl KeyTable {
             .index
             .find_mut(index_hash(sample), |e| e.matches(arena, key, &head));
         if let Some(entry) = found {
-            entry.count += n;
+            entry.add(n);
             return;
         }
-        let start = self.arena.len() as u64;
-        if key.len() > 8 {
-            self.arena.extend_from_slice(key);
-        }
+        let entry = new_entry(&mut self.arena, key, head, n);
         let arena = &self.arena;
-        let entry = Entry {
-            head,
-            start,
-            len: key.len() as u32,
-            count: n,
-        };
-        self.index.insert_unique(index_hash(sample), entry, |e| {
-            index_hash(sample_hash(e.key(arena)))
-        });
+        self.index.insert_unique(index_hash(sample), entry, |e| index_hash(sample_hash(e.key(arena))));
         if self.index.len() > self.limit {
             self.shrink();
         }
@@ -182,21 +219,19 @@ impl KeyTable {
         let mut arena = Vec::with_capacity(old_arena.len() / 2);
         let level = self.level;
         self.index.retain(|e| {
-            if sample_hash(e.key(&old_arena)).leading_zeros() < level {
-                outside.add(e.key(&old_arena), e.count);
+            let key = e.key(&old_arena);
+            if sample_hash(key).leading_zeros() < level {
+                outside.add(key, e.count());
                 return false;
             }
-            if e.len > 8 {
-                let start = arena.len() as u64;
-                arena.extend_from_slice(&old_arena[e.start as usize..][..e.len as usize]);
-                e.start = start;
+            if e.len_field() == LONG {
+                e.word = store_long(&mut arena, key);
             }
             true
         });
+        // The index keeps its capacity: it fills up to the limit again, and shrinking it would
+        // briefly hold two copies.
         self.arena = arena;
-        let arena = &self.arena;
-        self.index
-            .shrink_to(self.index.len(), |e| index_hash(sample_hash(e.key(arena))));
     }
 
     /// Adds every count of `other` (the larger table absorbs the smaller; the result samples
@@ -210,7 +245,7 @@ impl KeyTable {
         other.raise_to(level);
         let total = self.total + other.total;
         for e in other.index.iter() {
-            self.add(e.key(&other.arena), e.count);
+            self.add(e.key(&other.arena), e.count());
         }
         if let Some(theirs) = &other.outside {
             let ours = self
@@ -239,7 +274,7 @@ impl KeyTable {
 
     /// The sum of the counts of the keys held.
     pub fn held_total(&self) -> u64 {
-        self.index.iter().map(|e| e.count).sum()
+        self.index.iter().map(|e| e.count()).sum()
     }
 
     /// True while every key is held.
@@ -261,12 +296,12 @@ impl KeyTable {
         let head = head_of(key);
         self.index
             .find(index_hash(sample), |e| e.matches(&self.arena, key, &head))
-            .map_or(0, |e| e.count)
+            .map_or(0, |e| e.count())
     }
 
     /// The keys held and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
-        self.index.iter().map(|e| (e.key(&self.arena), e.count))
+        self.index.iter().map(|e| (e.key(&self.arena), e.count()))
     }
 
     /// The number of distinct keys: exact, or estimated from the sample with its 95% interval.
@@ -340,7 +375,7 @@ impl KeyTable {
     pub fn held_sum_of_squares(&self) -> f64 {
         self.index
             .iter()
-            .map(|e| (e.count as f64) * (e.count as f64))
+            .map(|e| (e.count() as f64) * (e.count() as f64))
             .sum()
     }
 }
