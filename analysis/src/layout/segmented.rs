@@ -112,16 +112,16 @@ impl SegmentedIndex {
     /// Panics when `segment >= segments()`.
     #[inline(always)]
     pub fn rank_le(&self, segment: usize, x: u64) -> usize {
+        if x == u64::MAX {
+            // Every key is <= x, and so is the padding, which the count must not include.
+            return self.first[segment + 1] as usize;
+        }
         let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.per_segment - 1);
         let at = self.table[segment * self.per_segment + h] as usize;
-        let counted = window_rank(&self.keys, at, self.window, x);
-        // The segment's keys start after the keys and padding of the segments before it.
-        let (before, end) = (
-            self.first[segment] as usize,
-            self.first[segment + 1] as usize,
-        );
-        let start = before + segment * self.window;
-        (before + (at - start) + counted).min(end)
+        // Before position `at` lie the keys of the earlier segments, the keys of this one
+        // below the bucket, and `segment` paddings of `window` keys. Below u64::MAX the count
+        // never reaches the padding after this segment.
+        at - segment * self.window + window_rank(&self.keys, at, self.window, x)
     }
 
     /// Bytes of memory the index holds.
