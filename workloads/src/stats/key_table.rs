@@ -19,6 +19,9 @@
 //! estimate, is reproducible across releases). It differs from the placement hash (XXH3-64,
 //! seed 0): sampling by the placement hash would keep only the keys of some shards.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use hashbrown::HashTable;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -120,9 +123,15 @@ fn store_long(arena: &mut Vec<u8>, key: &[u8]) -> [u8; 8] {
 /// A new entry for `key` with count `n`.
 fn new_entry(arena: &mut Vec<u8>, key: &[u8], head: [u8; 8], n: u64) -> Entry {
     if key.len() <= 8 {
-        Entry { word: head, meta: ((key.len() as u64) << 56) | n.min(COUNT_MASK) }
+        Entry {
+            word: head,
+            meta: ((key.len() as u64) << 56) | n.min(COUNT_MASK),
+        }
     } else {
-        Entry { word: store_long(arena, key), meta: (LONG << 56) | n.min(COUNT_MASK) }
+        Entry {
+            word: store_long(arena, key),
+            meta: (LONG << 56) | n.min(COUNT_MASK),
+        }
     }
 }
 
@@ -192,7 +201,9 @@ impl KeyTable {
         }
         let entry = new_entry(&mut self.arena, key, head, n);
         let arena = &self.arena;
-        self.index.insert_unique(index_hash(sample), entry, |e| index_hash(sample_hash(e.key(arena))));
+        self.index.insert_unique(index_hash(sample), entry, |e| {
+            index_hash(sample_hash(e.key(arena)))
+        });
         if self.index.len() > self.limit {
             self.shrink();
         }
@@ -336,25 +347,23 @@ impl KeyTable {
     /// outside the sample (upper bounds, `error` > 0). Ranks are complete down to
     /// [`KeyTable::rank_floor`].
     pub fn top(&self, n: usize) -> Vec<HeavyHitter> {
-        // The n largest held counts through a bounded min-heap (memory O(n)).
-        let mut heap: std::collections::BinaryHeap<
-            std::cmp::Reverse<(u64, std::cmp::Reverse<&[u8]>)>,
-        > = std::collections::BinaryHeap::with_capacity(n + 1);
+        // The n largest held counts through a bounded min-heap (memory O(n)): the root is the
+        // smallest count, and of equal counts the largest key, which goes first.
+        type Ranked<'a> = Reverse<(u64, Reverse<&'a [u8]>)>;
+        let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(n + 1);
         for (key, count) in self.iter() {
-            heap.push(std::cmp::Reverse((count, std::cmp::Reverse(key))));
+            heap.push(Reverse((count, Reverse(key))));
             if heap.len() > n {
                 heap.pop();
             }
         }
         let mut top: Vec<HeavyHitter> = heap
             .into_iter()
-            .map(
-                |std::cmp::Reverse((count, std::cmp::Reverse(key)))| HeavyHitter {
-                    key: key.to_vec(),
-                    count,
-                    error: 0,
-                },
-            )
+            .map(|Reverse((count, Reverse(key)))| HeavyHitter {
+                key: key.to_vec(),
+                count,
+                error: 0,
+            })
             .collect();
         if let Some(outside) = &self.outside {
             top.extend(outside.top(n));
@@ -482,6 +491,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::manual_is_multiple_of)] // `is_multiple_of` is newer than rust-version 1.80
     fn long_and_short_keys_keep_exact_counts_through_sampling_and_merging() {
         let name = |i: u64| -> Vec<u8> {
             if i % 3 == 0 {
