@@ -31,7 +31,6 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let cfg = InspectConfig {
         distinct_limit: args.distinct_limit as usize,
         top: args.top as usize,
-        ..Default::default()
     };
     let mut profiler = Profiler::new(&cfg);
     let bar = events_bar(args.quiet);
