@@ -398,6 +398,10 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_fail(s: &str) -> Result<FailTarget, String> {
+    s.parse().map_err(|e: analysis::AnalysisError| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,8 +452,4 @@ mod tests {
             );
         }
     }
-}
-
-fn parse_fail(s: &str) -> Result<FailTarget, String> {
-    s.parse().map_err(|e: analysis::AnalysisError| e.to_string())
 }
