@@ -8,8 +8,8 @@
 //! assert!(hash.shard_of(b"user42") < 16);
 //! ```
 
-pub mod error;
 pub mod dynamic;
+pub mod error;
 pub mod key_counts;
 pub mod layout;
 pub mod partitioner;

@@ -36,7 +36,8 @@ pub trait Partitioner: Send + Sync {
     /// This scheme after growing or shrinking to `shards` shards, by the scheme's own rule.
     /// `keys` are the distinct keys seen with their request counts, for rules that weigh
     /// data (range moves the cheapest ranges first).
-    fn resized(&self, shards: u32, keys: &KeyCounts) -> Result<Box<dyn Partitioner>, AnalysisError>;
+    fn resized(&self, shards: u32, keys: &KeyCounts)
+        -> Result<Box<dyn Partitioner>, AnalysisError>;
 
     /// For key-range schemes: the start key of every range in key order (the first is the
     /// empty key), so that split quality can be judged. `None` for hashed schemes.
@@ -80,7 +81,10 @@ pub struct ShardSet {
 impl ShardSet {
     /// An empty set able to hold shards `0..shards`.
     pub fn new(shards: u32) -> Self {
-        ShardSet { words: vec![0; (shards as usize).div_ceil(64)], len: 0 }
+        ShardSet {
+            words: vec![0; (shards as usize).div_ceil(64)],
+            len: 0,
+        }
     }
 
     /// Adds a shard; returns true when it was not there yet.
@@ -115,7 +119,9 @@ impl ShardSet {
 
     /// True when `shard` is in the set.
     pub fn contains(&self, shard: ShardId) -> bool {
-        self.words.get((shard / 64) as usize).is_some_and(|w| w & (1 << (shard % 64)) != 0)
+        self.words
+            .get((shard / 64) as usize)
+            .is_some_and(|w| w & (1 << (shard % 64)) != 0)
     }
 
     /// Empties the set, keeping its allocation.
@@ -127,7 +133,9 @@ impl ShardSet {
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = ShardId> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64u32).filter(move |b| w & (1 << b) != 0).map(move |b| i as u32 * 64 + b)
+            (0..64u32)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| i as u32 * 64 + b)
         })
     }
 }

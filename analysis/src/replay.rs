@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
 use crate::metrics::failure::{self, FailTarget};
@@ -111,24 +111,38 @@ pub fn replay_targets(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
     if cfg.shards == 0 || targets.is_empty() || targets.contains(&0) {
-        return Err(AnalysisError::Config("shard counts must be at least 1".into()));
+        return Err(AnalysisError::Config(
+            "shard counts must be at least 1".into(),
+        ));
     }
     let mut source = (input.open)()?;
     let total = match source.len_hint() {
         Some(n) => Some(n),
-        None if schemes.iter().any(SchemeSpec::needs_warmup) => Some(workloads::source::count((input.open)()?.as_mut())?),
+        None if schemes.iter().any(SchemeSpec::needs_warmup) => {
+            Some(workloads::source::count((input.open)()?.as_mut())?)
+        }
         None => None,
     };
-    progress(Progress::Started { workload: &input.label, events: total });
+    progress(Progress::Started {
+        workload: &input.label,
+        events: total,
+    });
     let warmup_events = if schemes.iter().any(SchemeSpec::needs_warmup) {
         (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64
     } else {
         0
     };
     let warmup_keys = read_warmup(source.as_mut(), warmup_events, progress)?;
-    let ctx = BuildContext { shards: cfg.shards, warmup_keys: &warmup_keys, key_type: input.key_type };
+    let ctx = BuildContext {
+        shards: cfg.shards,
+        warmup_keys: &warmup_keys,
+        key_type: input.key_type,
+    };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
-    let parts: Vec<Box<dyn Partitioner>> = fixed.iter().map(|s| s.build(&ctx)).collect::<Result<_, _>>()?;
+    let parts: Vec<Box<dyn Partitioner>> = fixed
+        .iter()
+        .map(|s| s.build(&ctx))
+        .collect::<Result<_, _>>()?;
     drop(warmup_keys);
 
     let acc = replay_measured(source, &parts, cfg, progress)?;
@@ -145,7 +159,13 @@ pub fn replay_targets(
         remaps.push(
             targets
                 .iter()
-                .map(|&m| Ok(remap::measure(part.as_ref(), part.resized(m, &acc.keys)?.as_ref(), &acc.keys)))
+                .map(|&m| {
+                    Ok(remap::measure(
+                        part.as_ref(),
+                        part.resized(m, &acc.keys)?.as_ref(),
+                        &acc.keys,
+                    ))
+                })
                 .collect::<Result<_, AnalysisError>>()?,
         );
         let extra_metrics = match cfg.fail {
@@ -180,13 +200,23 @@ pub fn replay_targets(
     let dynamic = simulate_dynamic(input, schemes, cfg, warmup_events, progress)?;
     // Put every row back in the order the schemes were given.
     let (mut fixed_rows, mut dynamic_rows) = (results.into_iter().zip(remaps), dynamic.iter());
-    let (mut results, mut remaps) = (Vec::with_capacity(schemes.len()), Vec::with_capacity(schemes.len()));
+    let (mut results, mut remaps) = (
+        Vec::with_capacity(schemes.len()),
+        Vec::with_capacity(schemes.len()),
+    );
     for spec in schemes {
         let (row, remap) = if spec.is_dynamic() {
-            let run = dynamic_rows.next().ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
-            (run.scheme_result(targets[0]), targets.iter().map(|&m| run.remap(m)).collect())
+            let run = dynamic_rows
+                .next()
+                .ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
+            (
+                run.scheme_result(targets[0]),
+                targets.iter().map(|&m| run.remap(m)).collect(),
+            )
         } else {
-            fixed_rows.next().ok_or_else(|| AnalysisError::Config("missing scheme result".into()))?
+            fixed_rows
+                .next()
+                .ok_or_else(|| AnalysisError::Config("missing scheme result".into()))?
         };
         results.push(row);
         remaps.push(remap);
@@ -226,7 +256,11 @@ fn simulate_dynamic(
     warmup_events: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> {
-    let opts = DynamicOptions { nodes: cfg.shards, window: cfg.window, warmup_events };
+    let opts = DynamicOptions {
+        nodes: cfg.shards,
+        window: cfg.window,
+        warmup_events,
+    };
     schemes
         .iter()
         .filter(|s| s.is_dynamic())
@@ -317,7 +351,10 @@ impl WorkerAcc {
         WorkerAcc {
             schemes: parts
                 .iter()
-                .map(|p| SchemeAcc { load: LoadAccumulator::new(p.shard_count(), window), fanout: FanoutAccumulator::default() })
+                .map(|p| SchemeAcc {
+                    load: LoadAccumulator::new(p.shard_count(), window),
+                    fanout: FanoutAccumulator::default(),
+                })
                 .collect(),
             keys: KeyCounts::with_limit(key_limit),
             sample: Vec::new(),
@@ -344,7 +381,13 @@ impl WorkerAcc {
     /// The point keys are collected once; each scheme then looks them all up in one call
     /// ([`Partitioner::shards_of`]: no dynamic dispatch per event), and a chunk without
     /// scans is counted as one run of consecutive events.
-    fn record(&mut self, chunk: &EventChunk, parts: &[Box<dyn Partitioner>], sample_limit: u64, set: &mut ShardSet) {
+    fn record(
+        &mut self,
+        chunk: &EventChunk,
+        parts: &[Box<dyn Partitioner>],
+        sample_limit: u64,
+        set: &mut ShardSet,
+    ) {
         let mut points: Vec<&[u8]> = Vec::with_capacity(chunk.len());
         for (i, ev) in chunk.iter().enumerate() {
             let index = chunk.first_index + i as u64;
@@ -417,7 +460,9 @@ fn replay_measured(
         let reader = scope.spawn(move || -> Result<(), WorkloadError> {
             let mut next = 0u64;
             loop {
-                let mut chunk = recycled.try_recv().unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
+                let mut chunk = recycled
+                    .try_recv()
+                    .unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
                 chunk.clear();
                 while (chunk.len() as u64) < chunk_events {
                     let room = (chunk_events - chunk.len() as u64) as usize;
@@ -451,8 +496,13 @@ fn replay_measured(
                 acc
             })
             .collect();
-        reader.join().map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
-        Ok(accs.into_iter().reduce(WorkerAcc::merge).unwrap_or_else(|| WorkerAcc::new(parts, window, cfg.distinct_key_limit)))
+        reader
+            .join()
+            .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
+        Ok(accs
+            .into_iter()
+            .reduce(WorkerAcc::merge)
+            .unwrap_or_else(|| WorkerAcc::new(parts, window, cfg.distinct_key_limit)))
     })
 }
 
@@ -469,10 +519,13 @@ fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
             }
             counts
         })
-        .reduce(|| vec![0; n], |mut a, b| {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-            a
-        })
+        .reduce(
+            || vec![0; n],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
 }
 
 #[cfg(test)]
@@ -487,7 +540,13 @@ mod tests {
         fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
             let n = max.min(3).min(self.0.len() - self.1);
             for key in &self.0[self.1..self.1 + n] {
-                chunk.push(Event { op: Op::Get, key, end: None, timestamp: None, size: None });
+                chunk.push(Event {
+                    op: Op::Get,
+                    key,
+                    end: None,
+                    timestamp: None,
+                    size: None,
+                });
             }
             self.1 += n;
             Ok(n)
@@ -497,9 +556,18 @@ mod tests {
     #[test]
     fn warm_up_keys_of_mixed_lengths_come_out_distinct_and_in_byte_order() {
         let keys: Vec<Vec<u8>> = [
-            &b"\x00\x00\x00\x00\x00\x00\x00\x07"[..], b"", b"a", b"\x00", b"\x00\x00\x00\x00\x00\x00\x00\x07",
-            b"\x00\x00\x00\x00\x00\x00\x00\x07\x00", b"\xff\xff\xff\xff\xff\xff\xff\xff", b"abcdefgh", b"abcdefg",
-            b"abcdefghi", b"a", b"\x00\x00\x00\x00\x00\x00\x00\x06",
+            &b"\x00\x00\x00\x00\x00\x00\x00\x07"[..],
+            b"",
+            b"a",
+            b"\x00",
+            b"\x00\x00\x00\x00\x00\x00\x00\x07",
+            b"\x00\x00\x00\x00\x00\x00\x00\x07\x00",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff",
+            b"abcdefgh",
+            b"abcdefg",
+            b"abcdefghi",
+            b"a",
+            b"\x00\x00\x00\x00\x00\x00\x00\x06",
         ]
         .iter()
         .map(|k| k.to_vec())

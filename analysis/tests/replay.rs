@@ -5,56 +5,112 @@ use analysis::replay::{replay, ReplayConfig, WorkloadInput};
 use analysis::schemes::SchemeSpec;
 use workloads::{KeyType, WorkloadSpec};
 
-fn run(spec: &str, events: u64, schemes: &str, cfg: &ReplayConfig) -> analysis::metrics::WorkloadResult {
+fn run(
+    spec: &str,
+    events: u64,
+    schemes: &str,
+    cfg: &ReplayConfig,
+) -> analysis::metrics::WorkloadResult {
     let w = WorkloadSpec::parse(spec).unwrap();
     let open = move || w.open(7, events);
-    let input = WorkloadInput { label: spec.into(), description: String::new(), key_type: KeyType::U64, open: &open };
-    replay(&input, &SchemeSpec::parse_list(schemes).unwrap(), cfg, &|_| {}).unwrap()
+    let input = WorkloadInput {
+        label: spec.into(),
+        description: String::new(),
+        key_type: KeyType::U64,
+        open: &open,
+    };
+    replay(
+        &input,
+        &SchemeSpec::parse_list(schemes).unwrap(),
+        cfg,
+        &|_| {},
+    )
+    .unwrap()
 }
 
 #[test]
 fn windows_count_measured_events_even_when_the_warmup_is_not_a_whole_number_of_windows() {
-    let cfg = ReplayConfig { window: 7, chunk_events: 50, latency: None, ..ReplayConfig::default() };
+    let cfg = ReplayConfig {
+        window: 7,
+        chunk_events: 50,
+        latency: None,
+        ..ReplayConfig::default()
+    };
     // 1005 events, warm-up floor(100.5) = 100, measured 905 = 129 windows of 7 and one of 2.
     let r = run("uniform:keys=500", 1005, "range,hash", &cfg);
     assert_eq!((r.warmup_events, r.events_measured), (100, 905));
     for s in &r.schemes {
-        let sizes: Vec<u64> = s.load.window_requests.iter().map(|w| w.iter().map(|&c| c as u64).sum()).collect();
+        let sizes: Vec<u64> = s
+            .load
+            .window_requests
+            .iter()
+            .map(|w| w.iter().map(|&c| c as u64).sum())
+            .collect();
         assert_eq!(sizes.len(), 130, "{}", s.scheme);
-        assert!(sizes[..129].iter().all(|&n| n == 7) && sizes[129] == 2, "{sizes:?}");
+        assert!(
+            sizes[..129].iter().all(|&n| n == 7) && sizes[129] == 2,
+            "{sizes:?}"
+        );
     }
 }
 
 #[test]
 fn the_latency_sample_comes_from_measured_events_after_a_warmup() {
     let cfg = ReplayConfig {
-        latency: Some(LatencyConfig { batch: 64, max_lookups: 20_000, budget: std::time::Duration::from_secs(2) }),
+        latency: Some(LatencyConfig {
+            batch: 64,
+            max_lookups: 20_000,
+            budget: std::time::Duration::from_secs(2),
+        }),
         ..ReplayConfig::default()
     };
     let r = run("zipf:keys=10000", 200_000, "range,hash,ring,salted", &cfg);
     assert_eq!(r.warmup_events, 20_000);
     for s in &r.schemes {
         let lat = s.latency.expect("every scheme is timed");
-        assert!(lat.lookups >= 20_000 && lat.p50_ns > 0.0, "{}: {lat:?}", s.scheme);
+        assert!(
+            lat.lookups >= 20_000 && lat.p50_ns > 0.0,
+            "{}: {lat:?}",
+            s.scheme
+        );
     }
 }
 
 #[test]
 fn every_metric_has_a_value_for_range_with_scans_and_timing() {
     let cfg = ReplayConfig {
-        latency: Some(LatencyConfig { batch: 16, max_lookups: 1000, budget: std::time::Duration::from_secs(1) }),
+        latency: Some(LatencyConfig {
+            batch: 16,
+            max_lookups: 1000,
+            budget: std::time::Duration::from_secs(1),
+        }),
         ..ReplayConfig::default()
     };
     let r = run("uniform:keys=1000,scans=0.1", 20_000, "range", &cfg);
-    let names: Vec<&str> = r.metric_values(&r.schemes[0]).iter().filter(|v| v.value.is_some()).map(|v| v.name).collect();
+    let names: Vec<&str> = r
+        .metric_values(&r.schemes[0])
+        .iter()
+        .filter(|v| v.value.is_some())
+        .map(|v| v.name)
+        .collect();
     assert_eq!(names, METRICS.iter().map(|m| m.name).collect::<Vec<_>>());
 }
 
 #[test]
 fn sequential_keys_put_every_window_on_one_range_but_not_on_one_hashed_shard() {
-    let cfg = ReplayConfig { latency: None, ..ReplayConfig::default() };
+    let cfg = ReplayConfig {
+        latency: None,
+        ..ReplayConfig::default()
+    };
     let r = run("sequential", 200_000, "range,hash,ring,salted", &cfg);
-    let windowed = |name: &str| r.schemes.iter().find(|s| s.scheme == name).unwrap().load.hottest_shard_share_windowed;
+    let windowed = |name: &str| {
+        r.schemes
+            .iter()
+            .find(|s| s.scheme == name)
+            .unwrap()
+            .load
+            .hottest_shard_share_windowed
+    };
     assert!(windowed("range") >= 0.9, "range {}", windowed("range"));
     assert!(windowed("hash") <= 0.15, "hash {}", windowed("hash"));
     assert!(windowed("ring") <= 0.15, "ring {}", windowed("ring"));
@@ -63,7 +119,10 @@ fn sequential_keys_put_every_window_on_one_range_but_not_on_one_hashed_shard() {
 
 #[test]
 fn hash_remap_on_uniform_keys_matches_n_over_n_plus_one_through_the_replay() {
-    let cfg = ReplayConfig { latency: None, ..ReplayConfig::default() };
+    let cfg = ReplayConfig {
+        latency: None,
+        ..ReplayConfig::default()
+    };
     let r = run("uniform:keys=1000000", 1_000_000, "hash", &cfg);
     let remap = r.schemes[0].remap.remap_fraction;
     assert!((remap - 16.0 / 17.0).abs() < 0.01, "{remap}");
@@ -71,16 +130,36 @@ fn hash_remap_on_uniform_keys_matches_n_over_n_plus_one_through_the_replay() {
 
 #[test]
 fn one_replay_measures_remap_for_every_target() {
-    let cfg = ReplayConfig { latency: None, ..ReplayConfig::default() };
+    let cfg = ReplayConfig {
+        latency: None,
+        ..ReplayConfig::default()
+    };
     let w = WorkloadSpec::parse("uniform:keys=200000").unwrap();
     let open = move || w.open(7, 200_000);
-    let input = WorkloadInput { label: "u".into(), description: String::new(), key_type: KeyType::U64, open: &open };
+    let input = WorkloadInput {
+        label: "u".into(),
+        description: String::new(),
+        key_type: KeyType::U64,
+        open: &open,
+    };
     let schemes = SchemeSpec::parse_list("hash").unwrap();
-    let rs = analysis::replay::replay_targets(&input, &schemes, &cfg, &[17, 32, 16], &|_| {}).unwrap();
-    let remap: Vec<f64> = rs.iter().map(|r| r.schemes[0].remap.remap_fraction).collect();
-    assert_eq!(rs.iter().map(|r| r.schemes[0].remap.target_shards).collect::<Vec<_>>(), [17, 32, 16]);
+    let rs =
+        analysis::replay::replay_targets(&input, &schemes, &cfg, &[17, 32, 16], &|_| {}).unwrap();
+    let remap: Vec<f64> = rs
+        .iter()
+        .map(|r| r.schemes[0].remap.remap_fraction)
+        .collect();
+    assert_eq!(
+        rs.iter()
+            .map(|r| r.schemes[0].remap.target_shards)
+            .collect::<Vec<_>>(),
+        [17, 32, 16]
+    );
     assert!((remap[0] - 16.0 / 17.0).abs() < 0.01, "{remap:?}");
     assert!((remap[1] - 0.5).abs() < 0.01, "{remap:?}");
     assert_eq!(remap[2], 0.0);
-    assert_eq!(rs[0].schemes[0].load.shard_requests, rs[1].schemes[0].load.shard_requests);
+    assert_eq!(
+        rs[0].schemes[0].load.shard_requests,
+        rs[1].schemes[0].load.shard_requests
+    );
 }

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::sweep;
-use analysis::metrics::failure::FailTarget;
 use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
+use analysis::metrics::failure::FailTarget;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
@@ -399,7 +399,8 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 fn parse_fail(s: &str) -> Result<FailTarget, String> {
-    s.parse().map_err(|e: analysis::AnalysisError| e.to_string())
+    s.parse()
+        .map_err(|e: analysis::AnalysisError| e.to_string())
 }
 
 #[cfg(test)]

@@ -41,5 +41,8 @@ fn report(args: &cli::ReportArgs) -> anyhow::Result<()> {
 
 /// A closed stdout (`shardlab run | head`) is not an error worth reporting.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -11,8 +11,8 @@ use anyhow::{bail, Context, Result};
 use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
 use reports::{exporters, Manifest, RunReport};
-use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::inspect::{InspectConfig, Profiler};
+use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
@@ -20,7 +20,11 @@ use crate::progress::{events_bar, on_replay_progress};
 use crate::sweep;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
-pub const DEFAULT_SUITE: [&str; 3] = ["zipf:s=1.0,scans=0.05", "uniform:scans=0.05", "sequential:scans=0.05"];
+pub const DEFAULT_SUITE: [&str; 3] = [
+    "zipf:s=1.0,scans=0.05",
+    "uniform:scans=0.05",
+    "sequential:scans=0.05",
+];
 
 /// Runs `shardlab run`.
 pub fn run(args: RunArgs) -> Result<()> {
@@ -55,9 +59,21 @@ pub fn run(args: RunArgs) -> Result<()> {
         .context("cannot start the worker threads")?;
     let bar = events_bar(args.quiet);
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
-    for (input, (n, targets)) in inputs.iter().flat_map(|i| sweep.iter().map(move |s| (i, s))) {
-        let cfg = ReplayConfig { shards: *n, target_shards: targets[0], ..base.clone() };
-        let workload = WorkloadInput { label: input.label.clone(), description: input.description.clone(), key_type: input.key_type, open: &*input.open };
+    for (input, (n, targets)) in inputs
+        .iter()
+        .flat_map(|i| sweep.iter().map(move |s| (i, s)))
+    {
+        let cfg = ReplayConfig {
+            shards: *n,
+            target_shards: targets[0],
+            ..base.clone()
+        };
+        let workload = WorkloadInput {
+            label: input.label.clone(),
+            description: input.description.clone(),
+            key_type: input.key_type,
+            open: &*input.open,
+        };
         let on_progress = on_replay_progress(&bar);
         let result = pool
             .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
@@ -89,12 +105,23 @@ pub fn run(args: RunArgs) -> Result<()> {
     let report = RunReport { results, manifest };
     let mut written = out.write_all(&report, &exporters::all())?;
     bar.set_message("report");
-    written.extend(reports::report::render_dir(out.path()).context("rendering the charts and report")?);
+    written.extend(
+        reports::report::render_dir(out.path()).context("rendering the charts and report")?,
+    );
     bar.finish_and_clear();
     if !args.quiet {
         let mut stdout = std::io::stdout().lock();
-        write!(stdout, "{}", reports::table::comparison_tables(&report.results))?;
-        writeln!(stdout, "report: {} ({} files)", out.path().display(), written.len())?;
+        write!(
+            stdout,
+            "{}",
+            reports::table::comparison_tables(&report.results)
+        )?;
+        writeln!(
+            stdout,
+            "report: {} ({} files)",
+            out.path().display(),
+            written.len()
+        )?;
     }
     Ok(())
 }
@@ -120,8 +147,13 @@ struct TraceInput {
 
 /// `--trace` with the trace-reading options, checked before anything is written.
 fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
-    let Some(given) = &args.trace else { return Ok(None) };
-    let mut opts = args.read.options(given, args.format).map_err(anyhow::Error::msg)?;
+    let Some(given) = &args.trace else {
+        return Ok(None);
+    };
+    let mut opts = args
+        .read
+        .options(given, args.format)
+        .map_err(anyhow::Error::msg)?;
     let spool = if workloads::trace::input::is_stdio(given) {
         let spool = workloads::trace::spool_stdin()?;
         opts.shown_as = Some(PathBuf::from("<stdin>"));
@@ -131,7 +163,13 @@ fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
         None
     };
     let opened = workloads::trace::open_detected(&opts)?;
-    Ok(Some(TraceInput { given: given.clone(), format: opened.format, key_type: opened.key_type, opts, _spool: spool }))
+    Ok(Some(TraceInput {
+        given: given.clone(),
+        format: opened.format,
+        key_type: opened.key_type,
+        opts,
+        _spool: spool,
+    }))
 }
 
 /// The workloads of the run: the trace, the given specs, or the built-in suite.
@@ -152,7 +190,13 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
     } else {
         args.workloads.clone()
     };
-    for spec in specs.iter().map(|t| WorkloadSpec::parse_sweep(t)).collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
+    for spec in specs
+        .iter()
+        .map(|t| WorkloadSpec::parse_sweep(t))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+    {
         let (seed, events) = (args.seed, args.events);
         inputs.push(Input {
             label: spec.label(),
@@ -169,21 +213,30 @@ fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Resu
     if schemes.is_empty() {
         bail!("--schemes is empty; valid schemes: range, hash, ring, salted, range-dynamic");
     }
-    let ctx = BuildContext { shards, warmup_keys: &[], key_type };
+    let ctx = BuildContext {
+        shards,
+        warmup_keys: &[],
+        key_type,
+    };
     for s in schemes {
-        s.validate(&ctx).with_context(|| format!("checking scheme '{}'", s.label()))?;
+        s.validate(&ctx)
+            .with_context(|| format!("checking scheme '{}'", s.label()))?;
     }
     Ok(())
 }
 
 /// `--out`, or `results/<UTC time>` (colons left out so the name is portable).
 fn default_out(args: &RunArgs) -> PathBuf {
-    args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(now_utc().replace(':', "")))
+    args.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(now_utc().replace(':', "")))
 }
 
 /// Checksums of the trace (with its format and skipped records) and of every boundaries file.
 fn input_checksums(schemes: &[SchemeSpec], trace: Option<&TraceInput>) -> Result<Vec<InputFile>> {
-    let checksum = |p: &std::path::Path| InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display()));
+    let checksum = |p: &std::path::Path| {
+        InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display()))
+    };
     let mut inputs = Vec::new();
     if let Some(t) = trace {
         let skipped = t.opts.invalid.log.skipped();
@@ -195,7 +248,11 @@ fn input_checksums(schemes: &[SchemeSpec], trace: Option<&TraceInput>) -> Result
             ..checksum(&t.opts.path)?
         });
     }
-    for p in schemes.iter().filter_map(|s| s.spec.get("boundaries")).map(PathBuf::from) {
+    for p in schemes
+        .iter()
+        .filter_map(|s| s.spec.get("boundaries"))
+        .map(PathBuf::from)
+    {
         inputs.push(checksum(&p)?);
     }
     Ok(inputs)
@@ -205,7 +262,12 @@ fn input_checksums(schemes: &[SchemeSpec], trace: Option<&TraceInput>) -> Result
 fn machine() -> serde_json::Value {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_string()));
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        });
     serde_json::json!({
         "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
         "os": std::env::consts::OS,
@@ -235,9 +297,17 @@ fn profile_trace(trace: &TraceInput) -> Result<serde_json::Map<String, serde_jso
         profiler.add_chunk(&chunk);
     }
     let profile = profiler.finish(trace.format.time_unit_ns());
-    let mut rows: serde_json::Map<String, serde_json::Value> =
-        profile.rows().into_iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| (k, serde_json::Value::from(v))).collect();
-    let note = if read < PROFILE_EVENTS { "the whole trace".to_string() } else { format!("the first {read} events (shardlab inspect reads all)") };
+    let mut rows: serde_json::Map<String, serde_json::Value> = profile
+        .rows()
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k, serde_json::Value::from(v)))
+        .collect();
+    let note = if read < PROFILE_EVENTS {
+        "the whole trace".to_string()
+    } else {
+        format!("the first {read} events (shardlab inspect reads all)")
+    };
     rows.insert("profiled_events".into(), note.into());
     Ok(rows)
 }

@@ -44,7 +44,9 @@ impl GrowStep {
 pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
     for t in text.split(',').map(str::trim) {
-        let n: u32 = t.parse().map_err(|_| format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)"))?;
+        let n: u32 = t.parse().map_err(|_| {
+            format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)")
+        })?;
         if n == 0 {
             return Err("the shard count must be at least 1 (got 0)".into());
         }
@@ -57,7 +59,9 @@ pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
 
 /// Parses `--grow` (a clap value parser): comma-separated `M`, `+K`, `-K` or `xK`.
 pub fn parse_grow(text: &str) -> Result<GrowSteps, String> {
-    parse_steps(text).map(GrowSteps).map_err(|e| format!("{e:#}"))
+    parse_steps(text)
+        .map(GrowSteps)
+        .map_err(|e| format!("{e:#}"))
 }
 
 fn parse_steps(text: &str) -> Result<Vec<GrowStep>> {

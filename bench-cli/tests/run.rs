@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
 }
 
 fn shardlab() -> Command {
@@ -19,13 +21,21 @@ fn summary(dir: &Path) -> BTreeMap<(String, String, String), String> {
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
-            ((rec[0].to_string(), rec[1].to_string(), rec[3].to_string()), rec[4].to_string())
+            (
+                (rec[0].to_string(), rec[1].to_string(), rec[3].to_string()),
+                rec[4].to_string(),
+            )
         })
         .collect()
 }
 
 fn first_line(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap().lines().next().unwrap_or_default().to_string()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -33,38 +43,81 @@ fn a_tiny_run_writes_the_three_files_with_their_exact_headers() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     shardlab()
-        .args(["run", "--workload", "uniform:keys=1000,scans=0.1", "--events", "20000", "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=1000,scans=0.1",
+            "--events",
+            "20000",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
     assert!(first_line(&out.join("summary.csv")).starts_with("workload,scheme,shards,metric,value"));
-    assert!(first_line(&out.join("shards.csv")).starts_with("workload,scheme,shard,requests,distinct_keys"));
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert!(first_line(&out.join("shards.csv"))
+        .starts_with("workload,scheme,shard,requests,distinct_keys"));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["seed"], 42);
     assert_eq!(manifest["tool"], "shardlab");
     assert!(manifest["version"].is_string() && manifest["started_utc"].is_string());
     for file in ["windows.csv", "report.html", "report.md"] {
         assert!(out.join(file).is_file(), "{file} is written");
     }
-    let charts: Vec<String> =
-        std::fs::read_dir(out.join("charts")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    for stem in ["load_bars", "hottest_over_time", "load_heatmap", "remap", "latency", "scan_fanout"] {
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for stem in [
+        "load_bars",
+        "hottest_over_time",
+        "load_heatmap",
+        "remap",
+        "latency",
+        "scan_fanout",
+    ] {
         for ext in ["svg", "png"] {
-            assert!(charts.iter().any(|c| c.starts_with(stem) && c.ends_with(ext)), "no {stem} {ext} in {charts:?}");
+            assert!(
+                charts
+                    .iter()
+                    .any(|c| c.starts_with(stem) && c.ends_with(ext)),
+                "no {stem} {ext} in {charts:?}"
+            );
         }
     }
     let s = summary(&out);
     let schemes: std::collections::BTreeSet<&str> = s.keys().map(|k| k.1.as_str()).collect();
-    assert_eq!(schemes.into_iter().collect::<Vec<_>>(), ["hash", "range", "ring", "salted"]);
+    assert_eq!(
+        schemes.into_iter().collect::<Vec<_>>(),
+        ["hash", "range", "ring", "salted"]
+    );
 }
 
 #[test]
 fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("exact");
-    let schemes = format!("range:boundaries={}", fixture("exact_boundaries.txt").display());
+    let schemes = format!(
+        "range:boundaries={}",
+        fixture("exact_boundaries.txt").display()
+    );
     shardlab()
-        .args(["run", "--key-type", "u64", "--shards", "4", "--grow", "5", "--window", "5", "--quiet", "--schemes", &schemes])
+        .args([
+            "run",
+            "--key-type",
+            "u64",
+            "--shards",
+            "4",
+            "--grow",
+            "5",
+            "--window",
+            "5",
+            "--quiet",
+            "--schemes",
+            &schemes,
+        ])
         .arg("--trace")
         .arg(fixture("exact_trace.csv"))
         .arg("--out")
@@ -84,7 +137,11 @@ fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
     assert_eq!(rows, [(4, 1), (6, 2), (4, 2), (3, 2)]);
     let s = summary(&out);
     let trace = fixture("exact_trace.csv").display().to_string();
-    let get = |m: &str| s[&(trace.clone(), schemes.clone(), m.to_string())].parse::<f64>().unwrap();
+    let get = |m: &str| {
+        s[&(trace.clone(), schemes.clone(), m.to_string())]
+            .parse::<f64>()
+            .unwrap()
+    };
     assert_eq!(get("events_measured"), 12.0);
     assert_eq!(get("warmup_events"), 0.0);
     assert_eq!(get("requests"), 17.0);
@@ -109,9 +166,18 @@ fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
 fn a_bad_trace_line_names_the_line_and_writes_no_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never");
-    let assert = shardlab().args(["run", "--quiet", "--trace"]).arg(fixture("bad_op_line4.csv")).arg("--out").arg(&out).assert().failure();
+    let assert = shardlab()
+        .args(["run", "--quiet", "--trace"])
+        .arg(fixture("bad_op_line4.csv"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
-    assert!(stderr.contains("bad_op_line4.csv") && stderr.contains("line 4"), "{stderr}");
+    assert!(
+        stderr.contains("bad_op_line4.csv") && stderr.contains("line 4"),
+        "{stderr}"
+    );
     assert!(!out.exists(), "no report may be written for a bad trace");
 }
 
@@ -121,17 +187,29 @@ fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
     let run = |threads: &str, name: &str| {
         let out = dir.path().join(name);
         shardlab()
-            .args(["run", "--workload", "zipf:keys=5000,s=1.1,scans=0.05", "--workload", "sequential", "--events", "60000"])
+            .args([
+                "run",
+                "--workload",
+                "zipf:keys=5000,s=1.1,scans=0.05",
+                "--workload",
+                "sequential",
+                "--events",
+                "60000",
+            ])
             .args(["--window", "1000", "--quiet", "--threads", threads, "--out"])
             .arg(&out)
             .assert()
             .success();
-        summary(&out).into_iter().filter(|(k, _)| !k.2.starts_with("lookup") && k.2 != "lookups_per_sec").collect::<Vec<_>>()
+        summary(&out)
+            .into_iter()
+            .filter(|(k, _)| !k.2.starts_with("lookup") && k.2 != "lookups_per_sec")
+            .collect::<Vec<_>>()
     };
     let one = run("1", "one");
     assert!(one.len() > 50);
     assert_eq!(one, run("2", "two"));
-    let shards = |name: &str| std::fs::read_to_string(dir.path().join(name).join("shards.csv")).unwrap();
+    let shards =
+        |name: &str| std::fs::read_to_string(dir.path().join(name).join("shards.csv")).unwrap();
     assert_eq!(shards("one"), shards("two"));
 }
 
@@ -139,25 +217,58 @@ fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
 fn an_existing_output_directory_is_kept_unless_forced() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
-    let args = ["run", "--workload", "uniform:keys=100", "--events", "2000", "--quiet", "--out"];
+    let args = [
+        "run",
+        "--workload",
+        "uniform:keys=100",
+        "--events",
+        "2000",
+        "--quiet",
+        "--out",
+    ];
     let assert = shardlab().args(args).arg(dir.path()).assert().failure();
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("--force"));
     assert!(!dir.path().join("summary.csv").exists());
-    shardlab().args(args).arg(dir.path()).arg("--force").assert().success();
+    shardlab()
+        .args(args)
+        .arg(dir.path())
+        .arg("--force")
+        .assert()
+        .success();
     assert!(dir.path().join("summary.csv").exists() && dir.path().join("keep.txt").exists());
 }
 
 #[test]
 fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
-    let assert = shardlab().args(["run", "--schemes", "range,btree", "--quiet"]).assert().failure();
+    let assert = shardlab()
+        .args(["run", "--schemes", "range,btree", "--quiet"])
+        .assert()
+        .failure();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
-    assert!(stderr.contains("valid schemes: range, hash, ring, salted"), "{stderr}");
-    let assert = shardlab().args(["run", "--workload", "pareto", "--quiet"]).assert().failure();
+    assert!(
+        stderr.contains("valid schemes: range, hash, ring, salted"),
+        "{stderr}"
+    );
+    let assert = shardlab()
+        .args(["run", "--workload", "pareto", "--quiet"])
+        .assert()
+        .failure();
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("uniform"));
-    for bad in [&["--schemes", "ring:vnodes=0"][..], &["--schemes", "salted:buckets=0"], &["--schemes", "ring:vnode=3"]] {
-        let assert = shardlab().args(["run", "--quiet"]).args(bad).assert().code(1);
+    for bad in [
+        &["--schemes", "ring:vnodes=0"][..],
+        &["--schemes", "salted:buckets=0"],
+        &["--schemes", "ring:vnode=3"],
+    ] {
+        let assert = shardlab()
+            .args(["run", "--quiet"])
+            .args(bad)
+            .assert()
+            .code(1);
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
-        assert!(stderr.starts_with("Error: ") && !stderr.contains("panicked"), "{stderr}");
+        assert!(
+            stderr.starts_with("Error: ") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
     }
     shardlab().args(["run", "--shards", "0"]).assert().code(2);
 }
@@ -166,20 +277,40 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
 fn help_shows_examples() {
     let assert = shardlab().args(["run", "--help"]).assert().success();
     let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
-    assert!(out.contains("Examples:") && out.contains("--workload"), "{out}");
+    assert!(
+        out.contains("Examples:") && out.contains("--workload"),
+        "{out}"
+    );
 }
 
 #[test]
 fn report_re_renders_the_same_charts_from_the_csv_files() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
-    shardlab().args(["run", "--workload", "zipf:keys=2000,scans=0.1", "--events", "30000", "--quiet", "--out"]).arg(&out).assert().success();
+    shardlab()
+        .args([
+            "run",
+            "--workload",
+            "zipf:keys=2000,scans=0.1",
+            "--events",
+            "30000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
     let read_all = |d: &Path| -> BTreeMap<String, Vec<u8>> {
         std::fs::read_dir(d.join("charts"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .chain([d.join("report.html"), d.join("report.md")])
-            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
             .collect()
     };
     let before = read_all(&out);
@@ -197,27 +328,81 @@ fn range_dynamic_sits_beside_the_fixed_schemes_and_writes_its_timeline() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("dyn");
     shardlab()
-        .args(["run", "--workload", "zipf:keys=20000,s=0.99", "--events", "100000", "--shards", "8", "--window", "5000"])
-        .args(["--schemes", "range,hash,range-dynamic:max_load=800", "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "zipf:keys=20000,s=0.99",
+            "--events",
+            "100000",
+            "--shards",
+            "8",
+            "--window",
+            "5000",
+        ])
+        .args([
+            "--schemes",
+            "range,hash,range-dynamic:max_load=800",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
     let s = summary(&out);
-    let get = |scheme: &str, m: &str| s[&("zipf:keys=20000,s=0.99".to_string(), scheme.to_string(), m.to_string())].clone();
-    assert_eq!(get("range-dynamic:max_load=800", "events_measured"), get("range", "events_measured"));
-    assert!(get("range-dynamic:max_load=800", "dynamic_load_splits").parse::<u64>().unwrap() > 0);
+    let get = |scheme: &str, m: &str| {
+        s[&(
+            "zipf:keys=20000,s=0.99".to_string(),
+            scheme.to_string(),
+            m.to_string(),
+        )]
+            .clone()
+    };
+    assert_eq!(
+        get("range-dynamic:max_load=800", "events_measured"),
+        get("range", "events_measured")
+    );
+    assert!(
+        get("range-dynamic:max_load=800", "dynamic_load_splits")
+            .parse::<u64>()
+            .unwrap()
+            > 0
+    );
     let timeline = std::fs::read_to_string(out.join("timeline.csv")).unwrap();
     assert!(timeline.starts_with("window,ranges,splits,merges"));
     let mut rows = csv::Reader::from_reader(timeline.as_bytes());
-    let labels: Vec<(String, String)> =
-        rows.records().map(|r| r.unwrap()).map(|r| (r[r.len() - 2].to_string(), r[r.len() - 1].to_string())).collect();
+    let labels: Vec<(String, String)> = rows
+        .records()
+        .map(|r| r.unwrap())
+        .map(|r| (r[r.len() - 2].to_string(), r[r.len() - 1].to_string()))
+        .collect();
     assert!(labels.len() > 10);
-    assert!(labels.iter().all(|(w, s)| w == "zipf:keys=20000,s=0.99" && s == "range-dynamic:max_load=800"), "{labels:?}");
-    assert!(std::fs::read_to_string(out.join("splits.csv")).unwrap().starts_with("window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason"));
+    assert!(
+        labels
+            .iter()
+            .all(|(w, s)| w == "zipf:keys=20000,s=0.99" && s == "range-dynamic:max_load=800"),
+        "{labels:?}"
+    );
+    assert!(std::fs::read_to_string(out.join("splits.csv"))
+        .unwrap()
+        .starts_with(
+            "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason"
+        ));
     assert!(out.join("finders.csv").is_file());
     // Without a dynamic scheme there is no timeline.
     let plain = dir.path().join("plain");
-    shardlab().args(["run", "--workload", "uniform:keys=100", "--events", "2000", "--quiet", "--out"]).arg(&plain).assert().success();
+    shardlab()
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=100",
+            "--events",
+            "2000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&plain)
+        .assert()
+        .success();
     assert!(!plain.join("timeline.csv").exists());
 }
 
@@ -226,8 +411,24 @@ fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_c
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep");
     shardlab()
-        .args(["run", "--workload", "zipf:keys=5000,s=0.6,0.9,1.2,scans=0.05", "--events", "20000", "--window", "2000"])
-        .args(["--shards", "4,8,16,32", "--grow", "+1,x2", "--no-latency", "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "zipf:keys=5000,s=0.6,0.9,1.2,scans=0.05",
+            "--events",
+            "20000",
+            "--window",
+            "2000",
+        ])
+        .args([
+            "--shards",
+            "4,8,16,32",
+            "--grow",
+            "+1,x2",
+            "--no-latency",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
@@ -236,21 +437,43 @@ fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_c
     for rec in r.records() {
         let rec = rec.unwrap();
         if &rec[3] == "remap_fraction" {
-            combos.insert((rec[0].to_string(), rec[1].to_string(), rec[2].parse::<u32>().unwrap(), rec[6].parse::<u32>().unwrap()));
+            combos.insert((
+                rec[0].to_string(),
+                rec[1].to_string(),
+                rec[2].parse::<u32>().unwrap(),
+                rec[6].parse::<u32>().unwrap(),
+            ));
         }
     }
     // 3 skews x 4 schemes x 4 shard counts x 2 targets.
     assert_eq!(combos.len(), 3 * 4 * 4 * 2, "{combos:?}");
-    assert!(combos.contains(&("zipf:keys=5000,s=0.9,scans=0.05".into(), "hash".into(), 8, 16)));
-    let charts: Vec<String> =
-        std::fs::read_dir(out.join("charts")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(combos.contains(&(
+        "zipf:keys=5000,s=0.9,scans=0.05".into(),
+        "hash".into(),
+        8,
+        16
+    )));
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     for stem in ["skew_sweep", "shard_sweep"] {
-        let svg = charts.iter().find(|c| c.starts_with(stem) && c.ends_with(".svg")).unwrap_or_else(|| panic!("no {stem} in {charts:?}"));
+        let svg = charts
+            .iter()
+            .find(|c| c.starts_with(stem) && c.ends_with(".svg"))
+            .unwrap_or_else(|| panic!("no {stem} in {charts:?}"));
         let text = std::fs::read_to_string(out.join("charts").join(svg)).unwrap();
-        let labels: Vec<&str> =
-            text.split("<text").skip(1).filter_map(|t| t.split('>').nth(1)).map(|t| t.split('<').next().unwrap_or("").trim()).collect();
+        let labels: Vec<&str> = text
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1))
+            .map(|t| t.split('<').next().unwrap_or("").trim())
+            .collect();
         for scheme in ["range", "hash", "ring", "salted"] {
-            assert!(labels.contains(&scheme), "{stem} lacks the {scheme} series: {labels:?}");
+            assert!(
+                labels.contains(&scheme),
+                "{stem} lacks the {scheme} series: {labels:?}"
+            );
         }
     }
 }
@@ -259,12 +482,29 @@ fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_c
 fn a_trace_run_reports_the_inspect_figures_of_the_trace() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
-    shardlab().args(["run", "--key-type", "u64", "--no-latency", "--quiet", "--trace"]).arg(fixture("exact_trace.csv")).arg("--out").arg(&out).assert().success();
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    shardlab()
+        .args([
+            "run",
+            "--key-type",
+            "u64",
+            "--no-latency",
+            "--quiet",
+            "--trace",
+        ])
+        .arg(fixture("exact_trace.csv"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["parameters"]["trace_profile"]["events"], "12");
     assert_eq!(manifest["parameters"]["trace_profile"]["scans"], "3");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.contains("### The trace (shardlab inspect)") && md.contains("| monotonicity |"), "{md}");
+    assert!(
+        md.contains("### The trace (shardlab inspect)") && md.contains("| monotonicity |"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -272,19 +512,53 @@ fn fail_worst_measures_each_scheme_losing_a_shard_by_its_own_rule() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f");
     shardlab()
-        .args(["run", "--workload", "uniform:keys=100000", "--events", "200000", "--fail", "worst", "--no-latency", "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=100000",
+            "--events",
+            "200000",
+            "--fail",
+            "worst",
+            "--no-latency",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
     let s = summary(&out);
-    let get = |scheme: &str, m: &str| s[&("uniform:keys=100000".to_string(), scheme.to_string(), m.to_string())].parse::<f64>().unwrap();
+    let get = |scheme: &str, m: &str| {
+        s[&(
+            "uniform:keys=100000".to_string(),
+            scheme.to_string(),
+            m.to_string(),
+        )]
+            .parse::<f64>()
+            .unwrap()
+    };
     // mod-N rehashes everything onto 15 shards: about 15/16 of the keys move; the ring and
     // range hand only the lost shard's keys (about 1/16) to the survivors.
     assert!((get("hash", "fail_remap_fraction") - 15.0 / 16.0).abs() < 0.01);
     for scheme in ["ring", "range"] {
-        assert!((get(scheme, "fail_remap_fraction") - 1.0 / 16.0).abs() < 0.02, "{scheme}");
+        assert!(
+            (get(scheme, "fail_remap_fraction") - 1.0 / 16.0).abs() < 0.02,
+            "{scheme}"
+        );
         assert!(get(scheme, "fail_hottest_surviving_share") >= 1.0 / 15.0);
     }
-    let assert = shardlab().args(["run", "--workload", "uniform:keys=100", "--events", "1000", "--fail", "x", "--quiet"]).assert().code(2);
+    let assert = shardlab()
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=100",
+            "--events",
+            "1000",
+            "--fail",
+            "x",
+            "--quiet",
+        ])
+        .assert()
+        .code(2);
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("worst"));
 }

@@ -123,7 +123,11 @@ pub fn timeline_csv(rows: &[TimelineRow], label: RunLabel<'_>) -> Result<Vec<u8>
 }
 
 /// Renders `splits.csv`; keys are shown as `key_type` displays them.
-pub fn splits_csv(rows: &[SplitRow], key_type: KeyType, label: RunLabel<'_>) -> Result<Vec<u8>, ReportError> {
+pub fn splits_csv(
+    rows: &[SplitRow],
+    key_type: KeyType,
+    label: RunLabel<'_>,
+) -> Result<Vec<u8>, ReportError> {
     let key = |k: Option<&[u8]>| match k {
         None | Some([]) => String::new(),
         Some(k) => key_type.display(k),
@@ -149,7 +153,10 @@ pub fn splits_csv(rows: &[SplitRow], key_type: KeyType, label: RunLabel<'_>) -> 
 }
 
 /// Renders `finders.csv` from the per-finder summaries of a run.
-pub fn finders_csv(summaries: &[FinderSummary], label: RunLabel<'_>) -> Result<Vec<u8>, ReportError> {
+pub fn finders_csv(
+    summaries: &[FinderSummary],
+    label: RunLabel<'_>,
+) -> Result<Vec<u8>, ReportError> {
     write(
         FINDERS_HEADER,
         summaries.iter().map(|s| FinderCsvRow {
@@ -203,7 +210,10 @@ mod tests {
     use super::*;
     use analysis::dynamic::{FinderKind, Refusal};
 
-    const LABEL: RunLabel<'static> = RunLabel { workload: "w", scheme: "range-dynamic" };
+    const LABEL: RunLabel<'static> = RunLabel {
+        workload: "w",
+        scheme: "range-dynamic",
+    };
 
     fn header_of<R: Serialize>(row: R) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -336,10 +346,17 @@ mod tests {
             range_end: None,
             ..made.clone()
         };
-        let text = String::from_utf8(splits_csv(&[made, refused], KeyType::U64, LABEL).unwrap()).unwrap();
+        let text =
+            String::from_utf8(splits_csv(&[made, refused], KeyType::U64, LABEL).unwrap()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], SPLITS_HEADER);
-        assert_eq!(lines[1], "7,reservoir,,500,0.125,0,0,,900,true,4000,w,range-dynamic");
-        assert_eq!(lines[2], "7,optimal,900,,,0,,popular_key,,false,4000,w,range-dynamic");
+        assert_eq!(
+            lines[1],
+            "7,reservoir,,500,0.125,0,0,,900,true,4000,w,range-dynamic"
+        );
+        assert_eq!(
+            lines[2],
+            "7,optimal,900,,,0,,popular_key,,false,4000,w,range-dynamic"
+        );
     }
 }

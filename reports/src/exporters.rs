@@ -63,9 +63,18 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
         Box::new(SummaryCsv),
         Box::new(ShardsCsv),
         Box::new(crate::windows::WindowsCsv),
-        Box::new(DynamicCsv { file: "timeline.csv", render_run: |_, run, label| dynamic_csv::timeline_csv(&run.timeline, label) }),
-        Box::new(DynamicCsv { file: "splits.csv", render_run: |w, run, label| dynamic_csv::splits_csv(&run.splits, w.key_type, label) }),
-        Box::new(DynamicCsv { file: "finders.csv", render_run: |_, run, label| dynamic_csv::finders_csv(&run.finder_summaries(), label) }),
+        Box::new(DynamicCsv {
+            file: "timeline.csv",
+            render_run: |_, run, label| dynamic_csv::timeline_csv(&run.timeline, label),
+        }),
+        Box::new(DynamicCsv {
+            file: "splits.csv",
+            render_run: |w, run, label| dynamic_csv::splits_csv(&run.splits, w.key_type, label),
+        }),
+        Box::new(DynamicCsv {
+            file: "finders.csv",
+            render_run: |_, run, label| dynamic_csv::finders_csv(&run.finder_summaries(), label),
+        }),
         Box::new(ManifestJson),
     ]
 }
@@ -87,9 +96,20 @@ impl Exporter for DynamicCsv {
         let mut out = Vec::new();
         for w in &report.results {
             for run in &w.dynamic {
-                let bytes = (self.render_run)(w, run, RunLabel { workload: &w.workload, scheme: &run.label })?;
+                let bytes = (self.render_run)(
+                    w,
+                    run,
+                    RunLabel {
+                        workload: &w.workload,
+                        scheme: &run.label,
+                    },
+                )?;
                 // Keep the first header only.
-                let body = if out.is_empty() { &bytes[..] } else { bytes.splitn(2, |&b| b == b'\n').nth(1).unwrap_or(&[]) };
+                let body = if out.is_empty() {
+                    &bytes[..]
+                } else {
+                    bytes.splitn(2, |&b| b == b'\n').nth(1).unwrap_or(&[])
+                };
                 out.extend_from_slice(body);
             }
         }

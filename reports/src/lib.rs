@@ -8,18 +8,18 @@
 //! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(reports::summary::SUMMARY_HEADER));
 //! ```
 
+pub mod charts;
+pub mod data;
 pub mod dynamic_csv;
 pub mod error;
 pub mod exporters;
 pub mod manifest;
 pub mod output;
 pub mod plan_csv;
+pub mod report;
 pub mod summary;
 pub mod table;
 pub mod windows;
-pub mod data;
-pub mod charts;
-pub mod report;
 
 pub use error::ReportError;
 pub use exporters::Exporter;

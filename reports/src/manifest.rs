@@ -85,7 +85,10 @@ mod tests {
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         std::fs::write(&a, b"key\n1\n").unwrap();
         std::fs::write(&b, b"key\n2\n").unwrap();
-        let (x, y) = (InputFile::checksum(&a).unwrap(), InputFile::checksum(&b).unwrap());
+        let (x, y) = (
+            InputFile::checksum(&a).unwrap(),
+            InputFile::checksum(&b).unwrap(),
+        );
         assert_eq!(x.bytes, 6);
         assert_ne!(x.xxh3_128, y.xxh3_128);
         assert_eq!(x.xxh3_128, InputFile::checksum(&a).unwrap().xxh3_128);

@@ -17,7 +17,9 @@ impl OutputDir {
         if path.exists() && !force {
             return Err(ReportError::Exists(path.to_path_buf()));
         }
-        Ok(OutputDir { path: path.to_path_buf() })
+        Ok(OutputDir {
+            path: path.to_path_buf(),
+        })
     }
 
     /// The directory.
@@ -27,13 +29,16 @@ impl OutputDir {
 
     /// Renders every exporter first (so a rendering error writes nothing), then writes each
     /// file atomically. Returns the paths written.
-    pub fn write_all(&self, report: &RunReport, exporters: &[Box<dyn Exporter>]) -> Result<Vec<PathBuf>, ReportError> {
-        let rendered: Vec<(&str, Vec<u8>)> =
-            exporters
-                .iter()
-                .filter(|e| e.applies(report))
-                .map(|e| Ok((e.file_name(), e.render(report)?)))
-                .collect::<Result<_, ReportError>>()?;
+    pub fn write_all(
+        &self,
+        report: &RunReport,
+        exporters: &[Box<dyn Exporter>],
+    ) -> Result<Vec<PathBuf>, ReportError> {
+        let rendered: Vec<(&str, Vec<u8>)> = exporters
+            .iter()
+            .filter(|e| e.applies(report))
+            .map(|e| Ok((e.file_name(), e.render(report)?)))
+            .collect::<Result<_, ReportError>>()?;
         let mut written = Vec::with_capacity(rendered.len());
         for (name, bytes) in rendered {
             written.push(self.write_file(name, &bytes)?);
@@ -45,11 +50,23 @@ impl OutputDir {
     pub fn write_file(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
         let target = self.path.join(name);
         let dir = target.parent().unwrap_or(&self.path).to_path_buf();
-        fs::create_dir_all(&dir).map_err(|source| ReportError::Io { path: dir.clone(), source })?;
-        let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        fs::create_dir_all(&dir).map_err(|source| ReportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let file_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = dir.join(format!(".{file_name}.tmp"));
-        fs::write(&tmp, bytes).map_err(|source| ReportError::Io { path: tmp.clone(), source })?;
-        fs::rename(&tmp, &target).map_err(|source| ReportError::Io { path: target.clone(), source })?;
+        fs::write(&tmp, bytes).map_err(|source| ReportError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        fs::rename(&tmp, &target).map_err(|source| ReportError::Io {
+            path: target.clone(),
+            source,
+        })?;
         Ok(target)
     }
 }
@@ -72,7 +89,10 @@ mod tests {
         let out = OutputDir::claim(&dir.path().join("run"), false).unwrap();
         let p = out.write_file("charts/a.svg", b"<svg/>").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"<svg/>");
-        let names: Vec<_> = fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, [std::ffi::OsString::from("a.svg")]);
     }
 }

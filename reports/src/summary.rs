@@ -101,7 +101,11 @@ pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
         for s in &r.schemes {
             for (shard, &requests) in s.load.shard_requests.iter().enumerate() {
                 let distinct = r.shard_distinct_keys(s, shard);
-                let share = if s.load.requests == 0 { None } else { Some(requests as f64 / s.load.requests as f64) };
+                let share = if s.load.requests == 0 {
+                    None
+                } else {
+                    Some(requests as f64 / s.load.requests as f64)
+                };
                 w.serialize(ShardRow {
                     workload: &r.workload,
                     scheme: &s.scheme,
@@ -119,8 +123,15 @@ pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
 
 /// Returns the bytes; an empty table still gets its header.
 fn finish(w: csv::Writer<Vec<u8>>, header: &str, empty: bool) -> Result<Vec<u8>, ReportError> {
-    let bytes = w.into_inner().map_err(|e| ReportError::Io { path: "<memory>".into(), source: e.into_error() })?;
-    Ok(if empty || bytes.is_empty() { format!("{header}\n").into_bytes() } else { bytes })
+    let bytes = w.into_inner().map_err(|e| ReportError::Io {
+        path: "<memory>".into(),
+        source: e.into_error(),
+    })?;
+    Ok(if empty || bytes.is_empty() {
+        format!("{header}\n").into_bytes()
+    } else {
+        bytes
+    })
 }
 
 /// Names of every metric, for checks that the table and the CSV agree.
@@ -142,7 +153,13 @@ mod tests {
 
     #[test]
     fn empty_results_still_have_headers() {
-        assert_eq!(String::from_utf8(summary_csv(&[]).unwrap()).unwrap(), format!("{SUMMARY_HEADER}\n"));
-        assert_eq!(String::from_utf8(shards_csv(&[]).unwrap()).unwrap(), format!("{SHARDS_HEADER}\n"));
+        assert_eq!(
+            String::from_utf8(summary_csv(&[]).unwrap()).unwrap(),
+            format!("{SUMMARY_HEADER}\n")
+        );
+        assert_eq!(
+            String::from_utf8(shards_csv(&[]).unwrap()).unwrap(),
+            format!("{SHARDS_HEADER}\n")
+        );
     }
 }

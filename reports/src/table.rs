@@ -17,7 +17,11 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
     let per_scheme: Vec<Vec<MetricValue>> = r.schemes.iter().map(|s| r.metric_values(s)).collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["metric".to_string(), "unit".to_string()];
-    header.extend(r.schemes.iter().map(|s| format!("{} ({}->{})", s.scheme, s.shards, s.remap.target_shards)));
+    header.extend(
+        r.schemes
+            .iter()
+            .map(|s| format!("{} ({}->{})", s.scheme, s.shards, s.remap.target_shards)),
+    );
     rows.push(header);
     // Common metrics in table order, then the scheme-specific ones in order of appearance.
     let mut names: Vec<(&str, &str)> = METRICS.iter().map(|m| (m.name, m.unit)).collect();
@@ -27,28 +31,50 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
         }
     }
     for (name, unit) in names {
-        let cells: Vec<Option<&MetricValue>> =
-            per_scheme.iter().map(|vals| vals.iter().find(|v| v.name == name)).collect();
+        let cells: Vec<Option<&MetricValue>> = per_scheme
+            .iter()
+            .map(|vals| vals.iter().find(|v| v.name == name))
+            .collect();
         if cells.iter().all(Option::is_none) {
             continue;
         }
         let mut row = vec![name.to_string(), unit.to_string()];
-        row.extend(cells.iter().map(|c| c.map_or("n/a".to_string(), |v| human(v))));
+        row.extend(
+            cells
+                .iter()
+                .map(|c| c.map_or("n/a".to_string(), |v| human(v))),
+        );
         rows.push(row);
     }
-    let widths: Vec<usize> =
-        (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = format!("== {} ({} events measured)\n   {}\n", r.workload, r.events_measured, r.description);
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!(
+        "== {} ({} events measured)\n   {}\n",
+        r.workload, r.events_measured, r.description
+    );
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
             .enumerate()
-            .map(|(c, cell)| if c < 2 { format!("{cell:<w$}", w = widths[c]) } else { format!("{cell:>w$}", w = widths[c]) })
+            .map(|(c, cell)| {
+                if c < 2 {
+                    format!("{cell:<w$}", w = widths[c])
+                } else {
+                    format!("{cell:>w$}", w = widths[c])
+                }
+            })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
         if i == 0 {
-            out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push_str(
+                &widths
+                    .iter()
+                    .map(|w| "-".repeat(*w))
+                    .collect::<Vec<_>>()
+                    .join("  "),
+            );
             out.push('\n');
         }
     }

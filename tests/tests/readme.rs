@@ -4,7 +4,8 @@ use analysis::metrics::METRICS;
 
 #[test]
 fn the_readme_metric_table_matches_the_metrics_written() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let table = readme
         .split("<!-- metric-table")
         .nth(1)
@@ -18,7 +19,14 @@ fn the_readme_metric_table_matches_the_metrics_written() {
     let written: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
     assert_eq!(documented, written);
     for m in METRICS {
-        let row = table.lines().find(|l| l.starts_with(&format!("| `{}`", m.name))).unwrap();
-        assert!(row.contains(&format!("| {} |", m.unit)), "unit of {} differs: {row}", m.name);
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}`", m.name)))
+            .unwrap();
+        assert!(
+            row.contains(&format!("| {} |", m.unit)),
+            "unit of {} differs: {row}",
+            m.name
+        );
     }
 }

@@ -148,7 +148,10 @@ impl EventChunk {
         for i in from..self.len() {
             tail.push(self.get(i));
         }
-        let arena_end = self.records.get(from).map_or(self.arena.len(), |r| r.key_start as usize);
+        let arena_end = self
+            .records
+            .get(from)
+            .map_or(self.arena.len(), |r| r.key_start as usize);
         self.records.truncate(from);
         self.arena.truncate(arena_end);
         tail
@@ -162,8 +165,20 @@ mod tests {
     #[test]
     fn a_chunk_returns_the_events_it_was_given() {
         let mut chunk = EventChunk::default();
-        let a = Event { op: Op::Put, key: b"alpha", end: None, timestamp: Some(7), size: Some(3) };
-        let b = Event { op: Op::Scan, key: b"b", end: Some(b"c"), timestamp: None, size: None };
+        let a = Event {
+            op: Op::Put,
+            key: b"alpha",
+            end: None,
+            timestamp: Some(7),
+            size: Some(3),
+        };
+        let b = Event {
+            op: Op::Scan,
+            key: b"b",
+            end: Some(b"c"),
+            timestamp: None,
+            size: None,
+        };
         chunk.push(a);
         chunk.push(b);
         assert_eq!(chunk.len(), 2);

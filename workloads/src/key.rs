@@ -124,8 +124,13 @@ mod tests {
     fn bad_integer_keys_are_refused_with_the_reason() {
         let mut out = Vec::new();
         for bad in ["", "-1", "1.5", "18446744073709551616", "12a"] {
-            let err = KeyType::U64.parse_into(bad.as_bytes(), &mut out).unwrap_err();
-            assert!(err.contains("decimal integer") || err.contains("empty"), "{err}");
+            let err = KeyType::U64
+                .parse_into(bad.as_bytes(), &mut out)
+                .unwrap_err();
+            assert!(
+                err.contains("decimal integer") || err.contains("empty"),
+                "{err}"
+            );
         }
     }
 

@@ -28,7 +28,10 @@ pub struct SpecError {
 impl Spec {
     /// Parses one spec; parameters may carry several values (sweeps).
     pub fn parse(text: &str) -> Result<Spec, SpecError> {
-        let err = |message: String| SpecError { spec: text.to_string(), message };
+        let err = |message: String| SpecError {
+            spec: text.to_string(),
+            message,
+        };
         let text_trim = text.trim();
         // The name ends at the last ':' before the first '=': a name may itself hold a colon
         // (a named variant such as `ycsb:a`, or `ycsb:a:records=1000` with parameters).
@@ -62,7 +65,10 @@ impl Spec {
                 }
             }
         }
-        Ok(Spec { name: name.to_string(), params })
+        Ok(Spec {
+            name: name.to_string(),
+            params,
+        })
     }
 
     /// Splits a comma-separated list of specs: a token without `=` starts a new spec.
@@ -82,7 +88,10 @@ impl Spec {
 
     /// Expands a sweep into one spec per combination of values (in the order given).
     pub fn expand(&self) -> Vec<Spec> {
-        let mut out = vec![Spec { name: self.name.clone(), params: Vec::new() }];
+        let mut out = vec![Spec {
+            name: self.name.clone(),
+            params: Vec::new(),
+        }];
         for (k, values) in &self.params {
             out = out
                 .into_iter()
@@ -105,7 +114,11 @@ impl Spec {
                 return Err(self.error(format!(
                     "unknown parameter '{k}' for '{}'; valid parameters: {}",
                     self.name,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 )));
             }
             if values.len() != 1 {
@@ -117,11 +130,19 @@ impl Spec {
 
     /// The raw text of a parameter, if given.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v[0].as_str())
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v[0].as_str())
     }
 
     /// A parameter parsed as `T`, or `default` when absent.
-    pub fn parse_or<T: std::str::FromStr>(&self, key: &str, default: T, expected: &str) -> Result<T, SpecError> {
+    pub fn parse_or<T: std::str::FromStr>(
+        &self,
+        key: &str,
+        default: T,
+        expected: &str,
+    ) -> Result<T, SpecError> {
         match self.get(key) {
             None => Ok(default),
             Some(v) => v
@@ -156,7 +177,10 @@ impl Spec {
 
     /// An error about this spec.
     pub fn error(&self, message: String) -> SpecError {
-        SpecError { spec: self.to_string(), message }
+        SpecError {
+            spec: self.to_string(),
+            message,
+        }
     }
 }
 
@@ -191,7 +215,12 @@ mod tests {
         assert_eq!(s.name, "ycsb:e");
         assert_eq!(s.get("records"), Some("1000"));
         assert_eq!(s.to_string(), "ycsb:e:records=1000,scan_max=10");
-        assert_eq!(Spec::parse("range:boundaries=C:/splits.txt").unwrap().get("boundaries"), Some("C:/splits.txt"));
+        assert_eq!(
+            Spec::parse("range:boundaries=C:/splits.txt")
+                .unwrap()
+                .get("boundaries"),
+            Some("C:/splits.txt")
+        );
         let list = Spec::parse_list("ycsb:a,zipf:s=1,ycsb:b:records=5").unwrap();
         let names: Vec<&str> = list.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["ycsb:a", "zipf", "ycsb:b"]);
@@ -201,24 +230,41 @@ mod tests {
     fn a_sweep_expands_to_every_combination() {
         let s = Spec::parse("zipf:s=0.6,0.8,keys=10,20").unwrap();
         let all: Vec<String> = s.expand().iter().map(|s| s.to_string()).collect();
-        assert_eq!(all, ["zipf:s=0.6,keys=10", "zipf:s=0.6,keys=20", "zipf:s=0.8,keys=10", "zipf:s=0.8,keys=20"]);
+        assert_eq!(
+            all,
+            [
+                "zipf:s=0.6,keys=10",
+                "zipf:s=0.6,keys=20",
+                "zipf:s=0.8,keys=10",
+                "zipf:s=0.8,keys=20"
+            ]
+        );
     }
 
     #[test]
     fn a_list_splits_where_a_new_name_starts() {
         let list = Spec::parse_list("range,ring:vnodes=64,hash,salted:buckets=8").unwrap();
         let names: Vec<String> = list.iter().map(|s| s.to_string()).collect();
-        assert_eq!(names, ["range", "ring:vnodes=64", "hash", "salted:buckets=8"]);
+        assert_eq!(
+            names,
+            ["range", "ring:vnodes=64", "hash", "salted:buckets=8"]
+        );
     }
 
     #[test]
     fn unknown_and_malformed_parameters_are_refused_with_the_valid_ones() {
-        let e = Spec::parse("ring:vnode=3").unwrap().check(&["vnodes"]).unwrap_err();
+        let e = Spec::parse("ring:vnode=3")
+            .unwrap()
+            .check(&["vnodes"])
+            .unwrap_err();
         assert!(e.to_string().contains("valid parameters: vnodes"), "{e}");
         assert!(Spec::parse(":x=1").is_err());
         assert!(Spec::parse("ring:=3").is_err());
         assert!(Spec::parse("ring:vnodes=1,vnodes=2").is_err());
-        let e = Spec::parse("ring:vnodes=x").unwrap().u64_at_least("vnodes", 1, 1).unwrap_err();
+        let e = Spec::parse("ring:vnodes=x")
+            .unwrap()
+            .u64_at_least("vnodes", 1, 1)
+            .unwrap_err();
         assert!(e.to_string().contains("not a whole number"), "{e}");
     }
 }

@@ -184,7 +184,11 @@ impl RadixIndex {
         while let Some(&x) = xs.get(at) {
             // After a run of one query, queries are sparser than keys: stepping forward from
             // the last answer would mostly be wasted, so the index answers directly.
-            rank = if last_len == 1 { self.rank_le(x) } else { self.rank_le_from(rank, x) };
+            rank = if last_len == 1 {
+                self.rank_le(x)
+            } else {
+                self.rank_le_from(rank, x)
+            };
             // x lies in [below, above): every query there has the same rank.
             let below = if rank == 0 { 0 } else { keys[rank - 1] };
             let rest = &xs[at..];

@@ -84,11 +84,33 @@ pub enum FailureOutcome {
 
 /// The rows `run --fail` adds to `summary.csv` for each scheme.
 pub static FAILURE_METRICS: &[MetricDef] = &[
-    MetricDef { name: "fail_shard", unit: "shard", definition: "The shard that failed (--fail K, or the worst one)." },
-    MetricDef { name: "fail_remap_fraction", unit: "share", definition: "Distinct keys whose owner changes when that shard is removed by the scheme's own rule." },
-    MetricDef { name: "fail_remap_fraction_traffic", unit: "share", definition: "Point requests whose key changes owner when that shard is removed." },
-    MetricDef { name: "fail_hottest_surviving_share", unit: "share", definition: "Point requests of the busiest surviving shard / all point requests." },
-    MetricDef { name: "fail_hottest_surviving_ratio", unit: "ratio", definition: "fail_hottest_surviving_share x (N-1); 1.0 is a perfect spread over the survivors." },
+    MetricDef {
+        name: "fail_shard",
+        unit: "shard",
+        definition: "The shard that failed (--fail K, or the worst one).",
+    },
+    MetricDef {
+        name: "fail_remap_fraction",
+        unit: "share",
+        definition:
+            "Distinct keys whose owner changes when that shard is removed by the scheme's own rule.",
+    },
+    MetricDef {
+        name: "fail_remap_fraction_traffic",
+        unit: "share",
+        definition: "Point requests whose key changes owner when that shard is removed.",
+    },
+    MetricDef {
+        name: "fail_hottest_surviving_share",
+        unit: "share",
+        definition: "Point requests of the busiest surviving shard / all point requests.",
+    },
+    MetricDef {
+        name: "fail_hottest_surviving_ratio",
+        unit: "ratio",
+        definition:
+            "fail_hottest_surviving_share x (N-1); 1.0 is a perfect spread over the survivors.",
+    },
 ];
 
 impl FailureOutcome {
@@ -104,7 +126,15 @@ impl FailureOutcome {
             ],
             FailureOutcome::Unsupported(_) => [None; 5],
         };
-        FAILURE_METRICS.iter().zip(values).map(|(m, value)| MetricValue { name: m.name, unit: m.unit, value }).collect()
+        FAILURE_METRICS
+            .iter()
+            .zip(values)
+            .map(|(m, value)| MetricValue {
+                name: m.name,
+                unit: m.unit,
+                value,
+            })
+            .collect()
     }
 }
 

@@ -12,7 +12,9 @@ pub struct FanoutAccumulator {
 impl Default for FanoutAccumulator {
     fn default() -> Self {
         // Fan-outs are small integers; 3 significant digits records them exactly up to 2048.
-        FanoutAccumulator { hist: Histogram::new(3).expect("3 significant digits is a valid precision") }
+        FanoutAccumulator {
+            hist: Histogram::new(3).expect("3 significant digits is a valid precision"),
+        }
     }
 }
 

@@ -29,7 +29,11 @@ pub struct LatencyConfig {
 
 impl Default for LatencyConfig {
     fn default() -> Self {
-        LatencyConfig { batch: 128, max_lookups: 4 << 20, budget: Duration::from_millis(60) }
+        LatencyConfig {
+            batch: 128,
+            max_lookups: 4 << 20,
+            budget: Duration::from_millis(60),
+        }
     }
 }
 
@@ -65,7 +69,11 @@ pub fn timer_overhead_ns() -> f64 {
 }
 
 /// Times `partitioner.shard_of` over `keys`; `None` when there are no keys.
-pub fn measure(partitioner: &dyn Partitioner, keys: &[Vec<u8>], cfg: &LatencyConfig) -> Option<Latency> {
+pub fn measure(
+    partitioner: &dyn Partitioner,
+    keys: &[Vec<u8>],
+    cfg: &LatencyConfig,
+) -> Option<Latency> {
     if keys.is_empty() {
         return None;
     }
@@ -115,10 +123,17 @@ mod tests {
     fn lookups_are_timed_and_counted() {
         let part = ModHashPartitioner::new("hash", 16).unwrap();
         let keys: Vec<Vec<u8>> = (0u64..1000).map(|k| k.to_be_bytes().to_vec()).collect();
-        let cfg = LatencyConfig { batch: 100, max_lookups: 10_000, budget: Duration::from_secs(5) };
+        let cfg = LatencyConfig {
+            batch: 100,
+            max_lookups: 10_000,
+            budget: Duration::from_secs(5),
+        };
         let lat = measure(&part, &keys, &cfg).expect("keys were given");
         assert_eq!(lat.lookups, 10_000);
-        assert!(lat.p50_ns > 0.0 && lat.p50_ns <= lat.p99_ns && lat.p99_ns <= lat.p999_ns, "{lat:?}");
+        assert!(
+            lat.p50_ns > 0.0 && lat.p50_ns <= lat.p99_ns && lat.p99_ns <= lat.p999_ns,
+            "{lat:?}"
+        );
         assert!(lat.mean_ns > 0.0 && lat.lookups_per_sec > 0.0);
         assert!(measure(&part, &[], &cfg).is_none());
     }

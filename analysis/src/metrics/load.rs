@@ -17,7 +17,12 @@ pub struct LoadAccumulator {
 impl LoadAccumulator {
     /// An empty accumulator for `shards` shards and windows of `window` events.
     pub fn new(shards: u32, window: u64) -> Self {
-        LoadAccumulator { shards: shards as usize, window: window.max(1), totals: vec![0; shards as usize], windows: Vec::new() }
+        LoadAccumulator {
+            shards: shards as usize,
+            window: window.max(1),
+            totals: vec![0; shards as usize],
+            windows: Vec::new(),
+        }
     }
 
     /// Counts one request to `shard` made by the event at measured position `index`.
@@ -70,7 +75,10 @@ impl LoadAccumulator {
     /// order in which chunks were merged.
     pub fn finish(mut self) -> ShardLoad {
         self.windows.sort_unstable_by_key(|(w, _)| *w);
-        ShardLoad::from_counts(self.totals, self.windows.into_iter().map(|(_, c)| c).collect())
+        ShardLoad::from_counts(
+            self.totals,
+            self.windows.into_iter().map(|(_, c)| c).collect(),
+        )
     }
 }
 
@@ -100,10 +108,15 @@ impl ShardLoad {
     pub fn from_counts(shard_requests: Vec<u64>, window_requests: Vec<Vec<u32>>) -> Self {
         let n = shard_requests.len().max(1) as f64;
         let requests: u64 = shard_requests.iter().sum();
-        let hottest_shard_share = share(shard_requests.iter().copied().max().unwrap_or(0), requests);
+        let hottest_shard_share =
+            share(shard_requests.iter().copied().max().unwrap_or(0), requests);
         let loads: Vec<f64> = shard_requests.iter().map(|&c| c as f64).collect();
         let mean = loads.iter().mean();
-        let load_cv = if requests == 0 || loads.len() < 2 { 0.0 } else { loads.iter().population_std_dev() / mean };
+        let load_cv = if requests == 0 || loads.len() < 2 {
+            0.0
+        } else {
+            loads.iter().population_std_dev() / mean
+        };
         let window_hottest_share: Vec<f64> = window_requests
             .iter()
             .map(|w| {
@@ -144,7 +157,8 @@ mod tests {
     #[test]
     fn shares_and_cv_match_hand_computed_values() {
         // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(4.75)
-        let load = ShardLoad::from_counts(vec![6, 2, 2, 0], vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]]);
+        let load =
+            ShardLoad::from_counts(vec![6, 2, 2, 0], vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]]);
         assert_eq!(load.requests, 10);
         assert!((load.hottest_shard_share - 0.6).abs() < 1e-12);
         assert!((load.hottest_shard_ratio - 2.4).abs() < 1e-12);

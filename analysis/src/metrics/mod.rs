@@ -1,8 +1,8 @@
 //! The metrics shardlab reports: one plain result struct per workload and scheme, and the
 //! table of metric names, units and definitions that every output reads.
 
-pub mod failure;
 pub mod estimate;
+pub mod failure;
 pub mod fanout;
 pub mod latency;
 pub mod load;
@@ -139,7 +139,11 @@ impl WorkloadResult {
         METRICS
             .iter()
             .filter_map(|m| {
-                self.value_of(s, m.name).map(|value| MetricValue { name: m.name, unit: m.unit, value })
+                self.value_of(s, m.name).map(|value| MetricValue {
+                    name: m.name,
+                    unit: m.unit,
+                    value,
+                })
             })
             .chain(s.extra_metrics.iter().copied())
             .collect()

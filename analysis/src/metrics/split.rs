@@ -35,7 +35,14 @@ pub fn measure(starts: &[Vec<u8>], keys: &KeyCounts) -> Option<SplitBalance> {
     let cut = |i: usize| sorted.partition_point(|(k, _)| *k < starts[i].as_slice());
     let mut best: Option<(usize, usize, usize, u64)> = None;
     for i in 0..starts.len() {
-        let (lo, hi) = (cut(i), if i + 1 < starts.len() { cut(i + 1) } else { sorted.len() });
+        let (lo, hi) = (
+            cut(i),
+            if i + 1 < starts.len() {
+                cut(i + 1)
+            } else {
+                sorted.len()
+            },
+        );
         let load: u64 = sorted[lo..hi].iter().map(|(_, c)| c).sum();
         if best.is_none_or(|b| load > b.3) {
             best = Some((i, lo, hi, load));
@@ -49,7 +56,11 @@ pub fn measure(starts: &[Vec<u8>], keys: &KeyCounts) -> Option<SplitBalance> {
         range_distinct_keys: counts.len() as u64,
         median_balance: balance_at(&counts, counts.len() / 2),
         optimal_balance: optimal_balance(&counts),
-        top_key_share: if load == 0 { 0.0 } else { *counts.iter().max().unwrap_or(&0) as f64 / load as f64 },
+        top_key_share: if load == 0 {
+            0.0
+        } else {
+            *counts.iter().max().unwrap_or(&0) as f64 / load as f64
+        },
     })
 }
 

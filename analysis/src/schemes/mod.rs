@@ -79,14 +79,23 @@ impl SchemeSpec {
 
     /// Parses a comma-separated list such as `range,ring:vnodes=64,hash`.
     pub fn parse_list(text: &str) -> Result<Vec<SchemeSpec>, AnalysisError> {
-        Spec::parse_list(text)?.into_iter().map(SchemeSpec::new).collect()
+        Spec::parse_list(text)?
+            .into_iter()
+            .map(SchemeSpec::new)
+            .collect()
     }
 
     /// The default set: every registered scheme with default parameters.
     pub fn all_defaults() -> Vec<SchemeSpec> {
         SCHEMES
             .iter()
-            .map(|k| SchemeSpec { spec: Spec { name: k.name.to_string(), params: Vec::new() }, kind: k })
+            .map(|k| SchemeSpec {
+                spec: Spec {
+                    name: k.name.to_string(),
+                    params: Vec::new(),
+                },
+                kind: k,
+            })
             .collect()
     }
 
@@ -124,7 +133,9 @@ impl SchemeSpec {
     /// Builds the partitioner for `ctx.shards` shards.
     pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
         if ctx.shards == 0 {
-            return Err(AnalysisError::Config("the shard count must be at least 1 (got 0)".into()));
+            return Err(AnalysisError::Config(
+                "the shard count must be at least 1 (got 0)".into(),
+            ));
         }
         (self.kind.build)(&self.spec, ctx)
     }
@@ -134,7 +145,9 @@ impl SchemeSpec {
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
     if shards == 0 {
-        return Err(AnalysisError::Config("the shard count must be at least 1 (got 0)".into()));
+        return Err(AnalysisError::Config(
+            "the shard count must be at least 1 (got 0)".into(),
+        ));
     }
     Ok(())
 }

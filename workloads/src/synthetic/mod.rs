@@ -40,7 +40,12 @@ pub static WORKLOADS: &[&WorkloadKind] = &[
     &timestamp::KIND,
     &hotspot::KIND,
     &latest::KIND,
-    &ycsb::A, &ycsb::B, &ycsb::C, &ycsb::D, &ycsb::E, &ycsb::F,
+    &ycsb::A,
+    &ycsb::B,
+    &ycsb::C,
+    &ycsb::D,
+    &ycsb::E,
+    &ycsb::F,
 ];
 
 /// The random generator of every workload: xoshiro256++, whose output is fixed by its
