@@ -39,11 +39,7 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
             continue;
         }
         let mut row = vec![name.to_string(), unit.to_string()];
-        row.extend(
-            cells
-                .iter()
-                .map(|c| c.map_or("n/a".to_string(), |v| human(v))),
-        );
+        row.extend(cells.iter().map(|c| c.map_or("n/a".to_string(), human)));
         rows.push(row);
     }
     let widths: Vec<usize> = (0..rows[0].len())

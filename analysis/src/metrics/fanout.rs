@@ -34,7 +34,7 @@ impl FanoutAccumulator {
     /// The summary, or `None` when there were no scans.
     pub fn finish(&self) -> Option<ScanFanout> {
         let h = &self.hist;
-        (h.len() > 0).then(|| ScanFanout {
+        (!h.is_empty()).then(|| ScanFanout {
             scans: h.len(),
             mean: h.mean(),
             p99: h.value_at_quantile(0.99),
