@@ -135,6 +135,31 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
+    /// Options for the trace at `given`, with standard input (`-`) spooled to a temporary file
+    /// so that the replay may read it twice, and the trace opened once to check it and learn
+    /// its format. Keep the returned spool alive as long as the options are used.
+    pub fn open_checked(
+        &self,
+        given: &Path,
+        format: Option<TraceFormat>,
+    ) -> anyhow::Result<(
+        TraceOptions,
+        workloads::trace::OpenedTrace,
+        Option<workloads::trace::input::Spool>,
+    )> {
+        let mut opts = self.options(given, format).map_err(anyhow::Error::msg)?;
+        let spool = if workloads::trace::input::is_stdio(given) {
+            let spool = workloads::trace::spool_stdin()?;
+            opts.shown_as = Some(PathBuf::from("<stdin>"));
+            opts.path = spool.path().to_path_buf();
+            Some(spool)
+        } else {
+            None
+        };
+        let opened = workloads::trace::open_detected(&opts)?;
+        Ok((opts, opened, spool))
+    }
+
     /// The reader options for the trace at `path` (`-` for standard input).
     pub fn options(
         &self,

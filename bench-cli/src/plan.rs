@@ -15,7 +15,7 @@ use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
 use reports::Manifest;
 use serde::Serialize;
-use workloads::trace::{TraceFormat, TraceOptions};
+use workloads::trace::TraceFormat;
 use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
 
 use crate::cli::TraceArgs;
@@ -322,19 +322,7 @@ fn plan_inputs(args: &PlanArgs, window_ns: u64) -> Result<Vec<PlanInput>> {
 
 /// The trace at `given`, opened once to check it and learn its format, key type and clock.
 fn trace_input(args: &PlanArgs, given: &Path, window_ns: u64) -> Result<PlanInput> {
-    let mut opts: TraceOptions = args
-        .read
-        .options(given, args.format)
-        .map_err(anyhow::Error::msg)?;
-    let spool = if workloads::trace::input::is_stdio(given) {
-        let spool = workloads::trace::spool_stdin()?;
-        opts.shown_as = Some(PathBuf::from("<stdin>"));
-        opts.path = spool.path().to_path_buf();
-        Some(spool)
-    } else {
-        None
-    };
-    let opened = workloads::trace::open_detected(&opts)?;
+    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
     let clock = match (args.rate, &args.time_unit) {
         (Some(_), Some(_)) => bail!(
             "--rate places the trace's events evenly in time and --time-unit reads its \

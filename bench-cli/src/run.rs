@@ -150,19 +150,7 @@ fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
     let Some(given) = &args.trace else {
         return Ok(None);
     };
-    let mut opts = args
-        .read
-        .options(given, args.format)
-        .map_err(anyhow::Error::msg)?;
-    let spool = if workloads::trace::input::is_stdio(given) {
-        let spool = workloads::trace::spool_stdin()?;
-        opts.shown_as = Some(PathBuf::from("<stdin>"));
-        opts.path = spool.path().to_path_buf();
-        Some(spool)
-    } else {
-        None
-    };
-    let opened = workloads::trace::open_detected(&opts)?;
+    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
     Ok(Some(TraceInput {
         given: given.clone(),
         format: opened.format,
