@@ -22,3 +22,4 @@ pub use key_counts::KeyCounts;
 pub use partitioner::{Partitioner, ShardId, ShardSet};
 pub mod metrics;
 pub mod replay;
+pub mod warmup;

@@ -6,13 +6,11 @@
 //! exactly and windows are kept by index, so the results do not depend on the thread count.
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
 use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
 use crate::metrics::failure::{self, FailTarget};
@@ -20,6 +18,7 @@ use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
 use crate::schemes::{BuildContext, SchemeSpec};
+use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// How a replay is run.
@@ -275,18 +274,14 @@ fn simulate_dynamic(
 }
 
 /// Reads the first `events` events and returns their distinct keys (point keys and scan
-/// starts), sorted.
+/// starts), sorted: all of them up to [`crate::warmup::WARMUP_KEY_LIMIT`], a consistent
+/// sample beyond.
 fn read_warmup(
     source: &mut dyn EventSource,
     events: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
-    // 8-byte keys (every key of u64 and binary traces) are kept as numbers, which needs no
-    // allocation per key and sorts as integers (big-endian: numeric order is byte order);
-    // other keys as bytes. XXH3 rather than std's SipHash: the sets see every warm-up event
-    // (the hash only places keys in the set, which is sorted before use).
-    let mut numbers: HashSet<u64, Xxh3DefaultBuilder> = HashSet::default();
-    let mut keys: HashSet<Vec<u8>, Xxh3DefaultBuilder> = HashSet::default();
+    let mut keys = WarmupKeys::new();
     let mut chunk = EventChunk::with_capacity(1 << 16);
     let mut left = events;
     while left > 0 {
@@ -295,37 +290,11 @@ fn read_warmup(
         if n == 0 {
             break;
         }
-        for ev in chunk.iter() {
-            match ev.key.first_chunk::<8>() {
-                Some(head) if ev.key.len() == 8 => {
-                    numbers.insert(u64::from_be_bytes(*head));
-                }
-                _ => {
-                    if !keys.contains(ev.key) {
-                        keys.insert(ev.key.to_vec());
-                    }
-                }
-            }
-        }
+        chunk.iter().for_each(|ev| keys.add(ev.key));
         left -= n as u64;
         progress(Progress::Events(n as u64));
     }
-    let mut numbers: Vec<u64> = numbers.into_iter().collect();
-    numbers.sort_unstable();
-    let mut others: Vec<Vec<u8>> = keys.into_iter().collect();
-    others.sort_unstable();
-    // Merge the two sorted lists.
-    let mut sorted = Vec::with_capacity(numbers.len() + others.len());
-    let mut others = others.into_iter().peekable();
-    for number in numbers {
-        let bytes = number.to_be_bytes();
-        while let Some(other) = others.next_if(|o| o.as_slice() < bytes.as_slice()) {
-            sorted.push(other);
-        }
-        sorted.push(bytes.to_vec());
-    }
-    sorted.extend(others);
-    Ok(sorted)
+    Ok(keys.into_sorted())
 }
 
 /// Per-scheme accumulators of one worker.
@@ -554,30 +523,12 @@ mod tests {
     }
 
     #[test]
-    fn warm_up_keys_of_mixed_lengths_come_out_distinct_and_in_byte_order() {
-        let keys: Vec<Vec<u8>> = [
-            &b"\x00\x00\x00\x00\x00\x00\x00\x07"[..],
-            b"",
-            b"a",
-            b"\x00",
-            b"\x00\x00\x00\x00\x00\x00\x00\x07",
-            b"\x00\x00\x00\x00\x00\x00\x00\x07\x00",
-            b"\xff\xff\xff\xff\xff\xff\xff\xff",
-            b"abcdefgh",
-            b"abcdefg",
-            b"abcdefghi",
-            b"a",
-            b"\x00\x00\x00\x00\x00\x00\x00\x06",
-        ]
-        .iter()
-        .map(|k| k.to_vec())
-        .collect();
-        let mut want = keys.clone();
-        want.sort();
-        want.dedup();
-        let got = read_warmup(&mut Keys(keys.clone(), 0), keys.len() as u64, &|_| {}).unwrap();
-        assert_eq!(got, want);
-        let first_five = read_warmup(&mut Keys(keys.clone(), 0), 5, &|_| {}).unwrap();
-        assert_eq!(first_five.len(), 4);
+    fn the_warm_up_stops_after_its_events() {
+        let keys: Vec<Vec<u8>> = [&b"c"[..], b"a", b"a", b"b", b"d", b"e"]
+            .iter()
+            .map(|k| k.to_vec())
+            .collect();
+        let first_five = read_warmup(&mut Keys(keys, 0), 5, &|_| {}).unwrap();
+        assert_eq!(first_five, [b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]);
     }
 }

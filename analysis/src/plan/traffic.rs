@@ -2,13 +2,14 @@
 //! point reads and writes, the scans, and each key's stored bytes. A plan evaluates many
 //! layouts on it, so it is read from the workload once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use workloads::{EventChunk, EventSource, Op};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::clock::Windows;
+use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts};
 
 /// The point requests of one key in one window.
@@ -80,7 +81,7 @@ struct Collector {
     cells: HashMap<(u64, u32), (u64, u64), Xxh3DefaultBuilder>,
     /// (absolute window, start, end) of every scan.
     scans: Vec<RawScan>,
-    warmup_keys: HashSet<Vec<u8>, Xxh3DefaultBuilder>,
+    warmup_keys: WarmupKeys,
     events: u64,
 }
 
@@ -105,9 +106,7 @@ impl Traffic {
             }
             for ev in chunk.iter() {
                 if index < warmup_events {
-                    if !c.warmup_keys.contains(ev.key) {
-                        c.warmup_keys.insert(ev.key.to_vec());
-                    }
+                    c.warmup_keys.add(ev.key);
                 } else {
                     c.record(windows.window_of(index, ev.timestamp)?, ev);
                 }
@@ -167,7 +166,8 @@ impl Traffic {
         self.window_secs
     }
 
-    /// The sorted distinct keys of the warm-up prefix.
+    /// The sorted distinct keys of the warm-up prefix (a consistent sample past
+    /// [`crate::warmup::WARMUP_KEY_LIMIT`]).
     pub fn warmup_keys(&self) -> &[Vec<u8>] {
         &self.warmup_keys
     }
@@ -298,8 +298,7 @@ impl Collector {
             ));
         }
         let (by_key, key_starts) = index_by_key(&entries, &groups, self.keys.len());
-        let mut warmup_keys: Vec<Vec<u8>> = self.warmup_keys.into_iter().collect();
-        warmup_keys.sort_unstable();
+        let warmup_keys = self.warmup_keys.into_sorted();
         Ok(Traffic {
             keys: self.keys,
             key_bytes: self.key_bytes,
