@@ -10,9 +10,48 @@
 //! [`total`](KeyCounts::total) stays the exact number of requests and
 //! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
-use workloads::stats::{Estimate, HeavyHitter, KeyTable};
+use workloads::stats::{sample_hash, Estimate, HeavyHitter, KeyTable};
 
 pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
+
+/// How a parallel count splits the key space: into parts by key hash, each counted by one
+/// thread in stream order and joined in part order ([`KeyCounts::join`]), so that every key
+/// is held once and the result does not depend on the thread count.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyParts {
+    /// Number of parts: up to 16, fewer for small limits (one part per 65,536 keys of the
+    /// limit, so that each part's share of the limit is large enough to be even).
+    pub count: usize,
+    /// The limit of each part: its share of the whole limit plus six standard deviations of
+    /// the share a hash gives it, so that a part samples only when the whole would.
+    pub part_limit: usize,
+    /// The limit of the joined count.
+    pub limit: usize,
+}
+
+impl KeyParts {
+    /// The parts for a count exact up to `limit` distinct keys.
+    pub fn for_limit(limit: usize) -> Self {
+        let count = (limit >> 16).clamp(1, 16);
+        let share = limit.div_ceil(count);
+        let part_limit = match count {
+            1 => limit,
+            _ => share + (6.0 * (share as f64).sqrt()).ceil() as usize,
+        };
+        KeyParts {
+            count,
+            part_limit,
+            limit,
+        }
+    }
+
+    /// The part of a key with this sample hash (from bits that neither the sample level nor
+    /// a table's home slot uses).
+    #[inline]
+    pub fn part_of(&self, hash: u64) -> usize {
+        (hash >> 32) as usize % self.count
+    }
+}
 
 /// Distinct keys with the number of point requests each received.
 #[derive(Clone, Debug, Default)]
@@ -37,6 +76,25 @@ impl KeyCounts {
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
         self.table.add(key, n);
+    }
+
+    /// Counts one more request for each `(hash, key)`, in order, where `hash` is the key's
+    /// sample hash ([`KeyCounts::hash`]).
+    pub fn add_each_hashed(&mut self, keys: &[(u64, &[u8])]) {
+        self.table.add_each_hashed(keys);
+    }
+
+    /// The sample hash of a key (the hash [`KeyParts::part_of`] and the sample use).
+    #[inline]
+    pub fn hash(key: &[u8]) -> u64 {
+        sample_hash(key)
+    }
+
+    /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
+    pub fn join(parts: Vec<KeyCounts>, limit: usize) -> KeyCounts {
+        KeyCounts {
+            table: KeyTable::join(parts.into_iter().map(|p| p.table).collect(), limit),
+        }
     }
 
     /// Adds every count of `other` (the larger table absorbs the smaller).

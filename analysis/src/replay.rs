@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
+use crate::key_counts::KeyParts;
 use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
@@ -307,7 +308,8 @@ struct SchemeAcc {
 /// Everything one worker accumulates.
 struct WorkerAcc {
     schemes: Vec<SchemeAcc>,
-    keys: KeyCounts,
+    /// The key-space parts this worker counts, by part number.
+    keys: Vec<(usize, KeyCounts)>,
     sample: Vec<(u64, Vec<u8>)>,
     events: u64,
     scans: u64,
@@ -316,7 +318,15 @@ struct WorkerAcc {
 }
 
 impl WorkerAcc {
-    fn new(parts: &[Box<dyn Partitioner>], window: u64, key_limit: usize) -> Self {
+    /// The accumulators of worker `worker` of `workers`, which counts the key-space parts
+    /// `worker`, `worker + workers`, ...
+    fn new(
+        parts: &[Box<dyn Partitioner>],
+        window: u64,
+        keys: KeyParts,
+        worker: usize,
+        workers: usize,
+    ) -> Self {
         WorkerAcc {
             schemes: parts
                 .iter()
@@ -325,7 +335,10 @@ impl WorkerAcc {
                     fanout: FanoutAccumulator::default(),
                 })
                 .collect(),
-            keys: KeyCounts::with_limit(key_limit),
+            keys: (worker..keys.count)
+                .step_by(workers)
+                .map(|part| (part, KeyCounts::with_limit(keys.part_limit)))
+                .collect(),
             sample: Vec::new(),
             events: 0,
             scans: 0,
@@ -338,11 +351,27 @@ impl WorkerAcc {
             a.load.merge(b.load);
             a.fanout.merge(&b.fanout);
         }
-        self.keys = self.keys.merge(other.keys);
+        self.keys.extend(other.keys);
         self.sample.extend(other.sample);
         self.events += other.events;
         self.scans += other.scans;
         self
+    }
+
+    /// Counts the point keys of `chunk` that fall in this worker's key-space parts, in
+    /// order. Every worker sees every chunk; each counts only its own parts.
+    fn count_keys(&mut self, chunk: &EventChunk, keys: KeyParts) {
+        // Every key goes to its part's list (no branch on the owner), and only this worker's
+        // lists are counted.
+        let mut by_part: Vec<Vec<(u64, &[u8])>> =
+            vec![Vec::with_capacity(chunk.len() / keys.count + 16); keys.count];
+        for ev in chunk.iter().filter(|ev| ev.op.is_point()) {
+            let hash = KeyCounts::hash(ev.key);
+            by_part[keys.part_of(hash)].push((hash, ev.key));
+        }
+        for (part, counts) in &mut self.keys {
+            counts.add_each_hashed(&by_part[*part]);
+        }
     }
 
     /// Routes every event of `chunk` through every scheme.
@@ -361,7 +390,6 @@ impl WorkerAcc {
         for (i, ev) in chunk.iter().enumerate() {
             let index = chunk.first_index + i as u64;
             if ev.op.is_point() {
-                self.keys.add(ev.key, 1);
                 if index < sample_limit {
                     self.sample.push((index, ev.key.to_vec()));
                 }
@@ -410,20 +438,35 @@ fn record_scheme(
     }
 }
 
+/// The merged accumulators of the measured events.
+struct Measured {
+    schemes: Vec<SchemeAcc>,
+    keys: KeyCounts,
+    sample: Vec<(u64, Vec<u8>)>,
+    events: u64,
+    scans: u64,
+}
+
 /// Streams the measured events through the workers and merges their accumulators.
+///
+/// Every chunk goes to every worker: worker `w` of `W` routes chunks `w`, `w + W`, ...
+/// through the schemes (whole chunks, so windows are never split), and counts the keys of
+/// its key-space parts in every chunk. Each key is thus held once, and each part sees its
+/// keys in stream order whatever the thread count.
 fn replay_measured(
     mut source: Box<dyn EventSource>,
     parts: &[Box<dyn Partitioner>],
     cfg: &ReplayConfig,
     progress: &(dyn Fn(Progress<'_>) + Sync),
-) -> Result<WorkerAcc, AnalysisError> {
+) -> Result<Measured, AnalysisError> {
     let window = cfg.window.max(1);
     let chunk_events = (cfg.chunk_events.max(1) as u64).div_ceil(window) * window;
-    let threads = rayon::current_num_threads();
-    let (tx, rx) = bounded::<EventChunk>(threads * 2);
-    // Routed chunks go back to the reader, which refills them: no allocation (and no fresh
-    // pages to fault in) per chunk.
-    let (recycle, recycled) = bounded::<EventChunk>(threads * 2 + 2);
+    let workers = rayon::current_num_threads().max(1);
+    let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<Arc<EventChunk>>(2)).unzip();
+    // Chunks that every worker is done with go back to the reader, which refills them: no
+    // allocation (and no fresh pages to fault in) per chunk.
+    let (recycle, recycled) = bounded::<EventChunk>(workers * 2 + 4);
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> Result<(), WorkloadError> {
@@ -446,32 +489,68 @@ fn replay_measured(
                 chunk.first_index = next;
                 let full = chunk.len() as u64 == chunk_events;
                 next += chunk.len() as u64;
-                if tx.send(chunk).is_err() || !full {
+                let chunk = Arc::new(chunk);
+                for tx in &txs {
+                    if tx.send(Arc::clone(&chunk)).is_err() {
+                        return Ok(());
+                    }
+                }
+                if !full {
                     return Ok(());
                 }
             }
         });
-        let accs: Vec<WorkerAcc> = (0..threads)
-            .into_par_iter()
-            .map(|_| {
-                let mut acc = WorkerAcc::new(parts, window, cfg.distinct_key_limit);
-                let mut set = ShardSet::new(max_shards);
-                for chunk in rx.iter() {
-                    acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
-                    progress(Progress::Events(chunk.len() as u64));
-                    // A full return queue (or a finished reader) just drops the chunk.
-                    let _ = recycle.try_send(chunk);
-                }
-                acc
+        // Plain threads rather than rayon tasks: every worker must run at once, since each
+        // one blocks the reader until it takes its copy of a chunk.
+        let handles: Vec<_> = rxs
+            .into_iter()
+            .enumerate()
+            .map(|(worker, rx)| {
+                let recycle = recycle.clone();
+                scope.spawn(move || {
+                    let mut acc = WorkerAcc::new(parts, window, key_parts, worker, workers);
+                    let mut set = ShardSet::new(max_shards);
+                    for chunk in rx.iter() {
+                        if (chunk.first_index / chunk_events) % workers as u64 == worker as u64 {
+                            acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
+                            progress(Progress::Events(chunk.len() as u64));
+                        }
+                        acc.count_keys(&chunk, key_parts);
+                        // The last worker done with a chunk recycles it; a full return queue
+                        // (or a finished reader) just drops it.
+                        if let Ok(chunk) = Arc::try_unwrap(chunk) {
+                            let _ = recycle.try_send(chunk);
+                        }
+                    }
+                    acc
+                })
             })
             .collect();
+        let accs = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| AnalysisError::Config("a replay worker thread panicked".into()))
+            })
+            .collect::<Result<Vec<WorkerAcc>, _>>()?;
         reader
             .join()
             .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
-        Ok(accs
+        let mut merged = accs
             .into_iter()
             .reduce(WorkerAcc::merge)
-            .unwrap_or_else(|| WorkerAcc::new(parts, window, cfg.distinct_key_limit)))
+            .unwrap_or_else(|| WorkerAcc::new(parts, window, key_parts, 0, 1));
+        merged.keys.sort_unstable_by_key(|(part, _)| *part);
+        Ok(Measured {
+            schemes: merged.schemes,
+            keys: KeyCounts::join(
+                merged.keys.into_iter().map(|(_, k)| k).collect(),
+                key_parts.limit,
+            ),
+            sample: merged.sample,
+            events: merged.events,
+            scans: merged.scans,
+        })
     })
 }
 
@@ -529,6 +608,9 @@ mod tests {
             .map(|k| k.to_vec())
             .collect();
         let first_five = read_warmup(&mut Keys(keys, 0), 5, &|_| {}).unwrap();
-        assert_eq!(first_five, [b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]);
+        assert_eq!(
+            first_five,
+            [b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]
+        );
     }
 }

@@ -231,15 +231,20 @@ impl Profiler {
 
     /// Adds every event of a chunk.
     pub fn add_chunk(&mut self, chunk: &EventChunk) {
-        for e in chunk.iter() {
-            self.add(&e);
-        }
+        let keys: Vec<&[u8]> = chunk.iter().map(|e| e.key).collect();
+        self.keys.add_each(&keys);
+        chunk.iter().for_each(|e| self.add_except_key(&e));
     }
 
     /// Adds one event.
     pub fn add(&mut self, e: &Event<'_>) {
-        self.ops[Op::ALL.iter().position(|op| *op == e.op).unwrap_or(0)] += 1;
         self.keys.add(e.key, 1);
+        self.add_except_key(e);
+    }
+
+    /// Adds one event to every statistic but the key table.
+    fn add_except_key(&mut self, e: &Event<'_>) {
+        self.ops[Op::ALL.iter().position(|op| *op == e.op).unwrap_or(0)] += 1;
         self.key_sizes.record(e.key.len() as u64);
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());

@@ -14,6 +14,7 @@
 //! assert!(distinct.ci_low <= 5000.0 && 5000.0 <= distinct.ci_high);
 //! ```
 
+mod entry_table;
 pub mod estimate;
 pub mod key_table;
 pub mod space_saving;
