@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
+use reports::table::aligned;
 use reports::Manifest;
 use serde::Serialize;
 use workloads::trace::TraceFormat;
@@ -423,34 +424,7 @@ pub fn plan_table(p: &WorkloadPlan) -> String {
             opt(r.moved_fraction_from_current, |s| format!("{s:.4}")),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c == 0 || c == 3 {
-                    format!("{cell:<w$}", w = widths[c])
-                } else {
-                    format!("{cell:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(
-                &widths
-                    .iter()
-                    .map(|w| "-".repeat(*w))
-                    .collect::<Vec<_>>()
-                    .join("  "),
-            );
-            out.push('\n');
-        }
-    }
+    out.push_str(&aligned(&rows, &[0, 3]));
     let mut seen = Vec::new();
     for r in p.rows.iter().filter(|r| !r.note.is_empty()) {
         // Hot-key notes repeat for every scheme; print each distinct note once.

@@ -3,11 +3,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use assert_cmd::Command;
+mod common;
 
-fn shardlab() -> Command {
-    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
-}
+use common::{shardlab, stderr_of, stdout_of};
 
 /// `plan.csv` as a header and rows of cells.
 fn plan_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
@@ -54,7 +52,7 @@ fn a_plan_writes_plan_csv_and_a_balanced_scheme_needs_rate_times_growth_over_cap
         .arg(&out)
         .assert()
         .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let stdout = stdout_of(&assert);
     assert!(stdout.contains("busiest 1 s window 100,000/s"), "{stdout}");
     assert!(
         stdout.contains("limit per shard: 10,000 requests/s"),
@@ -102,7 +100,7 @@ fn a_key_above_capacity_is_named_with_what_would_work_and_three_spread_replicas_
         .arg(&out)
         .assert()
         .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let stdout = stdout_of(&assert);
     assert!(
         stdout.contains("No shard count works: key '0' alone needs"),
         "{stdout}"
@@ -173,7 +171,7 @@ fn a_trace_burst_sets_the_peak_rate_in_the_trace_time_unit() {
         .arg(&out)
         .assert()
         .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let stdout = stdout_of(&assert);
     assert!(
         stdout.contains("busiest 1 s window 1,000/s") && stdout.contains("mean 60/s"),
         "{stdout}"
@@ -194,6 +192,14 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
     let dir = tempfile::tempdir().unwrap();
     let keys_only = dir.path().join("keys.csv");
     std::fs::write(&keys_only, "key\na\nb\n").unwrap();
+    // A valid workload with its rate and a shard capacity, then the options of one case.
+    let rated = |extra: &[&'static str]| {
+        [
+            &["--workload", "uniform", "--rate", "5", "--capacity", "10"][..],
+            extra,
+        ]
+        .concat()
+    };
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (
             vec!["--workload", "uniform", "--capacity", "10"],
@@ -217,61 +223,11 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
             2,
             "--capacity",
         ),
+        (rated(&["--growth", "1,abc"]), 1, "--growth: 'abc'"),
+        (rated(&["--rate-window", "1.5s"]), 1, "--rate-window"),
+        (rated(&["--headroom", "1.5"]), 2, "--headroom"),
         (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--growth",
-                "1,abc",
-            ],
-            1,
-            "--growth: 'abc'",
-        ),
-        (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--rate-window",
-                "1.5s",
-            ],
-            1,
-            "--rate-window",
-        ),
-        (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--headroom",
-                "1.5",
-            ],
-            2,
-            "--headroom",
-        ),
-        (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--replicas",
-                "3",
-                "--max-shards",
-                "2",
-            ],
+            rated(&["--replicas", "3", "--max-shards", "2"]),
             1,
             "--max-shards",
         ),
@@ -299,48 +255,13 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
             1,
             "give one of them",
         ),
+        (rated(&["--schemes", "rung"]), 1, "unknown scheme 'rung'"),
         (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--schemes",
-                "rung",
-            ],
-            1,
-            "unknown scheme 'rung'",
-        ),
-        (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--schemes",
-                "range-dynamic",
-            ],
+            rated(&["--schemes", "range-dynamic"]),
             1,
             "plan cannot size 'range-dynamic' yet",
         ),
-        (
-            vec![
-                "--workload",
-                "uniform",
-                "--rate",
-                "5",
-                "--capacity",
-                "10",
-                "--schemes",
-                "ring:vnodes=0",
-            ],
-            1,
-            "vnodes",
-        ),
+        (rated(&["--schemes", "ring:vnodes=0"]), 1, "vnodes"),
     ];
     for (args, code, needle) in cases {
         let out = dir.path().join("never");
@@ -352,7 +273,7 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
             .arg("--quiet")
             .assert()
             .code(code);
-        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        let stderr = stderr_of(&assert);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }

@@ -1,19 +1,11 @@
 //! End-to-end tests of `shardlab run`: the binary on fixtures and tiny workloads.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
+mod common;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(name)
-}
-
-fn shardlab() -> Command {
-    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
-}
+use common::{fixture, manifest, shardlab, stderr_of, stdout_of};
 
 /// `summary.csv` as (workload, scheme, metric) -> value.
 fn summary(dir: &Path) -> BTreeMap<(String, String, String), String> {
@@ -58,8 +50,7 @@ fn a_tiny_run_writes_the_three_files_with_their_exact_headers() {
     assert!(first_line(&out.join("summary.csv")).starts_with("workload,scheme,shards,metric,value"));
     assert!(first_line(&out.join("shards.csv"))
         .starts_with("workload,scheme,shard,requests,distinct_keys"));
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest = manifest(&out);
     assert_eq!(manifest["seed"], 42);
     assert_eq!(manifest["tool"], "shardlab");
     assert!(manifest["version"].is_string() && manifest["started_utc"].is_string());
@@ -173,7 +164,7 @@ fn a_bad_trace_line_names_the_line_and_writes_no_report() {
         .arg(&out)
         .assert()
         .failure();
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("bad_op_line4.csv") && stderr.contains("line 4"),
         "{stderr}"
@@ -227,7 +218,7 @@ fn an_existing_output_directory_is_kept_unless_forced() {
         "--out",
     ];
     let assert = shardlab().args(args).arg(dir.path()).assert().failure();
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("--force"));
+    assert!(stderr_of(&assert).contains("--force"));
     assert!(!dir.path().join("summary.csv").exists());
     shardlab()
         .args(args)
@@ -244,7 +235,7 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
         .args(["run", "--schemes", "range,btree", "--quiet"])
         .assert()
         .failure();
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("valid schemes: range, hash, ring, salted"),
         "{stderr}"
@@ -253,7 +244,7 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
         .args(["run", "--workload", "pareto", "--quiet"])
         .assert()
         .failure();
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("uniform"));
+    assert!(stderr_of(&assert).contains("uniform"));
     for bad in [
         &["--schemes", "ring:vnodes=0"][..],
         &["--schemes", "salted:buckets=0"],
@@ -264,7 +255,7 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
             .args(bad)
             .assert()
             .code(1);
-        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        let stderr = stderr_of(&assert);
         assert!(
             stderr.starts_with("Error: ") && !stderr.contains("panicked"),
             "{stderr}"
@@ -276,7 +267,7 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
 #[test]
 fn help_shows_examples() {
     let assert = shardlab().args(["run", "--help"]).assert().success();
-    let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let out = stdout_of(&assert);
     assert!(
         out.contains("Examples:") && out.contains("--workload"),
         "{out}"
@@ -320,7 +311,7 @@ fn report_re_renders_the_same_charts_from_the_csv_files() {
     assert_eq!(before, read_all(&out));
     let missing = dir.path().join("nothing");
     let assert = shardlab().arg("report").arg(&missing).assert().code(1);
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("nothing"));
+    assert!(stderr_of(&assert).contains("nothing"));
 }
 
 #[test]
@@ -496,8 +487,7 @@ fn a_trace_run_reports_the_inspect_figures_of_the_trace() {
         .arg(&out)
         .assert()
         .success();
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest = manifest(&out);
     assert_eq!(manifest["parameters"]["trace_profile"]["events"], "12");
     assert_eq!(manifest["parameters"]["trace_profile"]["scans"], "3");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
@@ -560,5 +550,5 @@ fn fail_worst_measures_each_scheme_losing_a_shard_by_its_own_rule() {
         ])
         .assert()
         .code(2);
-    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("worst"));
+    assert!(stderr_of(&assert).contains("worst"));
 }

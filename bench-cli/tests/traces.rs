@@ -6,20 +6,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+mod common;
 
+use common::{manifest, shardlab, stderr_of, stdout_of};
+
+/// A sample trace under `tests/fixtures/traces`.
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/traces")
-        .join(name)
-}
-
-fn shardlab() -> Command {
-    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).to_string()
+    common::fixture("traces").join(name)
 }
 
 /// Runs `shardlab inspect TRACE ARGS --out DIR` and returns `inspect.csv` as metric -> value.
@@ -547,9 +540,9 @@ fn gen_refuses_what_the_format_cannot_hold_and_writes_nothing() {
         .assert()
         .code(1);
     assert!(
-        stderr_of(assert.get_output()).contains("oracle-general records cannot hold"),
+        stderr_of(&assert).contains("oracle-general records cannot hold"),
         "{}",
-        stderr_of(assert.get_output())
+        stderr_of(&assert)
     );
     let assert = shardlab()
         .args([
@@ -565,7 +558,7 @@ fn gen_refuses_what_the_format_cannot_hold_and_writes_nothing() {
         .arg(&out)
         .assert()
         .code(1);
-    let stderr = stderr_of(assert.get_output());
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("event ") && stderr.contains("cannot hold a scan"),
         "{stderr}"
@@ -642,7 +635,7 @@ fn convert_keeps_every_event_of_other_formats_or_says_why_not() {
         .arg(&out)
         .assert()
         .code(1);
-    let stderr = stderr_of(assert.get_output());
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("is not a 64-bit integer") && stderr.contains("--hash-keys"),
         "{stderr}"
@@ -655,9 +648,7 @@ fn convert_keeps_every_event_of_other_formats_or_says_why_not() {
         .arg(&out)
         .assert()
         .success();
-    assert!(
-        stderr_of(assert.get_output()).contains("7 puts and deletes are stored as plain requests")
-    );
+    assert!(stderr_of(&assert).contains("7 puts and deletes are stored as plain requests"));
     let (a, b) = (
         inspect(&fixture("twitter_sample.csv"), &[]),
         inspect(&out, &[]),
@@ -748,7 +739,7 @@ fn inspect_prints_a_table_and_writes_the_required_rows() {
         .arg("--quiet")
         .assert()
         .success();
-    let out = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let out = stdout_of(&assert);
     for label in [
         "events",
         "distinct keys",
@@ -832,7 +823,7 @@ fn run_fails(trace: &Path, args: &[&str]) -> String {
         .assert()
         .code(1);
     assert!(!out.exists(), "no report may be written");
-    let stderr = stderr_of(assert.get_output());
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.starts_with("Error: ") && !stderr.contains("panicked"),
         "{stderr}"
@@ -998,13 +989,12 @@ fn bad_records_name_their_line_unless_skipped_and_counted() {
         .arg(&out)
         .assert()
         .success();
-    let stderr = stderr_of(assert.get_output());
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("skipped 2 invalid records (first: ") && stderr.contains("line 3"),
         "{stderr}"
     );
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let manifest = manifest(&out);
     assert_eq!(manifest["inputs"][0]["invalid_records_skipped"], 2);
     assert_eq!(manifest["inputs"][0]["format"], "csv");
     let e = run_fails(&bad, &["--key-type", "u64", "--max-invalid", "1"]);
@@ -1031,6 +1021,6 @@ fn options_a_format_does_not_take_are_refused() {
         .args(["inspect", "x.csv", "--format", "parquet"])
         .assert()
         .code(2);
-    assert!(stderr_of(assert.get_output())
+    assert!(stderr_of(&assert)
         .contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"));
 }

@@ -1,4 +1,5 @@
-//! The aligned comparison table printed on stdout: schemes as columns, metrics as rows.
+//! Aligned text tables for stdout: the comparison table of a run (schemes as columns, metrics
+//! as rows) and the column layout it shares with other commands' tables.
 
 use analysis::metrics::{MetricValue, WorkloadResult, METRICS};
 
@@ -42,19 +43,31 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
         row.extend(cells.iter().map(|c| c.map_or("n/a".to_string(), human)));
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
     let mut out = format!(
         "== {} ({} events measured)\n   {}\n",
         r.workload, r.events_measured, r.description
     );
+    out.push_str(&aligned(&rows, &[0, 1]));
+    out
+}
+
+/// Lays out `rows` (the first is the header) in columns two spaces apart, each as wide as its
+/// widest cell, with a line of dashes under the header. Columns listed in `left` are
+/// left-aligned, the others (numbers) right-aligned; lines end without trailing spaces.
+pub fn aligned(rows: &[Vec<String>], left: &[usize]) -> String {
+    let Some(header) = rows.first() else {
+        return String::new();
+    };
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
             .enumerate()
             .map(|(c, cell)| {
-                if c < 2 {
+                if left.contains(&c) {
                     format!("{cell:<w$}", w = widths[c])
                 } else {
                     format!("{cell:>w$}", w = widths[c])
@@ -84,5 +97,22 @@ fn human(v: &MetricValue) -> String {
         Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
         Some(x) if matches!(v.unit, "share" | "ratio") => format!("{x:.4}"),
         Some(x) => format!("{x:.1}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_pads_left_columns_right_and_the_others_left_under_a_rule() {
+        let rows = [["name", "n"], ["ab", "1234"], ["c", ""]]
+            .map(|r| r.map(String::from).to_vec())
+            .to_vec();
+        assert_eq!(
+            aligned(&rows, &[0]),
+            "name     n\n----  ----\nab    1234\nc\n"
+        );
+        assert_eq!(aligned(&[], &[0]), "");
     }
 }

@@ -1,6 +1,7 @@
 //! The hottest shard's share of each window's requests, one line per scheme: a monotonic hot
 //! spot is a line near 100% however many shards there are.
 
+use super::loads::windowed_loads;
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 
@@ -13,11 +14,8 @@ fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
     let Some(n) = data.base_shards(w) else {
         return (0, vec![]);
     };
-    let lines = data
-        .schemes_at(w, n)
+    let lines = windowed_loads(input)
         .into_iter()
-        .filter_map(|s| data.load_of(w, s, n))
-        .filter(|l| !l.window_requests.is_empty())
         .map(|l| Series {
             label: l.scheme.clone(),
             color: style::scheme_color(data, &l.scheme),

@@ -90,11 +90,7 @@ fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> Dr
     // A log axis: one slow tail (p99.9) must not flatten every other bar.
     let (y_min, y_max) = style::bounds(bars.iter().flat_map(|b| b.1).filter(|v| *v > 0.0));
     let (lo, hi) = ((y_min / 2.0).max(0.01), (y_max * 2.0).max(1.0));
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, font(15))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
+    let mut chart = style::panel_chart(area, caption, 64)
         .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, (lo..hi).log_scale())?;
     let scheme_of = |v: &f64| {
         let i = v.round();

@@ -2,23 +2,13 @@
 
 use plotters::prelude::*;
 
+use super::loads::base_loads;
 use super::style::{self, font, percent, thousands, whole, LegendEntry, Mark, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::SchemeLoad;
 
 /// Per-shard load bars.
 pub struct LoadBars;
-
-fn loads<'a>(input: &ChartInput<'a>) -> Vec<&'a SchemeLoad> {
-    let (data, w) = (input.data, input.workload());
-    let Some(n) = data.base_shards(w) else {
-        return vec![];
-    };
-    data.schemes_at(w, n)
-        .into_iter()
-        .filter_map(|s| data.load_of(w, s, n))
-        .collect()
-}
 
 impl Chart for LoadBars {
     fn name(&self) -> &'static str {
@@ -31,7 +21,7 @@ impl Chart for LoadBars {
         Scope::Workload
     }
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
-        loads(input)
+        base_loads(input)
             .is_empty()
             .then(|| "shards.csv has no rows for this workload".into())
     }
@@ -40,10 +30,10 @@ impl Chart for LoadBars {
         format!("Share of all requests each shard received, N = {n}; the dashed line is the fair share 1/N.")
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
-        style::grid_size(loads(input).len())
+        style::grid_size(base_loads(input).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let loads = loads(input);
+        let loads = base_loads(input);
         let mut legend: Vec<LegendEntry> = loads
             .iter()
             .map(|l| LegendEntry {
@@ -82,18 +72,12 @@ fn draw_panel(
     let n = load.shards as f64;
     let fair = 1.0 / n;
     let color = style::scheme_color(input.data, &load.scheme);
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!(
-                "{}: {} requests",
-                load.scheme,
-                thousands(load.shard_requests.iter().sum())
-            ),
-            font(15),
-        )
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
+    let caption = format!(
+        "{}: {} requests",
+        load.scheme,
+        thousands(load.shard_requests.iter().sum())
+    );
+    let mut chart = style::panel_chart(area, &caption, 64)
         .build_cartesian_2d(-0.5..n - 0.5, style::padded(0.0, y_max.max(fair), true))?;
     chart
         .configure_mesh()

@@ -4,6 +4,7 @@
 
 use plotters::prelude::*;
 
+use super::loads::windowed_loads;
 use super::style::{self, font, percent, whole};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::{share, SchemeLoad};
@@ -56,18 +57,6 @@ fn cells(load: &SchemeLoad) -> Vec<Vec<f64>> {
         .collect()
 }
 
-fn loads<'a>(input: &ChartInput<'a>) -> Vec<&'a SchemeLoad> {
-    let (data, w) = (input.data, input.workload());
-    let Some(n) = data.base_shards(w) else {
-        return vec![];
-    };
-    data.schemes_at(w, n)
-        .into_iter()
-        .filter_map(|s| data.load_of(w, s, n))
-        .filter(|l| !l.window_requests.is_empty())
-        .collect()
-}
-
 impl Chart for LoadHeatmap {
     fn name(&self) -> &'static str {
         "load_heatmap"
@@ -79,12 +68,12 @@ impl Chart for LoadHeatmap {
         Scope::Workload
     }
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
-        loads(input)
+        windowed_loads(input)
             .is_empty()
             .then(|| "windows.csv has no rows for this workload".into())
     }
     fn caption(&self, input: &ChartInput<'_>) -> String {
-        let loads = loads(input);
+        let loads = windowed_loads(input);
         let windows = loads
             .iter()
             .map(|l| l.window_requests.len())
@@ -102,10 +91,10 @@ impl Chart for LoadHeatmap {
         )
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
-        style::grid_size(loads(input).len())
+        style::grid_size(windowed_loads(input).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let loads = loads(input);
+        let loads = windowed_loads(input);
         let grids: Vec<Vec<Vec<f64>>> = loads.iter().map(|l| cells(l)).collect();
         let max = grids
             .iter()
@@ -142,11 +131,7 @@ fn draw_panel(
     area: &Canvas<'_>,
 ) -> DrawResult {
     let (windows, shards) = (load.window_requests.len() as f64, load.shards as f64);
-    let mut chart = ChartBuilder::on(area)
-        .caption(&load.scheme, font(15))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
+    let mut chart = style::panel_chart(area, &load.scheme, 50)
         .build_cartesian_2d(0.0..windows, -0.5..shards - 0.5)?;
     chart
         .configure_mesh()

@@ -12,6 +12,7 @@ mod hottest_over_time;
 mod latency;
 mod load_bars;
 mod load_heatmap;
+mod loads;
 mod plan_shards;
 mod range_timeline;
 mod remap;
@@ -19,6 +20,7 @@ mod scan_fanout;
 mod shard_sweep;
 mod skew_sweep;
 mod split_balance;
+mod sweep;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

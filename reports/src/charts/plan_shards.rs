@@ -72,15 +72,10 @@ fn draw_panel(data: &RunData, workload: &str, area: &Canvas<'_>) -> DrawResult {
     } else {
         y_max
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(workload, font(15))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            style::padded(x_lo, x_hi, false),
-            style::padded(0.0, top, true),
-        )?;
+    let mut chart = style::panel_chart(area, workload, 64).build_cartesian_2d(
+        style::padded(x_lo, x_hi, false),
+        style::padded(0.0, top, true),
+    )?;
     chart
         .configure_mesh()
         .x_desc("growth (× today's peak traffic and bytes)")

@@ -91,29 +91,18 @@ impl Chart for RangeTimeline {
         style::grid_size(measures(input.data).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let measures = measures(input.data);
-        let legend = style::legend_of(
-            &measures
-                .iter()
-                .flat_map(|m| series_of(input.data, m.0))
-                .collect::<Vec<_>>(),
-        );
-        let area = style::titled(root, "Range dynamics over time", &legend)?;
-        let cells = style::panels(&area, measures.len());
-        for ((column, y_desc, y_format), cell) in measures.into_iter().zip(cells) {
-            style::draw_line_panel(
-                &cell,
-                &LinePanel {
-                    caption: column.replace('_', " "),
-                    x_desc: "window",
-                    y_desc,
-                    y_format,
-                    x_format: whole,
-                    y_from_zero: true,
-                    series: series_of(input.data, column),
-                },
-            )?;
-        }
-        Ok(())
+        let grid: Vec<LinePanel> = measures(input.data)
+            .into_iter()
+            .map(|(column, y_desc, y_format)| LinePanel {
+                caption: column.replace('_', " "),
+                x_desc: "window",
+                y_desc,
+                y_format,
+                x_format: whole,
+                y_from_zero: true,
+                series: series_of(input.data, column),
+            })
+            .collect();
+        style::draw_line_grid(root, "Range dynamics over time", &grid)
     }
 }

@@ -80,22 +80,11 @@ impl Chart for RemapChart {
         style::grid_size(panels(input).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let mut panels = panels(input);
-        for (n, lines) in &mut panels {
-            let ideal = ideal_series(*n, lines);
-            lines.push(ideal);
-        }
-        let legend = style::legend_of(panels.iter().flat_map(|p| &p.1));
-        let area = style::titled(
-            root,
-            &format!("Keys moved on resize: {}", input.workload()),
-            &legend,
-        )?;
-        let cells = style::panels(&area, panels.len());
-        for ((n, lines), cell) in panels.into_iter().zip(cells) {
-            style::draw_line_panel(
-                &cell,
-                &LinePanel {
+        let grid: Vec<LinePanel> = panels(input)
+            .into_iter()
+            .map(|(n, mut lines)| {
+                lines.push(ideal_series(n, &lines));
+                LinePanel {
                     caption: format!("from N = {n} shards"),
                     x_desc: "target shard count M",
                     y_desc: "keys moved (% of distinct keys)",
@@ -103,9 +92,10 @@ impl Chart for RemapChart {
                     x_format: whole,
                     y_from_zero: true,
                     series: lines,
-                },
-            )?;
-        }
-        Ok(())
+                }
+            })
+            .collect();
+        let title = format!("Keys moved on resize: {}", input.workload());
+        style::draw_line_grid(root, &title, &grid)
     }
 }

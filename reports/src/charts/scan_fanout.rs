@@ -1,7 +1,8 @@
 //! Shards contacted per scan against the scan length (the `scan_len` parameter of synthetic
 //! workloads, 100 when not given), one line per scheme, one panel per workload family.
 
-use super::style::{self, whole, LinePanel, Series, Stroke};
+use super::style::{self, whole, LinePanel, Series};
+use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::{RunData, DEFAULT_SCAN_LEN};
 
@@ -20,24 +21,8 @@ fn panels(data: &RunData) -> Vec<(String, u32, Vec<Series>)> {
         });
     groups
         .filter_map(|(family, n, members)| {
-            let lines: Vec<Series> = data
-                .schemes()
-                .into_iter()
-                .filter_map(|scheme| {
-                    let points: Vec<(f64, f64)> = members
-                        .iter()
-                        .filter_map(|(len, w)| {
-                            Some((*len, data.metric(w, scheme, n, "scan_fanout_mean")?))
-                        })
-                        .collect();
-                    (!points.is_empty()).then(|| Series {
-                        label: scheme.to_string(),
-                        color: style::scheme_color(data, scheme),
-                        points,
-                        stroke: Stroke::Solid,
-                    })
-                })
-                .collect();
+            let at: Vec<(f64, &str, u32)> = members.iter().map(|&(len, w)| (len, w, n)).collect();
+            let lines = metric_lines(data, "scan_fanout_mean", &at);
             (!lines.is_empty()).then_some((family, n, lines))
         })
         .collect()
@@ -65,23 +50,11 @@ impl Chart for ScanFanoutChart {
         style::grid_size(panels(input.data).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let mut panels = panels(input.data);
-        for (_, n, lines) in &mut panels {
-            let (lo, hi) = style::bounds(lines.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
-            lines.push(Series {
-                label: "every shard (N)".into(),
-                color: style::REFERENCE,
-                points: vec![(lo, *n as f64), (hi, *n as f64)],
-                stroke: Stroke::Dashed,
-            });
-        }
-        let legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
-        let area = style::titled(root, "Scan fan-out against scan length", &legend)?;
-        let cells = style::panels(&area, panels.len());
-        for ((family, n, lines), cell) in panels.into_iter().zip(cells) {
-            style::draw_line_panel(
-                &cell,
-                &LinePanel {
+        let grid: Vec<LinePanel> = panels(input.data)
+            .into_iter()
+            .map(|(family, n, mut lines)| {
+                lines.push(flat_reference("every shard (N)", &lines, n as f64));
+                LinePanel {
                     caption: format!("{family} (N = {n})"),
                     x_desc: "scan length (keys)",
                     y_desc: "shards per scan (mean)",
@@ -89,9 +62,9 @@ impl Chart for ScanFanoutChart {
                     x_format: whole,
                     y_from_zero: true,
                     series: lines,
-                },
-            )?;
-        }
-        Ok(())
+                }
+            })
+            .collect();
+        style::draw_line_grid(root, "Scan fan-out against scan length", &grid)
     }
 }

@@ -2,6 +2,7 @@
 //! with two or more shard counts, with the fair share 1/N.
 
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
+use super::sweep::metric_lines;
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::RunData;
 
@@ -16,24 +17,8 @@ fn panels(data: &RunData) -> Vec<(&str, Vec<u32>, Vec<Series>)> {
         if counts.len() < 2 {
             continue;
         }
-        let lines: Vec<Series> = data
-            .schemes()
-            .into_iter()
-            .filter_map(|scheme| {
-                let points: Vec<(f64, f64)> = counts
-                    .iter()
-                    .filter_map(|&n| {
-                        Some((n as f64, data.metric(w, scheme, n, "hottest_shard_share")?))
-                    })
-                    .collect();
-                (!points.is_empty()).then(|| Series {
-                    label: scheme.to_string(),
-                    color: style::scheme_color(data, scheme),
-                    points,
-                    stroke: Stroke::Solid,
-                })
-            })
-            .collect();
+        let at: Vec<(f64, &str, u32)> = counts.iter().map(|&n| (n as f64, w, n)).collect();
+        let lines = metric_lines(data, "hottest_shard_share", &at);
         if !lines.is_empty() {
             out.push((w, counts, lines));
         }
@@ -63,22 +48,16 @@ impl Chart for ShardSweep {
         style::grid_size(panels(input.data).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let mut panels = panels(input.data);
-        for (_, counts, lines) in &mut panels {
-            lines.push(Series {
-                label: "fair share 1/N".into(),
-                color: style::REFERENCE,
-                points: counts.iter().map(|&n| (n as f64, 1.0 / n as f64)).collect(),
-                stroke: Stroke::Dashed,
-            });
-        }
-        let legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
-        let area = style::titled(root, "Hottest-shard share against shard count N", &legend)?;
-        let cells = style::panels(&area, panels.len());
-        for ((workload, _, lines), cell) in panels.into_iter().zip(cells) {
-            style::draw_line_panel(
-                &cell,
-                &LinePanel {
+        let grid: Vec<LinePanel> = panels(input.data)
+            .into_iter()
+            .map(|(workload, counts, mut lines)| {
+                lines.push(Series {
+                    label: "fair share 1/N".into(),
+                    color: style::REFERENCE,
+                    points: counts.iter().map(|&n| (n as f64, 1.0 / n as f64)).collect(),
+                    stroke: Stroke::Dashed,
+                });
+                LinePanel {
                     caption: workload.to_string(),
                     x_desc: "shard count N",
                     y_desc: "hottest shard's share (%)",
@@ -86,9 +65,9 @@ impl Chart for ShardSweep {
                     x_format: whole,
                     y_from_zero: true,
                     series: lines,
-                },
-            )?;
-        }
-        Ok(())
+                }
+            })
+            .collect();
+        style::draw_line_grid(root, "Hottest-shard share against shard count N", &grid)
     }
 }

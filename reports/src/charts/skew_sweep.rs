@@ -1,7 +1,8 @@
 //! Hottest-shard share against Zipf skew `s`, one line per scheme: one panel per workload
 //! family (label without `s`) and shard count, drawn only where the run swept `s`.
 
-use super::style::{self, percent, LinePanel, Series, Stroke};
+use super::style::{self, percent, LinePanel, Series};
+use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::RunData;
 
@@ -24,24 +25,8 @@ fn panels(data: &RunData) -> Vec<(String, u32, Vec<Series>)> {
         counts.sort_unstable();
         counts.dedup();
         for n in counts {
-            let lines: Vec<Series> = data
-                .schemes()
-                .into_iter()
-                .filter_map(|scheme| {
-                    let points: Vec<(f64, f64)> = members
-                        .iter()
-                        .filter_map(|(s, w)| {
-                            Some((*s, data.metric(w, scheme, n, "hottest_shard_share")?))
-                        })
-                        .collect();
-                    (!points.is_empty()).then(|| Series {
-                        label: scheme.to_string(),
-                        color: style::scheme_color(data, scheme),
-                        points,
-                        stroke: Stroke::Solid,
-                    })
-                })
-                .collect();
+            let at: Vec<(f64, &str, u32)> = members.iter().map(|&(s, w)| (s, w, n)).collect();
+            let lines = metric_lines(data, "hottest_shard_share", &at);
             if !lines.is_empty() {
                 out.push((family.clone(), n, lines));
             }
@@ -72,24 +57,11 @@ impl Chart for SkewSweep {
         style::grid_size(panels(input.data).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let mut panels = panels(input.data);
-        for (_, n, lines) in &mut panels {
-            let (lo, hi) = style::bounds(lines.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
-            let fair = 1.0 / *n as f64;
-            lines.push(Series {
-                label: "fair share 1/N".into(),
-                color: style::REFERENCE,
-                points: vec![(lo, fair), (hi, fair)],
-                stroke: Stroke::Dashed,
-            });
-        }
-        let legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
-        let area = style::titled(root, "Hottest-shard share against skew s", &legend)?;
-        let cells = style::panels(&area, panels.len());
-        for ((family, n, lines), cell) in panels.into_iter().zip(cells) {
-            style::draw_line_panel(
-                &cell,
-                &LinePanel {
+        let grid: Vec<LinePanel> = panels(input.data)
+            .into_iter()
+            .map(|(family, n, mut lines)| {
+                lines.push(flat_reference("fair share 1/N", &lines, 1.0 / n as f64));
+                LinePanel {
                     caption: format!("{family} (N = {n})"),
                     x_desc: "Zipf exponent s",
                     y_desc: "hottest shard's share (%)",
@@ -97,9 +69,9 @@ impl Chart for SkewSweep {
                     x_format: |v| format!("{v:.2}"),
                     y_from_zero: true,
                     series: lines,
-                },
-            )?;
-        }
-        Ok(())
+                }
+            })
+            .collect();
+        style::draw_line_grid(root, "Hottest-shard share against skew s", &grid)
     }
 }

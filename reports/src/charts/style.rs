@@ -263,20 +263,31 @@ pub struct LinePanel<'a> {
     pub series: Vec<Series>,
 }
 
+/// The builder of one panel in the layout every chart shares: `caption` above, a 10 px margin,
+/// 40 px for the x labels and `y_label_width` px for the y labels.
+pub fn panel_chart<'a, 'b>(
+    area: &'a Canvas<'b>,
+    caption: &str,
+    y_label_width: u32,
+) -> ChartBuilder<'a, 'static, super::AnyBackend<'b>> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(caption, font(15))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(y_label_width);
+    builder
+}
+
 /// Draws a line panel into `area`.
 pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
     let points = || panel.series.iter().flat_map(|s| s.points.iter());
     let (x_lo, x_hi) = bounds(points().map(|p| p.0));
     let (y_lo, y_hi) = bounds(points().map(|p| p.1));
-    let mut chart = ChartBuilder::on(area)
-        .caption(&panel.caption, font(15))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            padded(x_lo, x_hi, false),
-            padded(y_lo, y_hi, panel.y_from_zero),
-        )?;
+    let mut chart = panel_chart(area, &panel.caption, 64).build_cartesian_2d(
+        padded(x_lo, x_hi, false),
+        padded(y_lo, y_hi, panel.y_from_zero),
+    )?;
     chart
         .configure_mesh()
         .x_desc(panel.x_desc)
@@ -303,6 +314,17 @@ pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
                 chart.draw_series(DashedLineSeries::new(s.points.iter().copied(), 6, 4, style))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Draws a chart of line panels: the title, one legend of every panel's series (without
+/// repeats) and the panels in a grid of [`grid_size`].
+pub fn draw_line_grid(root: &Canvas<'_>, title: &str, grid: &[LinePanel<'_>]) -> DrawResult {
+    let legend = legend_of(grid.iter().flat_map(|p| &p.series));
+    let area = titled(root, title, &legend)?;
+    for (panel, cell) in grid.iter().zip(panels(&area, grid.len())) {
+        draw_line_panel(&cell, panel)?;
     }
     Ok(())
 }

@@ -1,0 +1,36 @@
+//! What the end-to-end tests of the `shardlab` binary share: the command, the fixtures, and
+//! reading what a finished command printed and wrote.
+
+#![allow(dead_code)] // each test file uses a part
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::assert::Assert;
+use assert_cmd::Command;
+
+/// The `shardlab` binary of this build, ready for arguments.
+pub fn shardlab() -> Command {
+    Command::cargo_bin("shardlab").expect("the shardlab binary is built")
+}
+
+/// A file or folder under the repository's `tests/fixtures`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(name)
+}
+
+/// What a finished command printed on standard output.
+pub fn stdout_of(assert: &Assert) -> String {
+    String::from_utf8_lossy(&assert.get_output().stdout).to_string()
+}
+
+/// What a finished command printed on standard error.
+pub fn stderr_of(assert: &Assert) -> String {
+    String::from_utf8_lossy(&assert.get_output().stderr).to_string()
+}
+
+/// The `manifest.json` of a run directory.
+pub fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+}
