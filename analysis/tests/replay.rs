@@ -163,3 +163,35 @@ fn one_replay_measures_remap_for_every_target() {
         rs[1].schemes[0].load.shard_requests
     );
 }
+
+#[test]
+fn sampled_key_metrics_do_not_depend_on_the_thread_count() {
+    // 100,000 distinct keys against a limit of 5,000: the key metrics are sampled estimates,
+    // and the hottest key of a uniform trace comes from the sketch of keys outside the sample.
+    let cfg = ReplayConfig {
+        latency: None,
+        distinct_key_limit: 5_000,
+        chunk_events: 1000,
+        window: 500,
+        ..ReplayConfig::default()
+    };
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let r = pool.install(|| run("uniform:keys=100000", 200_000, "range,hash,ring", &cfg));
+        let sample = r
+            .key_sample
+            .as_ref()
+            .expect("past the limit the keys are sampled");
+        assert!(
+            sample.sample_rate < 1.0 && sample.hottest_key_error > 0,
+            "{sample:?}"
+        );
+        format!("{r:?}")
+    };
+    let one = on(1);
+    assert_eq!(one, on(2));
+    assert_eq!(on(2), on(3));
+}
