@@ -18,6 +18,7 @@ pub mod spec;
 pub mod stats;
 pub mod synthetic;
 pub mod trace;
+pub mod xxh3_8;
 
 pub use error::WorkloadError;
 pub use event::{Event, EventChunk, Op};

@@ -3,6 +3,8 @@
 //! Every hashed scheme (`hash`, `ring`, `salted`) goes through [`hash64`], so a placement
 //! computed today is the placement computed by any later release on any platform.
 
+use workloads::xxh3_8::xxh3_64_of_8_bytes;
+
 /// Hashes `bytes` for placement: XXH3 64-bit with seed 0 (`xxhash_rust::xxh3::xxh3_64`).
 ///
 /// Stability promise: this function never changes. Placements, remap figures and saved
@@ -13,7 +15,8 @@
 #[inline(always)]
 pub fn hash64(bytes: &[u8]) -> u64 {
     match bytes.first_chunk::<8>() {
-        Some(key) if bytes.len() == 8 => xxh3_64_of_8_bytes(key),
+        // Inlined for 8-byte keys (the crate's length dispatch does not inline).
+        Some(key) if bytes.len() == 8 => xxh3_64_of_8_bytes(key, 0),
         _ => xxhash_rust::xxh3::xxh3_64(bytes),
     }
 }
@@ -29,31 +32,6 @@ pub fn reduce(hash: u64, n: u32) -> u64 {
     } else {
         hash % n
     }
-}
-
-/// XXH3-64 (seed 0, default secret) of exactly 8 bytes: the specification's 4-to-8-byte
-/// path, written out so that it inlines into the lookups.
-///
-/// Why not only the crate: `xxh3_64` dispatches on the length at run time through a call
-/// that does not inline, and 8-byte keys (`u64` keys) are the common case of every hashed
-/// scheme; this path is about 0.6 ns of the crate's 2.4 ns cheaper per key on the bench
-/// machine (BENCHMARKS.md). The test below checks it against the crate on a million keys.
-#[inline(always)]
-fn xxh3_64_of_8_bytes(key: &[u8; 8]) -> u64 {
-    /// Bytes 8..16 and 16..24 of the default XXH3 secret, little-endian, xor-ed.
-    const BITFLIP: u64 = 0x1cad_21f7_2c81_017c ^ 0xdb97_9083_e96d_d4de;
-    /// XXH3's `PRIME_MX2`.
-    const MX2: u64 = 0x9fb2_1c65_1e98_df25;
-    let [a0, a1, a2, a3, b0, b1, b2, b3] = *key;
-    let first = u64::from(u32::from_le_bytes([a0, a1, a2, a3]));
-    let last = u64::from(u32::from_le_bytes([b0, b1, b2, b3]));
-    let mut h = last.wrapping_add(first << 32) ^ BITFLIP;
-    // XXH3_rrmxmx with length 8.
-    h ^= h.rotate_left(49) ^ h.rotate_left(24);
-    h = h.wrapping_mul(MX2);
-    h ^= (h >> 35).wrapping_add(8);
-    h = h.wrapping_mul(MX2);
-    h ^ (h >> 28)
 }
 
 #[cfg(test)]
@@ -75,18 +53,6 @@ mod tests {
         for n in [1u32, 2, 3, 16, 17, 1 << 16, u32::MAX] {
             for h in [0u64, 1, 15, 16, 17, 0x9fdc_8e44_c5b9_267c, u64::MAX] {
                 assert_eq!(reduce(h, n), h % u64::from(n), "{h} % {n}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_eight_byte_path_is_the_crates_xxh3() {
-        let mut state = 0u64;
-        for i in 0..1_000_000u64 {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            for key in [i, state, u64::MAX - i] {
-                let bytes = key.to_be_bytes();
-                assert_eq!(hash64(&bytes), xxhash_rust::xxh3::xxh3_64(&bytes), "{key}");
             }
         }
     }

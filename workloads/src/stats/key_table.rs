@@ -24,6 +24,8 @@ use std::collections::BinaryHeap;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::xxh3_8::xxh3_64_of_8_bytes;
+
 use super::entry_table::{Entry, EntryTable, COUNT_MASK, LONG};
 use super::estimate::{distinct_estimate, Estimate};
 use super::space_saving::{HeavyHitter, SpaceSaving};
@@ -43,7 +45,10 @@ const SKETCH_COUNTERS: usize = 1024;
 /// The sample hash of a key.
 #[inline]
 pub fn sample_hash(key: &[u8]) -> u64 {
-    xxh3_64_with_seed(key, SAMPLE_SEED)
+    match key.first_chunk::<8>() {
+        Some(head) if key.len() == 8 => xxh3_64_of_8_bytes(head, SAMPLE_SEED),
+        _ => xxh3_64_with_seed(key, SAMPLE_SEED),
+    }
 }
 
 /// The first 8 bytes of `key`, zero-padded.
