@@ -39,6 +39,7 @@ impl Op {
     }
 
     /// True for the operations that address one key (everything but scans).
+    #[inline]
     pub fn is_point(self) -> bool {
         self != Op::Scan
     }
@@ -95,6 +96,7 @@ impl EventChunk {
     }
 
     /// Number of events in the chunk.
+    #[inline]
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -105,6 +107,7 @@ impl EventChunk {
     }
 
     /// Appends a copy of `event`.
+    #[inline]
     pub fn push(&mut self, event: Event<'_>) {
         let key_start = self.arena.len() as u32;
         self.arena.extend_from_slice(event.key);
@@ -123,6 +126,7 @@ impl EventChunk {
     }
 
     /// The `i`-th event. Panics when `i >= len()`.
+    #[inline]
     pub fn get(&self, i: usize) -> Event<'_> {
         let r = &self.records[i];
         let ks = r.key_start as usize;
@@ -137,6 +141,7 @@ impl EventChunk {
     }
 
     /// The events in order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Event<'_>> + '_ {
         (0..self.len()).map(move |i| self.get(i))
     }
