@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
 
-use analysis::layout::{RadixIndex, WindowIndex};
+use analysis::layout::RadixIndex;
 use analysis::schemes::hash::ModHashPartitioner;
 use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::range::RangePartitioner;
@@ -97,7 +97,6 @@ fn range_lookup(c: &mut Criterion) {
             .map(|(i, &s)| (s, i as u32 + 1))
             .collect();
         let radix = RadixIndex::new(&splits);
-        let window = WindowIndex::new(&splits);
         let range = range_partitioner(&splits);
         let starts = range.starts().to_vec();
         bench_keys(&mut group, "partition_point", n, &keys, |&x| {
@@ -106,9 +105,6 @@ fn range_lookup(c: &mut Criterion) {
         bench_keys(&mut group, "btreemap", n, &keys, |&x| {
             tree.range(..=x).next_back().map_or(0, |(_, &i)| i as usize)
         });
-        // The previous layout (bucket table into a window of the keys) and the current one
-        // (one line of fingerprints per bucket).
-        bench_keys(&mut group, "window_radix", n, &keys, |&x| window.rank_le(x));
         bench_keys(&mut group, "radix", n, &keys, |&x| radix.rank_le(x));
         // Through the scheme's byte-key API: the old layout (partition_point over the
         // Vec<Vec<u8>> starts) and the current one.

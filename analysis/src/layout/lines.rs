@@ -1,26 +1,28 @@
 //! [`LineTable`]: the bucket search behind [`super::RadixIndex`] and [`super::SegmentedIndex`],
-//! one 64-byte line of 32-bit key fingerprints per bucket.
+//! one 64-byte line of 31-bit key fingerprints per bucket.
 //!
 //! Why this layout: a binary search over K sorted keys makes log2(K) dependent memory accesses
 //! (17 at 100,000 keys), and the static trees that cut that number (Eytzinger, S+ trees) pay
-//! off with prefetch or SIMD intrinsics, which need `unsafe` that this workspace denies. Here
-//! the bits of `x - low` just below the top `shift` pick a bucket, and the bucket's line holds
-//! the next 32 bits of its first [`LINE`] keys: a query reads the line and the bucket's start
-//! position (two independent loads, no chain) and counts the fingerprints `<=` its own with
-//! straight-line compares, which LLVM turns into SSE2 vector compares on plain x86-64. At about
-//! 4 to 8 keys per bucket the lines take 8 to 16 bytes per key, less than the sorted keys
-//! themselves, so that the lines of 100,000 keys fit in a 2 MiB L2 beside the caller's data.
+//! off with prefetch or SIMD intrinsics, which need `unsafe` that this workspace denies. The
+//! previous layout here, a bucket table of 2 to 4 entries per key pointing into a window of the
+//! sorted keys, made two dependent accesses over 1.8 MiB at 100,000 keys. Here the top bits of
+//! `x - low` pick a bucket of about 4 to 8 keys, and the bucket's line holds the next 31 bits
+//! of its first [`LINE`] keys: a query loads the line and the bucket's start position (two
+//! independent loads, no chain) and counts the fingerprints below its own with straight-line
+//! code that LLVM turns into SSE2 vector subtracts on plain x86-64. The lines take 8 to 16
+//! bytes per key (1 MiB at 100,000 keys, within a 2 MiB L2); the sorted keys are read only by
+//! the rare undecided query.
 //!
 //! Exactness does not depend on the key distribution. Within a bucket the fingerprint is
 //! monotone in the key, so a key with a smaller fingerprint than `x`'s is below `x` and one
 //! with a larger fingerprint is above. Only a key whose fingerprint equals `x`'s (or an unused
-//! slot, filled with `u32::MAX`, when `x`'s is `u32::MAX`), or a bucket with more than
-//! [`LINE`] keys all `<= x`, is undecided; then the bucket's keys are binary-searched in full.
-//! For random keys that is rare; skewed keys make crowded buckets, which cost a binary search
-//! over the bucket, never more than one over all keys.
+//! slot, filled with [`FINGERPRINT_MAX`], when `x`'s is that), or a bucket with more than
+//! [`LINE`] keys all below `x`, leaves the answer open; then the bucket's keys are
+//! binary-searched in full. For random keys that is rare; skewed keys make crowded buckets,
+//! which cost a binary search over the bucket, never more than one over all keys.
 
 /// Fingerprints per line (16 x 4 bytes: one cache line).
-pub(super) const LINE: usize = 16;
+const LINE: usize = 16;
 
 /// Bits of a fingerprint: with both sides below 2^31, `f < own` is the sign bit of `f - own`,
 /// one subtract and one shift per four fingerprints in SSE2 (an unsigned compare needs a bias,
