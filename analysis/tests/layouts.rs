@@ -30,9 +30,17 @@ fn byte_key() -> impl Strategy<Value = Vec<u8>> {
     )
 }
 
-/// `u64` values from a narrow or a wide range, so that both ties and spread occur.
+/// `u64` values from a narrow or a wide range, so that both ties and spread occur, and values
+/// that differ only in their top and bottom bits: over a wide span they share the 32-bit
+/// fingerprints of `RadixIndex` buckets and crowd a few buckets past one line.
 fn number() -> impl Strategy<Value = u64> {
-    prop_oneof![0u64..64, any::<u64>(), Just(u64::MAX), Just(0)]
+    prop_oneof![
+        0u64..64,
+        any::<u64>(),
+        Just(u64::MAX),
+        Just(0),
+        (0u64..4, 0u64..8).prop_map(|(top, bottom)| top << 62 | bottom),
+    ]
 }
 
 /// Keys to probe with: each boundary, each boundary with a byte added or removed, the empty

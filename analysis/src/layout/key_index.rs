@@ -50,12 +50,6 @@ pub struct KeyIndex {
 impl KeyIndex {
     /// Indexes `splits`, which must be strictly increasing.
     pub fn new(splits: &[Vec<u8>]) -> Self {
-        Self::with_window(splits, 1)
-    }
-
-    /// [`KeyIndex::new`] with a prefix search window of at least `window` keys (see
-    /// [`RadixIndex::with_window`]).
-    pub fn with_window(splits: &[Vec<u8>], window: usize) -> Self {
         debug_assert!(splits.windows(2).all(|w| w[0] < w[1]));
         let longest = splits.iter().map(Vec::len).max().unwrap_or(0);
         let common: &[u8] = match (splits.first(), splits.last()) {
@@ -68,7 +62,7 @@ impl KeyIndex {
         };
         let prefixes: Vec<u64> = splits.iter().map(|s| prefix8(&s[common.len()..])).collect();
         KeyIndex {
-            prefixes: RadixIndex::with_window(&prefixes, window),
+            prefixes: RadixIndex::new(&prefixes),
             common: common.into(),
             short_splits: longest <= common.len() + 8,
         }

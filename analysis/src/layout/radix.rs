@@ -1,19 +1,7 @@
-//! [`RadixIndex`]: rank queries over sorted `u64`s through a bucket table on the key bits.
-//!
-//! Why not a crate or `partition_point`: a binary search over K sorted keys makes log2(K)
-//! dependent memory accesses (17 at 100,000 ranges), and the static-tree layouts that cut
-//! that number (Eytzinger, S+ trees) only pay off with prefetch or SIMD compares, which
-//! need `unsafe` that this workspace denies. A bucket table on the bits below the keys'
-//! common prefix resolves almost every query with two accesses instead: one into the table
-//! and one into a short window of the sorted keys, scanned without branches. No crate offers
-//! this predecessor search on a fixed sorted set with exact answers; measured in
-//! `benches/lookup.rs` (BENCHMARKS.md).
-//!
-//! Exactness does not depend on the key distribution, only speed does: skewed keys make some
-//! buckets hold many keys, and the window search then takes log2(window) steps, never more
-//! than a binary search over all keys.
+//! [`RadixIndex`]: rank queries over sorted `u64`s through one line of fingerprints per
+//! bucket of the key bits (the layout is in `lines.rs`).
 
-use super::{window_rank, EXTRA_BITS, MAX_BITS};
+use super::lines::LineTable;
 
 /// Answers "how many of the keys are `<= x`" for a fixed, sorted multiset of `u64` keys.
 ///
@@ -24,123 +12,53 @@ use super::{window_rank, EXTRA_BITS, MAX_BITS};
 /// ```
 #[derive(Clone, Debug)]
 pub struct RadixIndex {
-    /// The keys in order, then `window` copies of `u64::MAX` so that every window is in
-    /// bounds.
+    /// The keys in order.
     keys: Vec<u64>,
-    /// `table[h]`: how many keys lie in buckets below `h`; one entry per bucket.
-    table: Vec<u32>,
-    /// The smallest key (0 when there are none).
-    low: u64,
-    /// The bucket of `x >= low` is `(x - low) >> shift`.
-    shift: u32,
-    /// The most keys in one bucket (at least 1).
-    window: usize,
-    /// Number of keys.
-    len: usize,
+    /// The bucket lines over `keys` (one segment).
+    lines: LineTable,
 }
 
 impl RadixIndex {
     /// Indexes `sorted`, which must be in non-decreasing order (repeats allowed). Panics
     /// when it is not sorted or holds `u32::MAX` keys or more.
     pub fn new(sorted: &[u64]) -> Self {
-        Self::with_window(sorted, 1)
-    }
-
-    /// [`RadixIndex::new`] with a search window of at least `window` keys. Indexes that are
-    /// searched one after another at random (one per salt bucket) share one window width,
-    /// so that the branch on the width is always predicted.
-    pub fn with_window(sorted: &[u64], window: usize) -> Self {
-        assert!(
-            sorted.windows(2).all(|w| w[0] <= w[1]),
-            "RadixIndex keys must be sorted"
-        );
-        assert!(
-            sorted.len() < u32::MAX as usize,
-            "too many keys for a RadixIndex"
-        );
-        let (low, high) = match (sorted.first(), sorted.last()) {
-            (Some(&l), Some(&h)) => (l, h),
-            _ => (0, 0),
-        };
-        let span_bits = 64 - (high - low).leading_zeros();
-        let want_bits = (usize::BITS - sorted.len().leading_zeros() + EXTRA_BITS).min(MAX_BITS);
-        let shift = span_bits.saturating_sub(want_bits);
-        let buckets = (((high - low) >> shift) + 1) as usize;
-        let mut table = vec![0u32; buckets];
-        for &k in sorted {
-            let h = ((k - low) >> shift) as usize;
-            if h + 1 < buckets {
-                table[h + 1] += 1;
-            }
-        }
-        let mut window = window.max(1);
-        let mut run = 0u32;
-        for t in table.iter_mut() {
-            window = window.max(*t as usize);
-            run += *t;
-            *t = run;
-        }
-        // The last bucket's size is not in the table: it is what is left.
-        window = window.max(sorted.len() - *table.last().unwrap_or(&0) as usize);
-        // Windows are searched at power-of-two widths (counted or binary-searched).
-        let window = window.next_power_of_two();
-        let mut keys = Vec::with_capacity(sorted.len() + window);
-        keys.extend_from_slice(sorted);
-        keys.resize(sorted.len() + window, u64::MAX);
         RadixIndex {
-            keys,
-            table,
-            low,
-            shift,
-            window,
-            len: sorted.len(),
+            keys: sorted.to_vec(),
+            lines: LineTable::new(sorted, &[0, sorted.len()]),
         }
     }
 
     /// Number of keys.
     pub fn len(&self) -> usize {
-        self.len
+        self.keys.len()
     }
 
     /// True when there are no keys.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.keys.is_empty()
     }
 
     /// The `i`-th smallest key. Panics when `i >= len()`.
     #[inline]
     pub fn key(&self, i: usize) -> u64 {
-        self.keys[..self.len][i]
+        self.keys[i]
     }
 
     /// The keys in order.
     pub fn keys(&self) -> &[u64] {
-        &self.keys[..self.len]
+        &self.keys
     }
 
-    /// The number of keys a query searches after the table: at least the most keys that
-    /// share one bucket, rounded up to a power of two.
-    pub fn window(&self) -> usize {
-        self.window
-    }
-
-    /// Bytes of memory the index holds (keys with padding, and the table).
+    /// Bytes of memory the index holds (keys and lines).
     pub fn heap_bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.table.capacity() * 4
+        self.keys.capacity() * 8 + self.lines.heap_bytes()
     }
 
-    /// How many keys are `<= x`.
-    ///
-    /// Keys in buckets below the bucket of `x` are below `x` and keys in buckets above it are
-    /// above `x`, so the answer is the table entry of that bucket plus a count within one
-    /// window that starts there (the padding after the keys is `u64::MAX`, which only
-    /// `x == u64::MAX` counts, and the final `min` takes back).
+    /// How many keys are `<= x`: one bucket line and the bucket's start, and a binary search
+    /// over the bucket only when the line leaves the answer open (see `lines.rs`).
     #[inline(always)]
     pub fn rank_le(&self, x: u64) -> usize {
-        let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.table.len() - 1);
-        let start = self.table[h] as usize;
-        let counted = window_rank(&self.keys, start, self.window, x);
-        (start + counted).min(self.len)
+        self.lines.rank_le(&self.keys, 0, x)
     }
 
     /// How many keys are `< x`.
@@ -158,8 +76,8 @@ impl RadixIndex {
     /// for any hint; fast when queries come in order.
     #[inline]
     pub fn rank_le_from(&self, hint: usize, x: u64) -> usize {
-        let keys = &self.keys[..self.len];
-        if hint <= self.len && (hint == 0 || keys[hint - 1] <= x) {
+        let keys = &self.keys;
+        if hint <= keys.len() && (hint == 0 || keys[hint - 1] <= x) {
             for step in 0..2 {
                 match keys.get(hint + step) {
                     Some(&k) if k <= x => {}
@@ -179,7 +97,7 @@ impl RadixIndex {
     /// queries in increasing order cost one lookup per run plus two comparisons per query.
     /// Exact for queries in any order; out-of-order queries only make runs shorter.
     pub fn rank_runs(&self, xs: &[u64], mut run: impl FnMut(usize, usize)) {
-        let keys = &self.keys[..self.len];
+        let keys = &self.keys;
         let (mut at, mut rank, mut last_len) = (0usize, 0usize, 0usize);
         while let Some(&x) = xs.get(at) {
             // After a run of one query, queries are sparser than keys: stepping forward from
@@ -238,11 +156,23 @@ mod tests {
     }
 
     #[test]
-    fn skewed_keys_widen_the_window_but_keep_answers_exact() {
+    fn crowded_buckets_and_fingerprint_ties_keep_answers_exact() {
+        // 500 keys in the lowest of the buckets, far more than a line holds.
         let mut keys: Vec<u64> = (0..500u64).collect();
         keys.push(u64::MAX / 2);
-        let index = RadixIndex::new(&keys);
-        assert!(index.window() > super::super::COUNTED_WINDOW);
-        check(&keys, &[0, 1, 250, 499, 500, 501, u64::MAX / 2, u64::MAX]);
+        check(
+            &keys,
+            &[0, 1, 15, 16, 17, 250, 499, 500, 501, u64::MAX / 2, u64::MAX],
+        );
+        // Keys that differ only below the fingerprint bits: equal fingerprints.
+        let ties: Vec<u64> = (0..40u64)
+            .map(|i| (i / 4) << 40 | (i % 4))
+            .chain([u64::MAX])
+            .collect();
+        let probes: Vec<u64> = ties
+            .iter()
+            .flat_map(|&k| [k, k.wrapping_add(1), k.wrapping_sub(1)])
+            .collect();
+        check(&ties, &probes);
     }
 }

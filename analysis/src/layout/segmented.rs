@@ -1,12 +1,12 @@
 //! [`SegmentedIndex`]: one [`super::RadixIndex`]-style search over many sorted `u64` segments.
 
-use super::{window_rank, EXTRA_BITS, MAX_BITS};
+use super::lines::LineTable;
 
 /// Rank queries `(segment, x)` over a list of sorted `u64` segments, e.g. the range starts of
 /// each salt bucket: "how many keys of the segments before `segment`, plus keys of `segment`
-/// `<= x`". All segments share one key array, one bucket table (the same bits of the key for
-/// every segment) and one window width, so a query costs what a [`super::RadixIndex`] query
-/// costs, with no per-segment structure to load first.
+/// `<= x`". All segments share one key array and one bucket function (the same bits of the
+/// key for every segment), with one line per bucket of each segment, so a query costs what a
+/// [`super::RadixIndex`] query costs, with no per-segment structure to load first.
 ///
 /// ```
 /// use analysis::layout::SegmentedIndex;
@@ -15,118 +15,42 @@ use super::{window_rank, EXTRA_BITS, MAX_BITS};
 /// ```
 #[derive(Clone, Debug)]
 pub struct SegmentedIndex {
-    /// Each segment's keys followed by `window` copies of `u64::MAX`.
+    /// The segments' keys, one after another.
     keys: Vec<u64>,
-    /// Per segment, `per_segment` entries: the position in `keys` of the first key of each
-    /// bucket of that segment.
-    table: Vec<u32>,
-    /// `first[s]`: keys in segments before `s`; one more entry than segments.
-    first: Vec<u32>,
-    /// The smallest key of all segments.
-    low: u64,
-    /// The bucket of `x >= low` is `(x - low) >> shift`, at most `per_segment - 1`.
-    shift: u32,
-    /// Table entries per segment.
-    per_segment: usize,
-    /// Keys searched after the table, a power of two at least the fullest bucket.
-    window: usize,
+    /// The bucket lines of every segment over `keys`.
+    lines: LineTable,
 }
 
 impl SegmentedIndex {
     /// Indexes the segments, each in non-decreasing order. Panics when one is not sorted or
     /// there are `u32::MAX` keys or more in all.
     pub fn new(segments: &[&[u64]]) -> Self {
-        assert!(
-            segments.iter().all(|s| s.windows(2).all(|w| w[0] <= w[1])),
-            "SegmentedIndex segments must be sorted"
-        );
-        let low = segments
-            .iter()
-            .filter_map(|s| s.first())
-            .min()
-            .copied()
-            .unwrap_or(0);
-        let high = segments
-            .iter()
-            .filter_map(|s| s.last())
-            .max()
-            .copied()
-            .unwrap_or(0);
-        let largest = segments.iter().map(|s| s.len()).max().unwrap_or(0);
-        let span_bits = 64 - (high - low).leading_zeros();
-        let want_bits = (usize::BITS - largest.leading_zeros() + EXTRA_BITS).min(MAX_BITS);
-        let shift = span_bits.saturating_sub(want_bits);
-        let per_segment = (((high - low) >> shift) + 1) as usize;
-        let bucket = |k: u64| ((k - low) >> shift) as usize;
-        let mut window = 1usize;
-        let mut counts = vec![0usize; per_segment];
-        for segment in segments {
-            counts.iter_mut().for_each(|c| *c = 0);
-            for &k in *segment {
-                counts[bucket(k)] += 1;
-            }
-            window = window.max(counts.iter().copied().max().unwrap_or(0));
-        }
-        let window = window.next_power_of_two();
-        let total: usize = segments.iter().map(|s| s.len()).sum();
-        let padded = total + segments.len() * window;
-        assert!(
-            padded < u32::MAX as usize,
-            "too many keys for a SegmentedIndex"
-        );
-        let mut keys = Vec::with_capacity(padded);
-        let mut table = Vec::with_capacity(segments.len() * per_segment);
-        let mut first = Vec::with_capacity(segments.len() + 1);
-        first.push(0u32);
-        for segment in segments {
-            let start = keys.len();
-            // Bucket h starts after the keys of buckets below h.
-            let mut at = 0usize;
-            for h in 0..per_segment {
-                while at < segment.len() && bucket(segment[at]) < h {
-                    at += 1;
-                }
-                table.push((start + at) as u32);
-            }
-            keys.extend_from_slice(segment);
-            keys.resize(keys.len() + window, u64::MAX);
-            first.push(first.last().copied().unwrap_or(0) + segment.len() as u32);
-        }
-        SegmentedIndex {
-            keys,
-            table,
-            first,
-            low,
-            shift,
-            per_segment,
-            window,
-        }
+        let keys = segments.concat();
+        let bounds: Vec<usize> = std::iter::once(0)
+            .chain(segments.iter().scan(0, |end, s| {
+                *end += s.len();
+                Some(*end)
+            }))
+            .collect();
+        let lines = LineTable::new(&keys, &bounds);
+        SegmentedIndex { keys, lines }
     }
 
     /// Number of segments.
     pub fn segments(&self) -> usize {
-        self.first.len() - 1
+        self.lines.segments()
     }
 
     /// Keys in the segments before `segment`, plus the keys of `segment` that are `<= x`.
     /// Panics when `segment >= segments()`.
     #[inline(always)]
     pub fn rank_le(&self, segment: usize, x: u64) -> usize {
-        if x == u64::MAX {
-            // Every key is <= x, and so is the padding, which the count must not include.
-            return self.first[segment + 1] as usize;
-        }
-        let h = ((x.saturating_sub(self.low) >> self.shift) as usize).min(self.per_segment - 1);
-        let at = self.table[segment * self.per_segment + h] as usize;
-        // Before position `at` lie the keys of the earlier segments, the keys of this one
-        // below the bucket, and `segment` paddings of `window` keys. Below u64::MAX the count
-        // never reaches the padding after this segment.
-        at - segment * self.window + window_rank(&self.keys, at, self.window, x)
+        self.lines.rank_le(&self.keys, segment, x)
     }
 
     /// Bytes of memory the index holds.
     pub fn heap_bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.table.capacity() * 4 + self.first.capacity() * 4
+        self.keys.capacity() * 8 + self.lines.heap_bytes()
     }
 }
 

@@ -129,8 +129,8 @@ impl RingPartitioner {
     /// The owner of ring position `hash`: the first point at or after it, wrapping around.
     ///
     /// The first point at or after `hash` comes after the points below it, which a
-    /// [`RadixIndex`] over the positions counts in about two memory accesses; the owners are
-    /// exactly those of `points.partition_point(|p| p.0 < hash)` (tests in
+    /// [`RadixIndex`] over the positions counts from one cache line of fingerprints; the
+    /// owners are exactly those of `points.partition_point(|p| p.0 < hash)` (tests in
     /// `tests/layouts.rs`).
     #[inline]
     pub fn owner_of_hash(&self, hash: u64) -> ShardId {

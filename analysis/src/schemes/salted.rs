@@ -127,14 +127,8 @@ impl BucketIndex {
         }
         let rests: Vec<Vec<u8>> = splits.iter().map(|s| s[2..].to_vec()).collect();
         let group = |b: usize| &rests[first[b] as usize..first[b + 1] as usize];
-        // Buckets are searched in random order: one window width for all keeps the branch
-        // on the width predicted.
-        let window = (0..buckets as usize)
-            .map(|b| KeyIndex::new(group(b)).prefixes().window())
-            .max()
-            .unwrap_or(1);
         let search = (0..buckets as usize)
-            .map(|b| KeyIndex::with_window(group(b), window))
+            .map(|b| KeyIndex::new(group(b)))
             .collect();
         let numbers = rests.iter().all(|r| r.len() <= 8).then(|| {
             let prefixes: Vec<u64> = rests.iter().map(|r| prefix8(r)).collect();
