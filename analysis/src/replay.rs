@@ -363,8 +363,9 @@ impl WorkerAcc {
     fn count_keys(&mut self, chunk: &EventChunk, keys: KeyParts) {
         // Every key goes to its part's list (no branch on the owner), and only this worker's
         // lists are counted.
+        let room = chunk.len() / keys.count + chunk.len() / 8 + 16;
         let mut by_part: Vec<Vec<(u64, &[u8])>> =
-            vec![Vec::with_capacity(chunk.len() / keys.count + 16); keys.count];
+            (0..keys.count).map(|_| Vec::with_capacity(room)).collect();
         for ev in chunk.iter().filter(|ev| ev.op.is_point()) {
             let hash = KeyCounts::hash(ev.key);
             by_part[keys.part_of(hash)].push((hash, ev.key));

@@ -44,6 +44,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let inputs = workload_inputs(&args, trace.as_ref())?;
     let out = OutputDir::claim(&default_out(&args), args.force)?;
+    // The trace's checksum is read beside the replay rather than after it.
+    let trace_checksum = trace.as_ref().map(|t| {
+        let path = t.opts.path.clone();
+        std::thread::spawn(move || InputFile::checksum(&path))
+    });
 
     let base = ReplayConfig {
         window: args.window,
@@ -97,7 +102,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "chunk_events": base.chunk_events,
             "latency_sample_keys": base.latency_sample,
         }),
-        inputs: input_checksums(&schemes, trace.as_ref())?,
+        inputs: input_checksums(&schemes, trace.as_ref(), trace_checksum)?,
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
@@ -221,19 +226,28 @@ fn default_out(args: &RunArgs) -> PathBuf {
 }
 
 /// Checksums of the trace (with its format and skipped records) and of every boundaries file.
-fn input_checksums(schemes: &[SchemeSpec], trace: Option<&TraceInput>) -> Result<Vec<InputFile>> {
-    let checksum = |p: &std::path::Path| {
-        InputFile::checksum(p).with_context(|| format!("cannot checksum input '{}'", p.display()))
-    };
+/// The inputs with their checksums; the trace's is `trace_checksum`, computed on its own
+/// thread.
+fn input_checksums(
+    schemes: &[SchemeSpec],
+    trace: Option<&TraceInput>,
+    trace_checksum: Option<std::thread::JoinHandle<std::io::Result<InputFile>>>,
+) -> Result<Vec<InputFile>> {
+    let failed = |p: &std::path::Path| format!("cannot checksum input '{}'", p.display());
+    let checksum = |p: &std::path::Path| InputFile::checksum(p).with_context(|| failed(p));
     let mut inputs = Vec::new();
-    if let Some(t) = trace {
+    if let (Some(t), Some(sum)) = (trace, trace_checksum) {
         let skipped = t.opts.invalid.log.skipped();
         crate::inspect::report_skipped(&t.opts.invalid.log);
+        let sum = sum
+            .join()
+            .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
+            .with_context(|| failed(&t.opts.path))?;
         inputs.push(InputFile {
             path: t.given.display().to_string(),
             format: Some(t.format.name().to_string()),
             invalid_records_skipped: t.opts.invalid.skips().then_some(skipped),
-            ..checksum(&t.opts.path)?
+            ..sum
         });
     }
     for p in schemes

@@ -43,7 +43,7 @@ const ADD_BLOCK: usize = 16;
 const SKETCH_COUNTERS: usize = 1024;
 
 /// The sample hash of a key.
-#[inline]
+#[inline(always)]
 pub fn sample_hash(key: &[u8]) -> u64 {
     match key.first_chunk::<8>() {
         Some(head) if key.len() == 8 => xxh3_64_of_8_bytes(head, SAMPLE_SEED),
