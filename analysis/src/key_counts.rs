@@ -97,13 +97,6 @@ impl KeyCounts {
         }
     }
 
-    /// Adds every count of `other` (the larger table absorbs the smaller).
-    pub fn merge(self, other: KeyCounts) -> KeyCounts {
-        KeyCounts {
-            table: self.table.merge(other.table),
-        }
-    }
-
     /// Number of distinct keys held: all of them while exact, the sample otherwise (see
     /// [`distinct`](KeyCounts::distinct) for the estimate).
     pub fn len(&self) -> usize {
@@ -182,14 +175,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_merge_by_key() {
-        let mut a = KeyCounts::new();
-        a.add(b"x", 2);
-        a.add(b"y", 1);
-        let mut b = KeyCounts::new();
-        b.add(b"x", 3);
-        b.add(b"z", 4);
-        let m = a.merge(b);
+    fn parts_join_by_key() {
+        // Each key goes to its part, as the replay splits them.
+        let parts = KeyParts {
+            count: 2,
+            part_limit: 100,
+            limit: 100,
+        };
+        let mut split = vec![KeyCounts::new(), KeyCounts::new()];
+        for (key, n) in [(&b"x"[..], 2), (b"y", 1), (b"x", 3), (b"z", 4)] {
+            split[parts.part_of(KeyCounts::hash(key))].add(key, n);
+        }
+        let m = KeyCounts::join(split, parts.limit);
         assert_eq!(m.len(), 3);
         assert_eq!(m.count(b"x"), 5);
         assert_eq!(m.total(), 10);
