@@ -361,6 +361,10 @@ impl WorkerAcc {
     /// Counts the point keys of `chunk` that fall in this worker's key-space parts, in
     /// order. Every worker sees every chunk; each counts only its own parts.
     fn count_keys(&mut self, chunk: &EventChunk, keys: KeyParts) {
+        // A worker without parts (fewer parts than workers, under a small limit) hashes nothing.
+        if self.keys.is_empty() {
+            return;
+        }
         // Every key goes to its part's list (no branch on the owner), and only this worker's
         // lists are counted.
         let room = chunk.len() / keys.count + chunk.len() / 8 + 16;
