@@ -10,7 +10,7 @@
 //! [`total`](KeyCounts::total) stays the exact number of requests and
 //! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
-use workloads::stats::{sample_hash, Estimate, HeavyHitter, KeyTable};
+use workloads::stats::{Estimate, HeavyHitter, KeyTable};
 
 pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 
@@ -19,8 +19,9 @@ pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 /// is held once and the result does not depend on the thread count.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyParts {
-    /// Number of parts: up to 16, fewer for small limits (one part per 65,536 keys of the
-    /// limit, so that each part's share of the limit is large enough to be even).
+    /// Number of parts, a power of two: up to [`KeyParts::MAX`], fewer for small limits (one
+    /// part per 65,536 keys of the limit or more, so that each part's share of the limit is
+    /// large enough to be even).
     pub count: usize,
     /// The limit of each part: its share of the whole limit plus six standard deviations of
     /// the share a hash gives it, so that a part samples only when the whole would.
@@ -30,9 +31,15 @@ pub struct KeyParts {
 }
 
 impl KeyParts {
+    /// The most parts a key space is split into.
+    pub const MAX: usize = 16;
+
     /// The parts for a count exact up to `limit` distinct keys.
     pub fn for_limit(limit: usize) -> Self {
-        let count = (limit >> 16).clamp(1, 16);
+        let count = match limit >> 16 {
+            0 => 1,
+            n => (1 << n.ilog2()).min(Self::MAX),
+        };
         let share = limit.div_ceil(count);
         let part_limit = match count {
             1 => limit,
@@ -47,9 +54,61 @@ impl KeyParts {
 
     /// The part of a key with this sample hash (from bits that neither the sample level nor
     /// a table's home slot uses).
-    #[inline]
+    #[inline(always)]
     pub fn part_of(&self, hash: u64) -> usize {
-        (hash >> 32) as usize % self.count
+        (hash >> 32) as usize & (self.count - 1)
+    }
+}
+
+/// The parts of the key space that one worker counts ([`KeyParts`]): one table per part.
+pub struct PartCounts {
+    parts: KeyParts,
+    /// The parts counted here, in increasing order.
+    owned: Vec<usize>,
+    /// For each part number, its table's position in `tables`; `u8::MAX` when not owned.
+    slot_of: [u8; KeyParts::MAX],
+    tables: Vec<KeyTable>,
+}
+
+impl PartCounts {
+    /// Tables for the parts `owned` of `parts` (part numbers below `parts.count`).
+    pub fn new(parts: KeyParts, owned: impl IntoIterator<Item = usize>) -> Self {
+        let owned: Vec<usize> = owned.into_iter().filter(|&p| p < parts.count).collect();
+        let mut slot_of = [u8::MAX; KeyParts::MAX];
+        for (slot, &part) in owned.iter().enumerate() {
+            slot_of[part] = slot as u8;
+        }
+        PartCounts {
+            parts,
+            tables: owned
+                .iter()
+                .map(|_| KeyTable::with_limit(parts.part_limit))
+                .collect(),
+            owned,
+            slot_of,
+        }
+    }
+
+    /// True when no part is counted here (every key would be skipped).
+    pub fn is_empty(&self) -> bool {
+        self.owned.is_empty()
+    }
+
+    /// Counts one request for each key that falls in a part counted here, in order; the
+    /// keys of other parts are skipped.
+    pub fn add_each<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        let (parts, slot_of) = (self.parts, self.slot_of);
+        KeyTable::add_each_routed(&mut self.tables, keys, |hash| {
+            let slot = slot_of[parts.part_of(hash) % KeyParts::MAX];
+            (slot != u8::MAX).then_some(slot as usize)
+        });
+    }
+
+    /// The counts of each part counted here, with its part number.
+    pub fn into_parts(self) -> impl Iterator<Item = (usize, KeyCounts)> {
+        self.owned
+            .into_iter()
+            .zip(self.tables.into_iter().map(|table| KeyCounts { table }))
     }
 }
 
@@ -76,18 +135,6 @@ impl KeyCounts {
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
         self.table.add(key, n);
-    }
-
-    /// Counts one more request for each `(hash, key)`, in order, where `hash` is the key's
-    /// sample hash ([`KeyCounts::hash`]).
-    pub fn add_each_hashed(&mut self, keys: &[(u64, &[u8])]) {
-        self.table.add_each_hashed(keys);
-    }
-
-    /// The sample hash of a key (the hash [`KeyParts::part_of`] and the sample use).
-    #[inline]
-    pub fn hash(key: &[u8]) -> u64 {
-        sample_hash(key)
     }
 
     /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
@@ -175,30 +222,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parts_join_by_key() {
-        // Each key goes to its part, as the replay splits them.
+    fn parts_count_their_own_keys_and_join_by_key() {
+        // Two workers, each counting one of two parts, as the replay splits them.
         let parts = KeyParts {
             count: 2,
             part_limit: 100,
             limit: 100,
         };
-        let mut split = vec![KeyCounts::new(), KeyCounts::new()];
-        for (key, n) in [(&b"x"[..], 2), (b"y", 1), (b"x", 3), (b"z", 4)] {
-            split[parts.part_of(KeyCounts::hash(key))].add(key, n);
-        }
-        let m = KeyCounts::join(split, parts.limit);
-        assert_eq!(m.len(), 3);
-        assert_eq!(m.count(b"x"), 5);
-        assert_eq!(m.total(), 10);
+        let keys = [&b"x"[..], b"y", b"x", b"z", b"x", b"w"];
+        let mut workers = [PartCounts::new(parts, [0]), PartCounts::new(parts, [1])];
+        workers.iter_mut().for_each(|w| w.add_each(keys));
+        let mut split: Vec<(usize, KeyCounts)> = workers
+            .into_iter()
+            .flat_map(PartCounts::into_parts)
+            .collect();
+        split.sort_by_key(|(part, _)| *part);
+        assert_eq!(split.iter().map(|(_, k)| k.total()).sum::<u64>(), 6);
+        let m = KeyCounts::join(split.into_iter().map(|(_, k)| k).collect(), parts.limit);
+        assert_eq!(m.len(), 4);
+        assert_eq!(m.count(b"x"), 3);
+        assert_eq!(m.total(), 6);
         assert!(m.is_exact());
         assert_eq!(
             m.sorted()
                 .iter()
                 .map(|(k, _)| k.to_vec())
                 .collect::<Vec<_>>(),
-            [b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
+            [b"w".to_vec(), b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
         );
         assert_eq!(m.hottest().unwrap().key, b"x");
+    }
+
+    #[test]
+    fn part_counts_are_powers_of_two_up_to_sixteen() {
+        let counts: Vec<usize> = [0, 65_535, 65_536, 200_000, 300_000, 10_000_000]
+            .into_iter()
+            .map(|limit| KeyParts::for_limit(limit).count)
+            .collect();
+        assert_eq!(counts, [1, 1, 1, 2, 4, 16]);
     }
 
     #[test]

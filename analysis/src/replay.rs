@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
-use crate::key_counts::KeyParts;
+use crate::key_counts::{KeyParts, PartCounts};
 use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
@@ -308,8 +308,8 @@ struct SchemeAcc {
 /// Everything one worker accumulates.
 struct WorkerAcc {
     schemes: Vec<SchemeAcc>,
-    /// The key-space parts this worker counts, by part number.
-    keys: Vec<(usize, KeyCounts)>,
+    /// The key-space parts this worker counts.
+    keys: PartCounts,
     sample: Vec<(u64, Vec<u8>)>,
     events: u64,
     scans: u64,
@@ -335,10 +335,7 @@ impl WorkerAcc {
                     fanout: FanoutAccumulator::default(),
                 })
                 .collect(),
-            keys: (worker..keys.count)
-                .step_by(workers)
-                .map(|part| (part, KeyCounts::with_limit(keys.part_limit)))
-                .collect(),
+            keys: PartCounts::new(keys, (worker..keys.count).step_by(workers)),
             sample: Vec::new(),
             events: 0,
             scans: 0,
@@ -346,12 +343,12 @@ impl WorkerAcc {
         }
     }
 
+    /// Adds `other`'s accumulators to these (the key parts are taken apart beforehand).
     fn merge(mut self, other: WorkerAcc) -> WorkerAcc {
         for (a, b) in self.schemes.iter_mut().zip(other.schemes) {
             a.load.merge(b.load);
             a.fanout.merge(&b.fanout);
         }
-        self.keys.extend(other.keys);
         self.sample.extend(other.sample);
         self.events += other.events;
         self.scans += other.scans;
@@ -360,22 +357,11 @@ impl WorkerAcc {
 
     /// Counts the point keys of `chunk` that fall in this worker's key-space parts, in
     /// order. Every worker sees every chunk; each counts only its own parts.
-    fn count_keys(&mut self, chunk: &EventChunk, keys: KeyParts) {
+    fn count_keys(&mut self, chunk: &EventChunk) {
         // A worker without parts (fewer parts than workers, under a small limit) hashes nothing.
-        if self.keys.is_empty() {
-            return;
-        }
-        // Every key goes to its part's list (no branch on the owner), and only this worker's
-        // lists are counted.
-        let room = chunk.len() / keys.count + chunk.len() / 8 + 16;
-        let mut by_part: Vec<Vec<(u64, &[u8])>> =
-            (0..keys.count).map(|_| Vec::with_capacity(room)).collect();
-        for ev in chunk.iter().filter(|ev| ev.op.is_point()) {
-            let hash = KeyCounts::hash(ev.key);
-            by_part[keys.part_of(hash)].push((hash, ev.key));
-        }
-        for (part, counts) in &mut self.keys {
-            counts.add_each_hashed(&by_part[*part]);
+        if !self.keys.is_empty() {
+            self.keys
+                .add_each(chunk.iter().filter(|ev| ev.op.is_point()).map(|ev| ev.key));
         }
     }
 
@@ -520,7 +506,7 @@ fn replay_measured(
                             acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
                             progress(Progress::Events(chunk.len() as u64));
                         }
-                        acc.count_keys(&chunk, key_parts);
+                        acc.count_keys(&chunk);
                         // The last worker done with a chunk recycles it; a full return queue
                         // (or a finished reader) just drops it.
                         if let Ok(chunk) = Arc::try_unwrap(chunk) {
@@ -541,15 +527,21 @@ fn replay_measured(
         reader
             .join()
             .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
-        let mut merged = accs
+        let mut key_counts: Vec<(usize, KeyCounts)> = Vec::with_capacity(key_parts.count);
+        let merged = accs
             .into_iter()
+            .map(|mut acc| {
+                let keys = std::mem::replace(&mut acc.keys, PartCounts::new(key_parts, []));
+                key_counts.extend(keys.into_parts());
+                acc
+            })
             .reduce(WorkerAcc::merge)
             .unwrap_or_else(|| WorkerAcc::new(parts, window, key_parts, 0, 1));
-        merged.keys.sort_unstable_by_key(|(part, _)| *part);
+        key_counts.sort_unstable_by_key(|(part, _)| *part);
         Ok(Measured {
             schemes: merged.schemes,
             keys: KeyCounts::join(
-                merged.keys.into_iter().map(|(_, k)| k).collect(),
+                key_counts.into_iter().map(|(_, k)| k).collect(),
                 key_parts.limit,
             ),
             sample: merged.sample,

@@ -60,15 +60,25 @@ pub struct Event<'a> {
     pub size: Option<u32>,
 }
 
+/// The fixed part of one event, 16 bytes: where its key (and a scan's end, stored right after
+/// the key) are in the arena. Timestamps and sizes live in their own columns, so that a pass
+/// over the keys (the replay's) reads 16 bytes of record per event, not 40.
 #[derive(Clone, Copy, Debug)]
 struct Record {
-    op: Op,
     key_start: u32,
     key_len: u32,
-    end_len: Option<u32>,
-    timestamp: Option<u64>,
-    size: Option<u32>,
+    end_len: u32,
+    op: Op,
+    /// Which of [`HAS_END`], [`HAS_TIME`], [`HAS_SIZE`] the event has.
+    has: u8,
 }
+
+/// [`Record::has`]: the event is a scan with an end key.
+const HAS_END: u8 = 1;
+/// [`Record::has`]: the event has a timestamp.
+const HAS_TIME: u8 = 2;
+/// [`Record::has`]: the event has a value size.
+const HAS_SIZE: u8 = 4;
 
 /// A batch of consecutive events of one stream; keys live in one shared arena.
 #[derive(Clone, Debug, Default)]
@@ -77,6 +87,31 @@ pub struct EventChunk {
     pub first_index: u64,
     records: Vec<Record>,
     arena: Vec<u8>,
+    /// One timestamp per event (0 where absent) from the first event that has one; empty
+    /// while none has (a trace without timestamps never fills it).
+    timestamps: Vec<u64>,
+    /// Value sizes, kept like `timestamps`.
+    sizes: Vec<u32>,
+}
+
+/// Appends the value of event `i` to a column that is empty until some event has a value.
+#[inline(always)]
+fn push_column<T: Copy + Default>(column: &mut Vec<T>, i: usize, value: Option<T>) -> u8 {
+    match value {
+        Some(v) => {
+            if column.len() < i {
+                column.resize(i, T::default());
+            }
+            column.push(v);
+            1
+        }
+        None => {
+            if !column.is_empty() {
+                column.push(T::default());
+            }
+            0
+        }
+    }
 }
 
 impl EventChunk {
@@ -86,6 +121,8 @@ impl EventChunk {
             first_index: 0,
             records: Vec::with_capacity(events),
             arena: Vec::with_capacity(events * 8),
+            timestamps: Vec::new(),
+            sizes: Vec::new(),
         }
     }
 
@@ -93,6 +130,8 @@ impl EventChunk {
     pub fn clear(&mut self) {
         self.records.clear();
         self.arena.clear();
+        self.timestamps.clear();
+        self.sizes.clear();
     }
 
     /// Number of events in the chunk.
@@ -107,26 +146,32 @@ impl EventChunk {
     }
 
     /// Appends a copy of `event`.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, event: Event<'_>) {
+        let i = self.records.len();
         let key_start = self.arena.len() as u32;
         self.arena.extend_from_slice(event.key);
-        let end_len = event.end.map(|end| {
-            self.arena.extend_from_slice(end);
-            end.len() as u32
-        });
+        let end_len = match event.end {
+            Some(end) => {
+                self.arena.extend_from_slice(end);
+                end.len() as u32
+            }
+            None => 0,
+        };
+        let has = u8::from(event.end.is_some()) * HAS_END
+            | push_column(&mut self.timestamps, i, event.timestamp) * HAS_TIME
+            | push_column(&mut self.sizes, i, event.size) * HAS_SIZE;
         self.records.push(Record {
-            op: event.op,
             key_start,
             key_len: event.key.len() as u32,
             end_len,
-            timestamp: event.timestamp,
-            size: event.size,
+            op: event.op,
+            has,
         });
     }
 
     /// The `i`-th event. Panics when `i >= len()`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> Event<'_> {
         let r = &self.records[i];
         let ks = r.key_start as usize;
@@ -134,9 +179,9 @@ impl EventChunk {
         Event {
             op: r.op,
             key: &self.arena[ks..ke],
-            end: r.end_len.map(|len| &self.arena[ke..ke + len as usize]),
-            timestamp: r.timestamp,
-            size: r.size,
+            end: (r.has & HAS_END != 0).then(|| &self.arena[ke..ke + r.end_len as usize]),
+            timestamp: (r.has & HAS_TIME != 0).then(|| self.timestamps[i]),
+            size: (r.has & HAS_SIZE != 0).then(|| self.sizes[i]),
         }
     }
 
@@ -159,6 +204,8 @@ impl EventChunk {
             .map_or(self.arena.len(), |r| r.key_start as usize);
         self.records.truncate(from);
         self.arena.truncate(arena_end);
+        self.timestamps.truncate(from);
+        self.sizes.truncate(from);
         tail
     }
 }
@@ -194,6 +241,33 @@ mod tests {
         assert_eq!(tail.get(0), b);
         assert_eq!(tail.first_index, 1);
         assert_eq!(chunk.get(0), a);
+    }
+
+    #[test]
+    fn timestamps_and_sizes_survive_events_without_them() {
+        let event = |timestamp, size| Event {
+            op: Op::Get,
+            key: b"k",
+            end: None,
+            timestamp,
+            size,
+        };
+        let events = [
+            event(None, None),
+            event(Some(5), None),
+            event(None, Some(9)),
+            event(Some(0), Some(0)),
+            event(None, None),
+        ];
+        let mut chunk = EventChunk::default();
+        events.iter().for_each(|&e| chunk.push(e));
+        assert_eq!(chunk.iter().collect::<Vec<_>>(), events);
+        let tail = chunk.split_off(2);
+        assert_eq!(chunk.iter().collect::<Vec<_>>(), events[..2]);
+        assert_eq!(tail.iter().collect::<Vec<_>>(), events[2..]);
+        chunk.push(events[3]);
+        assert_eq!(chunk.get(2), events[3]);
+        assert!(std::mem::size_of::<Record>() <= 16);
     }
 
     #[test]

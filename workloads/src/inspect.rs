@@ -231,8 +231,7 @@ impl Profiler {
 
     /// Adds every event of a chunk.
     pub fn add_chunk(&mut self, chunk: &EventChunk) {
-        let keys: Vec<&[u8]> = chunk.iter().map(|e| e.key).collect();
-        self.keys.add_each(&keys);
+        self.keys.add_each(chunk.iter().map(|e| e.key));
         chunk.iter().for_each(|e| self.add_except_key(&e));
     }
 

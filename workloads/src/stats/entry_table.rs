@@ -4,8 +4,8 @@
 //! lookup in a table larger than the caches pays two memory misses (control group, then
 //! entry), and the profile of a replay showed the key table at 60% of the time, stalled on
 //! exactly those two loads. Here a key's home slot holds its entry, four to a cache line, so
-//! a lookup usually costs one miss; and the slot of a batch of keys can be loaded ahead of
-//! their updates ([`EntryTable::home_entry`]), which lets the processor overlap the misses.
+//! a lookup usually costs one miss; and the slots of the next keys can be prefetched ahead of
+//! their updates ([`EntryTable::prefetch_home`]), which lets the processor overlap the misses.
 //! The load factor stays at most 3/4, as dense as `hashbrown`'s 7/8 in bytes per key.
 
 /// One key and its count, in 16 bytes. A key of up to 8 bytes (every integer key) is stored
@@ -108,16 +108,18 @@ impl EntryTable {
         hash as usize & (self.slots.len().wrapping_sub(1))
     }
 
-    /// The entry in the home slot of `hash` (it may hold another key, or none). Reading it
-    /// for a batch of keys before updating them overlaps their cache misses.
-    #[inline]
-    pub(super) fn home_entry(&self, hash: u64) -> Option<&Entry> {
-        self.slots.get(self.home(hash))
+    /// Starts loading the home slot of `hash` into the cache: a hint issued some keys ahead
+    /// of the key's update, so that the cache misses of several keys overlap.
+    #[inline(always)]
+    pub(super) fn prefetch_home(&self, hash: u64) {
+        if let Some(slot) = self.slots.get(self.home(hash)) {
+            crate::prefetch::prefetch(slot);
+        }
     }
 
     /// The slot holding the entry that `eq` accepts, or `Err` with the empty slot where it
     /// would go (`Err(None)` when the table has no slots yet).
-    #[inline]
+    #[inline(always)]
     pub(super) fn find(
         &self,
         hash: u64,

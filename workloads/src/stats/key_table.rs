@@ -36,8 +36,9 @@ pub const DEFAULT_DISTINCT_LIMIT: usize = 10_000_000;
 /// Seed of the sample hash. PINNED: changing it changes every sampled estimate.
 pub const SAMPLE_SEED: u64 = 0x7368_6172_646c_6162; // "shardlab"
 
-/// Keys whose home slots are read together by [`KeyTable::add_each_hashed`].
-const ADD_BLOCK: usize = 16;
+/// How many keys ahead of its update a key's home slot is prefetched
+/// ([`KeyTable::add_each_routed`]): enough misses in flight to cover a memory access.
+const AHEAD: usize = 16;
 
 /// Counters of the heavy-hitter sketch kept for keys outside the sample.
 const SKETCH_COUNTERS: usize = 1024;
@@ -52,8 +53,12 @@ pub fn sample_hash(key: &[u8]) -> u64 {
 }
 
 /// The first 8 bytes of `key`, zero-padded.
-#[inline]
+#[inline(always)]
 fn head_of(key: &[u8]) -> [u8; 8] {
+    // Keys of 8 bytes or more (every integer key): one load, no copy loop.
+    if let Some(head) = key.first_chunk::<8>() {
+        return *head;
+    }
     let mut head = [0u8; 8];
     let n = key.len().min(8);
     head[..n].copy_from_slice(&key[..n]);
@@ -70,7 +75,7 @@ impl Entry {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn matches(&self, arena: &[u8], key: &[u8], head: &[u8; 8]) -> bool {
         match self.len_field() {
             LONG => key.len() > 8 && long_key(arena, u64::from_le_bytes(self.word)) == key,
@@ -155,30 +160,38 @@ impl KeyTable {
     }
 
     /// Counts one more occurrence of each key, in order: the same as [`KeyTable::add`] on
-    /// each, faster on a large table (see [`KeyTable::add_each_hashed`]).
-    pub fn add_each(&mut self, keys: &[&[u8]]) {
-        let mut block = [(0u64, &[][..]); ADD_BLOCK];
-        for keys in keys.chunks(ADD_BLOCK) {
-            for (slot, key) in block.iter_mut().zip(keys) {
-                *slot = (sample_hash(key), key);
-            }
-            self.add_each_hashed(&block[..keys.len()]);
-        }
+    /// each, faster on a large table (see [`KeyTable::add_each_routed`]).
+    pub fn add_each<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        KeyTable::add_each_routed(std::slice::from_mut(self), keys, |_| Some(0));
     }
 
-    /// Counts one more occurrence of each `(sample_hash(key), key)`, in order. Keys go in
-    /// blocks: the home slots of a block are read first, all together, so that their cache
-    /// misses overlap instead of following one another, and then the keys are counted.
-    pub fn add_each_hashed(&mut self, keys: &[(u64, &[u8])]) {
-        for block in keys.chunks(ADD_BLOCK) {
-            for &(hash, _) in block {
-                // Only the load matters (it brings the slot's cache line in early); black_box
-                // keeps the compiler from dropping a load whose value is unused.
-                std::hint::black_box(self.index.home_entry(hash).map(|e| e.meta));
+    /// Counts one more occurrence of each key in the table `route` gives for its sample hash
+    /// (`None`: not counted here), in order: each table sees its keys as [`KeyTable::add`]
+    /// would, one by one. A key's home slot is prefetched [`AHEAD`] keys before its update,
+    /// so that on a table larger than the caches the misses of consecutive keys overlap
+    /// instead of following one another.
+    pub fn add_each_routed<'k>(
+        tables: &mut [KeyTable],
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        route: impl Fn(u64) -> Option<usize>,
+    ) {
+        let mut ring = [(0usize, 0u64, &[][..]); AHEAD];
+        let mut queued = 0usize;
+        for key in keys {
+            let hash = sample_hash(key);
+            let Some(table) = route(hash) else { continue };
+            tables[table].index.prefetch_home(hash);
+            let slot = &mut ring[queued % AHEAD];
+            if queued >= AHEAD {
+                let (t, h, k) = *slot;
+                tables[t].add_hashed(k, h, 1);
             }
-            for &(hash, key) in block {
-                self.add_hashed(key, hash, 1);
-            }
+            *slot = (table, hash, key);
+            queued += 1;
+        }
+        for i in queued.saturating_sub(AHEAD)..queued {
+            let (t, h, k) = ring[i % AHEAD];
+            tables[t].add_hashed(k, h, 1);
         }
     }
 
@@ -209,7 +222,7 @@ impl KeyTable {
     }
 
     /// [`KeyTable::add`] with the key's sample hash already computed.
-    #[inline]
+    #[inline(always)]
     fn add_hashed(&mut self, key: &[u8], sample: u64, n: u64) {
         self.total += n;
         if sample.leading_zeros() < self.level {
@@ -574,7 +587,7 @@ mod tests {
             let mut one = KeyTable::with_limit(limit);
             refs.iter().for_each(|k| one.add(k, 1));
             let mut each = KeyTable::with_limit(limit);
-            each.add_each(&refs);
+            each.add_each(refs.iter().copied());
             prop_assert_eq!((one.total(), one.len(), one.level), (each.total(), each.len(), each.level));
             let mut a: Vec<(&[u8], u64)> = one.iter().collect();
             let mut b: Vec<(&[u8], u64)> = each.iter().collect();
@@ -582,6 +595,34 @@ mod tests {
             b.sort_unstable();
             prop_assert_eq!(a, b);
             prop_assert_eq!(one.top(5), each.top(5));
+        }
+
+        #[test]
+        fn routed_adds_equal_adds_to_each_table(
+            keys in proptest::collection::vec(0u64..3000, 0..3000),
+            tables in 1usize..4,
+            limit in 50usize..2000,
+        ) {
+            // Keys go to `hash % (tables + 1)`; the last value is skipped.
+            let route = |h: u64| Some((h % (tables as u64 + 1)) as usize).filter(|&t| t < tables);
+            let mut routed: Vec<KeyTable> = (0..tables).map(|_| KeyTable::with_limit(limit)).collect();
+            let names: Vec<[u8; 8]> = keys.iter().map(|&k| key(k)).collect();
+            KeyTable::add_each_routed(&mut routed, names.iter().map(|k| &k[..]), route);
+            let mut one: Vec<KeyTable> = (0..tables).map(|_| KeyTable::with_limit(limit)).collect();
+            for k in &names {
+                if let Some(t) = route(sample_hash(k)) {
+                    one[t].add(k, 1);
+                }
+            }
+            for (a, b) in one.iter().zip(&routed) {
+                prop_assert_eq!((a.total(), a.len(), a.level), (b.total(), b.len(), b.level));
+                let mut x: Vec<(&[u8], u64)> = a.iter().collect();
+                let mut y: Vec<(&[u8], u64)> = b.iter().collect();
+                x.sort_unstable();
+                y.sort_unstable();
+                prop_assert_eq!(x, y);
+                prop_assert_eq!(a.top(5), b.top(5));
+            }
         }
 
         #[test]
