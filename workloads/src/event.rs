@@ -158,9 +158,9 @@ impl EventChunk {
             }
             None => 0,
         };
-        let has = u8::from(event.end.is_some()) * HAS_END
-            | push_column(&mut self.timestamps, i, event.timestamp) * HAS_TIME
-            | push_column(&mut self.sizes, i, event.size) * HAS_SIZE;
+        let has = (u8::from(event.end.is_some()) * HAS_END)
+            | (push_column(&mut self.timestamps, i, event.timestamp) * HAS_TIME)
+            | (push_column(&mut self.sizes, i, event.size) * HAS_SIZE);
         self.records.push(Record {
             key_start,
             key_len: event.key.len() as u32,
