@@ -355,17 +355,16 @@ impl WorkerAcc {
         self
     }
 
-    /// Counts the point keys of `chunk` that fall in this worker's key-space parts, in
-    /// order. Every worker sees every chunk; each counts only its own parts.
-    fn count_keys(&mut self, chunk: &EventChunk) {
+    /// Counts the point keys that fall in this worker's key-space parts, in order. Every
+    /// worker sees every chunk's keys; each counts only its own parts.
+    fn count_keys<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
         // A worker without parts (fewer parts than workers, under a small limit) hashes nothing.
         if !self.keys.is_empty() {
-            self.keys
-                .add_each(chunk.iter().filter(|ev| ev.op.is_point()).map(|ev| ev.key));
+            self.keys.add_each(keys);
         }
     }
 
-    /// Routes every event of `chunk` through every scheme.
+    /// Routes every event of `chunk` through every scheme, and counts its keys.
     ///
     /// The point keys are collected once; each scheme then looks them all up in one call
     /// ([`Partitioner::shards_of`]: no dynamic dispatch per event), and a chunk without
@@ -390,6 +389,7 @@ impl WorkerAcc {
             }
         }
         self.events += chunk.len() as u64;
+        self.count_keys(points.iter().copied());
         for (part, acc) in parts.iter().zip(&mut self.schemes) {
             self.shards.clear();
             part.shards_of(&points, &mut self.shards);
@@ -505,8 +505,11 @@ fn replay_measured(
                         if (chunk.first_index / chunk_events) % workers as u64 == worker as u64 {
                             acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
                             progress(Progress::Events(chunk.len() as u64));
+                        } else {
+                            acc.count_keys(
+                                chunk.iter().filter(|ev| ev.op.is_point()).map(|ev| ev.key),
+                            );
                         }
-                        acc.count_keys(&chunk);
                         // The last worker done with a chunk recycles it; a full return queue
                         // (or a finished reader) just drops it.
                         if let Ok(chunk) = Arc::try_unwrap(chunk) {
