@@ -40,6 +40,9 @@ pub const SAMPLE_SEED: u64 = 0x7368_6172_646c_6162; // "shardlab"
 /// ([`KeyTable::add_each_routed`]): enough misses in flight to cover a memory access.
 const AHEAD: usize = 16;
 
+/// Keys routed, then counted, together ([`KeyTable::add_each_routed`]).
+const BLOCK: usize = 256;
+
 /// Counters of the heavy-hitter sketch kept for keys outside the sample.
 const SKETCH_COUNTERS: usize = 1024;
 
@@ -167,31 +170,45 @@ impl KeyTable {
 
     /// Counts one more occurrence of each key in the table `route` gives for its sample hash
     /// (`None`: not counted here), in order: each table sees its keys as [`KeyTable::add`]
-    /// would, one by one. A key's home slot is prefetched [`AHEAD`] keys before its update,
-    /// so that on a table larger than the caches the misses of consecutive keys overlap
-    /// instead of following one another.
+    /// would, one by one.
+    ///
+    /// Keys go in blocks of [`BLOCK`]: first each key is hashed and routed, and the keys
+    /// counted here are packed without a branch (with two workers a key's part is a coin
+    /// toss, which a branch would mispredict half the time); then the block is counted, each
+    /// key's home slot prefetched [`AHEAD`] keys before its update, so that on a table
+    /// larger than the caches the misses of consecutive keys overlap.
     pub fn add_each_routed<'k>(
         tables: &mut [KeyTable],
         keys: impl IntoIterator<Item = &'k [u8]>,
         route: impl Fn(u64) -> Option<usize>,
     ) {
-        let mut ring = [(0usize, 0u64, &[][..]); AHEAD];
-        let mut queued = 0usize;
-        for key in keys {
-            let hash = sample_hash(key);
-            let Some(table) = route(hash) else { continue };
-            tables[table].index.prefetch_home(hash);
-            let slot = &mut ring[queued % AHEAD];
-            if queued >= AHEAD {
-                let (t, h, k) = *slot;
-                tables[t].add_hashed(k, h, 1);
+        let mut keys = keys.into_iter();
+        let mut block = [(0usize, 0u64, &[][..]); BLOCK];
+        loop {
+            let mut n = 0;
+            for key in keys.by_ref() {
+                let hash = sample_hash(key);
+                let table = route(hash).unwrap_or(usize::MAX);
+                block[n] = (table, hash, key);
+                n += usize::from(table != usize::MAX);
+                if n == BLOCK {
+                    break;
+                }
             }
-            *slot = (table, hash, key);
-            queued += 1;
-        }
-        for i in queued.saturating_sub(AHEAD)..queued {
-            let (t, h, k) = ring[i % AHEAD];
-            tables[t].add_hashed(k, h, 1);
+            let block = &block[..n];
+            let prefetch = |tables: &[KeyTable], (t, h, _): (usize, u64, &[u8])| {
+                tables[t].index.prefetch_home(h)
+            };
+            block.iter().take(AHEAD).for_each(|&k| prefetch(tables, k));
+            for (i, &(t, h, key)) in block.iter().enumerate() {
+                if let Some(&ahead) = block.get(i + AHEAD) {
+                    prefetch(tables, ahead);
+                }
+                tables[t].add_hashed(key, h, 1);
+            }
+            if n < BLOCK {
+                return;
+            }
         }
     }
 
