@@ -134,6 +134,19 @@ impl EventChunk {
         self.sizes.clear();
     }
 
+    /// Makes room for `events` more events with `key_bytes` more bytes of keys, so that
+    /// pushing them does not reallocate.
+    pub fn reserve(&mut self, events: usize, key_bytes: usize) {
+        self.records.reserve(events);
+        self.arena.reserve(key_bytes);
+        if !self.timestamps.is_empty() {
+            self.timestamps.reserve(events);
+        }
+        if !self.sizes.is_empty() {
+            self.sizes.reserve(events);
+        }
+    }
+
     /// Number of events in the chunk.
     #[inline]
     pub fn len(&self) -> usize {

@@ -172,13 +172,13 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
                 self.invalid.handle(error)?;
                 break;
             }
-            while n < max && self.end - self.start >= size {
-                let record = &self.buf[self.start..self.start + size];
-                let decoded = self.layout.decode(record, &mut event);
-                let at = self.offset;
-                self.start += size;
-                self.offset += size as u64;
-                match decoded {
+            // The whole records in the buffer, up to `max`: decoded in one run, with the
+            // reader's position updated once per run rather than once per record.
+            let run = ((self.end - self.start) / size).min(max - n);
+            chunk.reserve(run, run * 8);
+            let records = &self.buf[self.start..self.start + run * size];
+            for (i, record) in records.chunks_exact(size).enumerate() {
+                match self.layout.decode(record, &mut event) {
                     Ok(()) => {
                         let key = event.key.to_be_bytes();
                         let end = event.end.to_be_bytes();
@@ -189,13 +189,12 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
                             timestamp: event.timestamp,
                             size: event.size,
                         });
-                        self.emitted += 1;
                         n += 1;
                     }
                     Err(message) => {
                         let error = WorkloadError::Invalid {
                             path: self.shown.clone(),
-                            location: format!("byte offset {at}"),
+                            location: format!("byte offset {}", self.offset + (i * size) as u64),
                             message,
                         };
                         if let Err(e) = self.invalid.handle(error) {
@@ -205,7 +204,10 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
                     }
                 }
             }
+            self.start += run * size;
+            self.offset += (run * size) as u64;
         }
+        self.emitted += n as u64;
         Ok(n)
     }
 
