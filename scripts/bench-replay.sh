@@ -12,7 +12,10 @@
 # Columns: wall_s = median wall time of the whole `run` (warm-up, replay, remap, files written);
 # events_per_s = trace events / wall_s; scheme_events_per_s = events_per_s x schemes replayed;
 # cpu_s = median user+system time; rss_mib = the largest peak RSS of the rounds
-# (/usr/bin/time -v); speedup = one-thread median / this median for the same schemes.
+# (/usr/bin/time -v); speedup = one-thread median / this median for the same schemes;
+# replay_s, replay_events_per_s = the replay phase alone (the measured events through the
+# schemes, key counts and windows; from the run's `time:` line), and replay_speedup its
+# one-thread median over this one.
 #
 # Environment: EVENTS (100000000), KEYS (1000000, the Zipf key space), ZIPF_S (0.99),
 # REPS (3), THREADS ("1 2"), SCHEMES ("range hash ring salted range,hash,ring,salted"),
@@ -52,21 +55,23 @@ for round in $(seq 1 "$REPS"); do
     for threads in $THREADS; do
       stats=$(mktemp)
       /usr/bin/time -v -o "$stats" "$BIN" run --trace "$TRACE" --schemes "$schemes" \
-        --threads "$threads" --no-latency --quiet --out "$DIR/run" --force
+        --threads "$threads" --no-latency --out "$DIR/run" --force > "$stats.out"
+      # The replay phase alone, from the run's "time:" line: "replay 3.21 s (28.0 M events/s)".
+      replay=$(sed -n 's/.*replay \([0-9.]*\) s (\([0-9.]*\) M events\/s).*/\1 \2/p' "$stats.out")
       wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$stats" \
         | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
       user=$(sed -n 's/.*User time (seconds): //p' "$stats")
       sys=$(sed -n 's/.*System time (seconds): //p' "$stats")
       rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$stats")
-      rm -f "$stats"
-      printf '%s\t%s\t%s\t%s\t%s\n' "$schemes" "$threads" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" >> "$RESULTS"
+      rm -f "$stats" "$stats.out"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$schemes" "$threads" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$rss" ${replay:-0 0} >> "$RESULTS"
       echo "round $round: $schemes threads=$threads wall=${wall}s rss=${rss}KB" >&2
     done
   done
 done
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-26s %7s %8s %8s %14s %20s %8s %8s\n' schemes threads wall_s cpu_s events_per_s scheme_events_per_s rss_mib speedup
+printf '%-26s %7s %8s %8s %14s %20s %8s %8s %9s %17s %15s\n' schemes threads wall_s cpu_s events_per_s scheme_events_per_s rss_mib speedup replay_s replay_events_per_s replay_speedup
 awk -F'\t' -v events="$EVENTS" '
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -77,15 +82,18 @@ awk -F'\t' -v events="$EVENTS" '
     key = $1 SUBSEP $2
     if (!(key in walls)) order[++count] = key
     walls[key] = walls[key] " " $3; cpus[key] = cpus[key] " " $4
+    replays[key] = replays[key] " " $6; rates[key] = rates[key] " " $7
     if ($5 > rss[key]) rss[key] = $5
   }
   END {
     for (i = 1; i <= count; i++) {
       split(order[i], k, SUBSEP)
       w = median(walls[order[i]]); c = median(cpus[order[i]])
-      if (k[2] == 1) one[k[1]] = w
+      r = median(replays[order[i]]); rate = median(rates[order[i]])
+      if (k[2] == 1) { one[k[1]] = w; one_replay[k[1]] = r }
       schemes = split(k[1], parts, ",")
       speedup = (k[1] in one) ? sprintf("%.2f", one[k[1]] / w) : "-"
-      printf "%-26s %7s %8.2f %8.2f %14.0f %20.0f %8.0f %8s\n", k[1], k[2], w, c, events / w, events * schemes / w, rss[order[i]] / 1024, speedup
+      replay_speedup = (k[1] in one_replay && r > 0) ? sprintf("%.2f", one_replay[k[1]] / r) : "-"
+      printf "%-26s %7s %8.2f %8.2f %14.0f %20.0f %8.0f %8s %9.2f %15.1f M %15s\n", k[1], k[2], w, c, events / w, events * schemes / w, rss[order[i]] / 1024, speedup, r, rate, replay_speedup
     }
   }' "$RESULTS"

@@ -86,7 +86,8 @@ pub enum Progress<'a> {
     },
     /// This many more events were processed (warm-up or measured).
     Events(u64),
-    /// A named phase starts (`remap`, `latency`).
+    /// A named phase starts (`replay` after the warm-up, then `remap`, `latency`, `range
+    /// dynamics`).
     Phase(&'static str),
 }
 
@@ -145,6 +146,7 @@ pub fn replay_targets(
         .collect::<Result<_, _>>()?;
     drop(warmup_keys);
 
+    progress(Progress::Phase("replay"));
     let acc = replay_measured(source, &parts, cfg, progress)?;
     if acc.events == 0 {
         return Err(AnalysisError::Config(format!(

@@ -20,7 +20,7 @@ use workloads::trace::TraceFormat;
 use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
 
 use crate::cli::TraceArgs;
-use crate::progress::{events_bar, on_replay_progress};
+use crate::progress::{events_bar, on_replay_progress, PhaseClock};
 use crate::run::DEFAULT_SUITE;
 
 /// Examples shown by `shardlab plan --help`.
@@ -174,6 +174,7 @@ pub fn plan(args: PlanArgs) -> Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let bar = events_bar(args.quiet);
+    let clock = PhaseClock::default();
     let mut plans = Vec::with_capacity(inputs.len());
     for input in &inputs {
         let workload = WorkloadInput {
@@ -182,7 +183,7 @@ pub fn plan(args: PlanArgs) -> Result<()> {
             key_type: input.key_type,
             open: &*input.open,
         };
-        let on_progress = on_replay_progress(&bar);
+        let on_progress = on_replay_progress(&bar, &clock);
         let plan = pool
             .install(|| plan_workload(&workload, &input.windows, &schemes, &cfg, &on_progress))
             .with_context(|| format!("planning workload '{}'", input.label))?;
@@ -192,8 +193,6 @@ pub fn plan(args: PlanArgs) -> Result<()> {
 
     let rows: Vec<_> = plans.iter().flat_map(|p| p.rows.iter().cloned()).collect();
     let csv = reports::plan_csv::plan_csv(&rows)?;
-    // Fields the manifest gains later keep their defaults here.
-    #[allow(clippy::needless_update)]
     let manifest = Manifest {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -209,7 +208,12 @@ pub fn plan(args: PlanArgs) -> Result<()> {
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
-        ..Manifest::default()
+        phase_secs: clock
+            .finish()
+            .0
+            .into_iter()
+            .map(|(name, secs)| (name.to_string(), secs))
+            .collect(),
     };
     let mut manifest_json = serde_json::to_vec_pretty(&manifest)?;
     manifest_json.push(b'\n');

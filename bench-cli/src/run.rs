@@ -16,7 +16,7 @@ use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
-use crate::progress::{events_bar, on_replay_progress};
+use crate::progress::{events_bar, on_replay_progress, phase_line, PhaseClock};
 use crate::sweep;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
@@ -63,6 +63,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         .build()
         .context("cannot start the worker threads")?;
     let bar = events_bar(args.quiet);
+    let clock = PhaseClock::default();
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
     for (input, (n, targets)) in inputs
         .iter()
@@ -79,13 +80,15 @@ pub fn run(args: RunArgs) -> Result<()> {
             key_type: input.key_type,
             open: &*input.open,
         };
-        let on_progress = on_replay_progress(&bar);
+        let on_progress = on_replay_progress(&bar, &clock);
         let result = pool
             .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
             .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;
         results.extend(result);
     }
 
+    clock.enter("report");
+    let (replay_phases, _) = clock.ended();
     let manifest = Manifest {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -106,6 +109,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
+        phase_secs: replay_phases
+            .into_iter()
+            .map(|(name, secs)| (name.to_string(), secs))
+            .collect(),
     };
     let report = RunReport { results, manifest };
     let mut written = out.write_all(&report, &exporters::all())?;
@@ -114,6 +121,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         reports::report::render_dir(out.path()).context("rendering the charts and report")?,
     );
     bar.finish_and_clear();
+    let (phases, replayed) = clock.finish();
     if !args.quiet {
         let mut stdout = std::io::stdout().lock();
         write!(
@@ -121,6 +129,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "{}",
             reports::table::comparison_tables(&report.results)
         )?;
+        writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(
             stdout,
             "report: {} ({} files)",

@@ -54,6 +54,11 @@ fn a_tiny_run_writes_the_three_files_with_their_exact_headers() {
     assert_eq!(manifest["seed"], 42);
     assert_eq!(manifest["tool"], "shardlab");
     assert!(manifest["version"].is_string() && manifest["started_utc"].is_string());
+    // Where the time went: every phase of the replay, in seconds.
+    for phase in ["warm-up", "replay", "remap", "latency"] {
+        let secs = manifest["phase_secs"][phase].as_f64();
+        assert!(secs.is_some_and(|s| s >= 0.0), "phase {phase}: {secs:?}");
+    }
     for file in ["windows.csv", "report.html", "report.md"] {
         assert!(out.join(file).is_file(), "{file} is written");
     }

@@ -26,6 +26,10 @@ pub struct Manifest {
     pub started_utc: String,
     /// Wall-clock duration of the run in seconds.
     pub duration_secs: f64,
+    /// Wall-clock seconds of each phase of the replays (`warm-up`, `replay`, `remap`, ...,
+    /// summed over workloads); empty in older manifests.
+    #[serde(default)]
+    pub phase_secs: std::collections::BTreeMap<String, f64>,
 }
 
 /// An input file and its checksum.

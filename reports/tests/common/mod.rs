@@ -178,6 +178,7 @@ pub fn manifest(results: &[WorkloadResult]) -> Manifest {
         threads: 2,
         started_utc: "2026-11-30T00:00:00Z".into(),
         duration_secs: 1.5,
+        phase_secs: Default::default(),
     }
 }
 
