@@ -293,7 +293,7 @@ fn read_warmup(
         if n == 0 {
             break;
         }
-        chunk.iter().for_each(|ev| keys.add(ev.key));
+        keys.add_each(chunk.iter().map(|ev| ev.key));
         left -= n as u64;
         progress(Progress::Events(n as u64));
     }

@@ -9,34 +9,23 @@
 //! distinct warm-up keys thus learns from 0.5 to 1 million of them, whose quantiles lie within
 //! about 0.1% (by rank) of the exact ones, in some 60 MiB instead of over a gigabyte.
 
-use std::collections::HashSet;
-
-use workloads::stats::sample_hash;
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+use workloads::stats::KeyTable;
 
 /// The most distinct warm-up keys kept exactly (2^20).
 pub const WARMUP_KEY_LIMIT: usize = 1 << 20;
 
-/// Collects the distinct warm-up keys (exactly up to a limit, then a consistent sample).
+/// Collects the distinct warm-up keys (exactly up to a limit, then a consistent sample): the
+/// keys of a [`KeyTable`], whose counts are not needed here.
 ///
 /// ```
 /// use analysis::warmup::WarmupKeys;
 /// let mut w = WarmupKeys::new();
-/// for key in [&b"b"[..], b"a", b"b"] {
-///     w.add(key);
-/// }
+/// w.add_each([&b"b"[..], b"a", b"b"]);
 /// assert_eq!(w.into_sorted(), [b"a".to_vec(), b"b".to_vec()]);
 /// ```
 #[derive(Clone, Debug)]
 pub struct WarmupKeys {
-    /// 8-byte keys (every key of u64 and binary traces), as big-endian numbers: no allocation
-    /// per key, and numeric order is byte order.
-    numbers: HashSet<u64, Xxh3DefaultBuilder>,
-    /// Keys of any other length.
-    others: HashSet<Vec<u8>, Xxh3DefaultBuilder>,
-    limit: usize,
-    /// Keys are kept when their sample hash has at least this many leading zeros.
-    level: u32,
+    table: KeyTable,
 }
 
 impl Default for WarmupKeys {
@@ -54,72 +43,54 @@ impl WarmupKeys {
     /// An empty set, exact up to `limit` keys (at least 1).
     pub fn with_limit(limit: usize) -> Self {
         WarmupKeys {
-            numbers: HashSet::default(),
-            others: HashSet::default(),
-            limit: limit.max(1),
-            level: 0,
+            table: KeyTable::with_limit(limit),
         }
     }
 
-    /// Adds one warm-up key (a point key or a scan start).
-    #[inline]
-    pub fn add(&mut self, key: &[u8]) {
-        if self.level > 0 && sample_hash(key).leading_zeros() < self.level {
-            return;
-        }
-        let added = match key.first_chunk::<8>() {
-            Some(head) if key.len() == 8 => self.numbers.insert(u64::from_be_bytes(*head)),
-            _ if self.others.contains(key) => false,
-            _ => self.others.insert(key.to_vec()),
-        };
-        if added && self.len() > self.limit {
-            self.shrink();
-        }
+    /// Adds warm-up keys (point keys and scan starts).
+    pub fn add_each<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        self.table.add_each(keys);
     }
 
     /// Number of keys held.
     pub fn len(&self) -> usize {
-        self.numbers.len() + self.others.len()
+        self.table.len()
     }
 
     /// True when no key is held.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.table.is_empty()
     }
 
     /// Share of the distinct keys held: 1 while exact, 2^-level once sampling.
     pub fn sample_rate(&self) -> f64 {
-        0.5f64.powi(self.level as i32)
-    }
-
-    /// Raises the level (halving the sample) until the set fits its limit.
-    fn shrink(&mut self) {
-        while self.len() > self.limit && self.level < 64 {
-            self.level += 1;
-            let level = self.level;
-            self.numbers
-                .retain(|n| sample_hash(&n.to_be_bytes()).leading_zeros() >= level);
-            self.others
-                .retain(|k| sample_hash(k).leading_zeros() >= level);
-        }
+        self.table.sample_rate()
     }
 
     /// The keys held, sorted in byte order.
     pub fn into_sorted(self) -> Vec<Vec<u8>> {
-        let mut numbers: Vec<u64> = self.numbers.into_iter().collect();
+        // 8-byte keys (every key of u64 and binary traces) sort as numbers, the others as
+        // bytes; the two lists are then merged.
+        let mut numbers: Vec<u64> = Vec::with_capacity(self.table.len());
+        let mut others: Vec<&[u8]> = Vec::new();
+        for (key, _) in self.table.iter() {
+            match key.first_chunk::<8>() {
+                Some(head) if key.len() == 8 => numbers.push(u64::from_be_bytes(*head)),
+                _ => others.push(key),
+            }
+        }
         numbers.sort_unstable();
-        let mut others: Vec<Vec<u8>> = self.others.into_iter().collect();
         others.sort_unstable();
         let mut sorted = Vec::with_capacity(numbers.len() + others.len());
         let mut others = others.into_iter().peekable();
         for number in numbers {
             let bytes = number.to_be_bytes();
-            while let Some(other) = others.next_if(|o| o.as_slice() < bytes.as_slice()) {
-                sorted.push(other);
+            while let Some(other) = others.next_if(|o| *o < bytes.as_slice()) {
+                sorted.push(other.to_vec());
             }
             sorted.push(bytes.to_vec());
         }
-        sorted.extend(others);
+        sorted.extend(others.map(<[u8]>::to_vec));
         sorted
     }
 }
@@ -127,6 +98,7 @@ impl WarmupKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use workloads::stats::sample_hash;
 
     #[test]
     fn keys_of_mixed_lengths_come_out_distinct_and_in_byte_order() {
@@ -148,7 +120,7 @@ mod tests {
         want.sort();
         want.dedup();
         let mut w = WarmupKeys::new();
-        keys.iter().for_each(|k| w.add(k));
+        w.add_each(keys);
         assert_eq!(w.sample_rate(), 1.0);
         assert_eq!(w.into_sorted(), want);
     }
@@ -161,9 +133,9 @@ mod tests {
             for i in 0..20_000u64 {
                 let key = i.to_be_bytes();
                 if i % 2 == 0 {
-                    w.add(&key);
+                    w.add_each([&key[..]]);
                 } else {
-                    w.add(&[&key[..], &[0]].concat());
+                    w.add_each([&[&key[..], &[0]].concat()[..]]);
                 }
             }
         }

@@ -104,14 +104,14 @@ impl Traffic {
             if n == 0 {
                 break;
             }
-            for ev in chunk.iter() {
-                if index < warmup_events {
-                    c.warmup_keys.add(ev.key);
-                } else {
-                    c.record(windows.window_of(index, ev.timestamp)?, ev);
-                }
-                index += 1;
+            // The chunk's warm-up events, then its measured ones.
+            let warm = warmup_events.saturating_sub(index).min(n as u64) as usize;
+            c.warmup_keys
+                .add_each(chunk.iter().take(warm).map(|ev| ev.key));
+            for (i, ev) in chunk.iter().enumerate().skip(warm) {
+                c.record(windows.window_of(index + i as u64, ev.timestamp)?, ev);
             }
+            index += n as u64;
             progress(n as u64);
         }
         c.finish(windows.seconds(), warmup_events.min(index))
