@@ -1,7 +1,9 @@
 //! The fast lookup layouts give exactly the owners of the plain ones: `partition_point` over
 //! the sorted starts (range), over the sorted points (ring), and the inner range lookup of the
 //! salted key (salted). Random boundaries and keys, with keys equal to boundaries, below the
-//! first and above the last, mixed key lengths and the empty key.
+//! first and above the last, mixed key lengths and the empty key. Range owners of every kind
+//! (listed, contiguous and computed, more shards than ranges, after growing and shrinking) are
+//! checked against the owner list, one key at a time and through the batch API.
 
 use analysis::layout::{KeyIndex, RadixIndex, SegmentedIndex};
 use analysis::schemes::range::RangePartitioner;
@@ -77,6 +79,33 @@ fn range_layout(mut splits: Vec<Vec<u8>>, shards: u32) -> RangePartitioner {
     RangePartitioner::with_shard_count("range", shards, starts, owners).unwrap()
 }
 
+/// The layouts over the starts of `cycling` (from [`range_layout`]) with each kind of owners:
+/// cycling (read from the owner list), contiguous on `shards` and on `16 * shards` shards
+/// (computed when shards are fewer than ranges, listed otherwise; the owners are checked
+/// against `floor(i * N / K)` here), and the contiguous ones grown and shrunk (listed).
+fn owner_variants(cycling: RangePartitioner, shards: u32) -> Vec<RangePartitioner> {
+    let splits = cycling.starts()[1..].to_vec();
+    let ranges = cycling.range_count() as u128;
+    let mut out = vec![cycling];
+    for n in [shards, 16 * shards] {
+        let p = RangePartitioner::from_splits("range", n, splits.clone()).unwrap();
+        let plain: Vec<ShardId> = (0..ranges)
+            .map(|i| (i * u128::from(n) / ranges) as ShardId)
+            .collect();
+        assert_eq!(p.owners(), plain);
+        out.push(p);
+    }
+    let weights: Vec<u64> = (0..ranges as u64).map(|i| i * 7 % 5).collect();
+    let contiguous = out[1].clone();
+    out.push(contiguous.resized_with(shards + 2, &weights).unwrap());
+    out.push(
+        contiguous
+            .resized_with(shards.div_ceil(2), &weights)
+            .unwrap(),
+    );
+    out
+}
+
 fn check_range(p: &RangePartitioner, probes: &[Vec<u8>]) -> Result<(), TestCaseError> {
     let starts = p.starts();
     for key in probes {
@@ -100,6 +129,16 @@ fn check_range(p: &RangePartitioner, probes: &[Vec<u8>]) -> Result<(), TestCaseE
             b
         );
     }
+    for (i, &owner) in p.owners().iter().enumerate() {
+        prop_assert_eq!(p.owner_of_range(i), owner, "range {}", i);
+    }
+    // The batch API (what the replay calls), through the trait object.
+    let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+    let mut batch = Vec::new();
+    let dynamic: &dyn Partitioner = p;
+    dynamic.shards_of(&refs, &mut batch);
+    let direct: Vec<ShardId> = probes.iter().map(|k| p.shard_of(k)).collect();
+    prop_assert_eq!(&batch, &direct);
     let mut sorted = probes.to_vec();
     sorted.sort();
     let mut walked = Vec::new();
@@ -180,8 +219,9 @@ proptest! {
         random in prop::collection::vec(byte_key(), 0..40),
         shards in 1u32..6,
     ) {
-        let p = range_layout(splits, shards);
-        check_range(&p, &probes(&p.starts()[1..], &random))?;
+        for p in owner_variants(range_layout(splits, shards), shards) {
+            check_range(&p, &probes(&p.starts()[1..], &random))?;
+        }
     }
 
     #[test]
@@ -191,15 +231,16 @@ proptest! {
         shards in 1u32..9,
     ) {
         let bytes = |v: &[u64]| v.iter().map(|k| k.to_be_bytes().to_vec()).collect::<Vec<_>>();
-        let p = range_layout(bytes(&splits), shards);
-        let keys: Vec<Vec<u8>> = probes(&p.starts()[1..], &bytes(&random));
-        check_range(&p, &keys)?;
-        let mut numbers: Vec<u64> = keys.iter().filter_map(|k| k.as_slice().try_into().ok()).map(u64::from_be_bytes).collect();
-        numbers.sort_unstable();
-        let mut walked = Vec::new();
-        p.shards_of_sorted_u64(&numbers, &mut walked);
-        let direct: Vec<ShardId> = numbers.iter().map(|k| p.shard_of(&k.to_be_bytes())).collect();
-        prop_assert_eq!(walked, direct);
+        for p in owner_variants(range_layout(bytes(&splits), shards), shards) {
+            let keys: Vec<Vec<u8>> = probes(&p.starts()[1..], &bytes(&random));
+            check_range(&p, &keys)?;
+            let mut numbers: Vec<u64> = keys.iter().filter_map(|k| k.as_slice().try_into().ok()).map(u64::from_be_bytes).collect();
+            numbers.sort_unstable();
+            let mut walked = Vec::new();
+            p.shards_of_sorted_u64(&numbers, &mut walked);
+            let direct: Vec<ShardId> = numbers.iter().map(|k| p.shard_of(&k.to_be_bytes())).collect();
+            prop_assert_eq!(walked, direct);
+        }
     }
 
     #[test]
@@ -210,11 +251,12 @@ proptest! {
         let with_prefix = |t: &Vec<u8>| [b"user:00".as_slice(), t].concat();
         let mut splits: Vec<Vec<u8>> = tails.iter().map(with_prefix).collect();
         splits.push(b"user:00zzzzzzzzz".to_vec());
-        let p = range_layout(splits, 4);
-        let mut keys = probes(&p.starts()[1..], &random);
-        keys.extend(random.iter().map(with_prefix));
-        keys.extend([b"user:".to_vec(), b"user:0".to_vec(), b"user;".to_vec(), b"usea".to_vec()]);
-        check_range(&p, &keys)?;
+        for p in owner_variants(range_layout(splits, 4), 4) {
+            let mut keys = probes(&p.starts()[1..], &random);
+            keys.extend(random.iter().map(with_prefix));
+            keys.extend([b"user:".to_vec(), b"user:0".to_vec(), b"user;".to_vec(), b"usea".to_vec()]);
+            check_range(&p, &keys)?;
+        }
     }
 
     #[test]
@@ -245,8 +287,12 @@ proptest! {
         warmup.dedup();
         let p = SaltedRangePartitioner::learn("salted", shards, buckets, per_shard, &warmup).unwrap();
         let keys = probes(&warmup, &random);
+        let inner = p.inner();
         for key in &keys {
-            prop_assert_eq!(p.shard_of(key), p.inner().shard_of(&p.salt(key)), "key {:?}", key);
+            let salted = p.salt(key);
+            prop_assert_eq!(p.shard_of(key), inner.shard_of(&salted), "key {:?}", key);
+            let plain = inner.owners()[plain_range_index(inner.starts(), &salted)];
+            prop_assert_eq!(p.shard_of(key), plain, "key {:?}", key);
         }
         for pair in keys.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);

@@ -45,6 +45,8 @@ pub struct KeyIndex {
     common: Box<[u8]>,
     /// Every split is at most `common.len() + 8` bytes long.
     short_splits: bool,
+    /// `short_splits` and `common` is empty (see [`KeyIndex::is_u64_exact`]).
+    u64_exact: bool,
 }
 
 impl KeyIndex {
@@ -61,18 +63,21 @@ impl KeyIndex {
             _ => &[],
         };
         let prefixes: Vec<u64> = splits.iter().map(|s| prefix8(&s[common.len()..])).collect();
+        let short_splits = longest <= common.len() + 8;
         KeyIndex {
             prefixes: RadixIndex::new(&prefixes),
             common: common.into(),
-            short_splits: longest <= common.len() + 8,
+            short_splits,
+            u64_exact: short_splits && common.is_empty(),
         }
     }
 
-    /// True when `rank_le` of an 8-byte key is `rank_le_u64` of its big-endian value: every
-    /// split is at most 8 bytes long and there is no common prefix to strip.
+    /// True when `rank_le` of a key of 8 bytes or more is the prefix index's rank of its
+    /// first 8 bytes as a big-endian number: every split is at most 8 bytes long and there is
+    /// no common prefix to strip.
     #[inline]
     pub fn is_u64_exact(&self) -> bool {
-        self.short_splits && self.common.is_empty()
+        self.u64_exact
     }
 
     /// The prefix index (for merge walks over `u64` keys).
@@ -80,22 +85,23 @@ impl KeyIndex {
         &self.prefixes
     }
 
-    /// How many splits are `<=` the 8-byte big-endian key `x`; exact only when
-    /// [`KeyIndex::is_u64_exact`].
-    #[inline]
-    pub fn rank_le_u64(&self, x: u64) -> usize {
-        self.prefixes.rank_le(x)
-    }
-
     /// How many of `splits` (the list this index was built from) are `<= key`.
     #[inline(always)]
     pub fn rank_le(&self, splits: &[Vec<u8>], key: &[u8]) -> usize {
-        if self.is_u64_exact() {
-            if let Some(head) = key.first_chunk::<8>() {
-                return self.prefixes.rank_le(u64::from_be_bytes(*head));
-            }
+        match self.rank_le_from_prefixes(key) {
+            Some(rank) => rank,
+            None => self.rank_le_slow(splits, key),
         }
-        self.rank_le_slow(splits, key)
+    }
+
+    /// [`KeyIndex::rank_le`] when the prefixes alone answer it, without the splits: for a key
+    /// of 8 bytes or more when [`KeyIndex::is_u64_exact`]; `None` otherwise.
+    #[inline(always)]
+    pub fn rank_le_from_prefixes(&self, key: &[u8]) -> Option<usize> {
+        match key.first_chunk::<8>() {
+            Some(head) if self.u64_exact => Some(self.prefixes.rank_le(u64::from_be_bytes(*head))),
+            _ => None,
+        }
     }
 
     /// How many of `splits` are `< key`.

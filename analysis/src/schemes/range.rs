@@ -5,7 +5,8 @@
 //! (`range:boundaries=splits.txt`) or are learned from the warm-up keys as quantiles
 //! (`range:ranges_per_shard=8`, the default). Owners are contiguous when built: range `i` of
 //! `K` belongs to shard `floor(i * N / K)`, so key order is shard order until the scheme is
-//! resized.
+//! resized. While owners are exactly that, a lookup computes the owner from the range index
+//! (one multiplication) instead of reading it from the owner list.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
@@ -146,6 +147,8 @@ pub struct RangePartitioner {
     starts: Vec<Vec<u8>>,
     /// Owner of every range, `< shards`.
     owners: Vec<ShardId>,
+    /// How a lookup finds the owner of a range: from `owners` or by arithmetic.
+    rule: OwnerRule,
     /// Search index over `starts[1..]` (the lookup layout; see [`crate::layout`]).
     index: KeyIndex,
 }
@@ -177,13 +180,26 @@ impl RangePartitioner {
         check_shard_count(shards)?;
         check_layout(shards, &starts, &owners).map_err(AnalysisError::Config)?;
         let index = KeyIndex::new(&starts[1..]);
-        Ok(RangePartitioner {
-            label: label.into(),
+        Ok(Self::assemble(label.into(), shards, starts, owners, index))
+    }
+
+    /// The partitioner of a checked layout and its index; picks the owner rule.
+    fn assemble(
+        label: String,
+        shards: u32,
+        starts: Vec<Vec<u8>>,
+        owners: Vec<ShardId>,
+        index: KeyIndex,
+    ) -> Self {
+        let rule = OwnerRule::for_owners(&owners, shards);
+        RangePartitioner {
+            label,
             shards,
             starts,
             owners,
+            rule,
             index,
-        })
+        }
     }
 
     /// `splits.len() + 1` ranges starting at the empty key and then at each split key, owned
@@ -223,8 +239,18 @@ impl RangePartitioner {
     /// `<=` every key): the index counts the later starts `<= key`, which is the range index.
     /// It gives exactly what `starts.partition_point(|s| s <= key) - 1` gives (property
     /// tests in `tests/layouts.rs`).
-    #[inline]
+    #[inline(always)]
     pub fn range_index_of(&self, key: &[u8]) -> usize {
+        match self.index.rank_le_from_prefixes(key) {
+            Some(range) => range,
+            None => self.range_index_by_keys(key),
+        }
+    }
+
+    /// [`RangePartitioner::range_index_of`] for keys that need the start keys (shorter than 8
+    /// bytes, or starts longer than 8 bytes); out of line to keep the lookup small.
+    #[inline(never)]
+    fn range_index_by_keys(&self, key: &[u8]) -> usize {
         self.index.rank_le(&self.starts[1..], key)
     }
 
@@ -254,7 +280,7 @@ impl RangePartitioner {
                 out.extend(
                     block
                         .iter()
-                        .map(|k| self.owners[self.index.rank_le(splits, k.as_ref())]),
+                        .map(|k| self.owner_of_range(self.index.rank_le(splits, k.as_ref()))),
                 );
             }
         }
@@ -274,7 +300,7 @@ impl RangePartitioner {
     /// The merge walk over numbers, when they compare exactly through the prefix index.
     fn walk_u64(&self, keys: &[u64], out: &mut Vec<ShardId>) {
         self.index.prefixes().rank_runs(keys, |range, len| {
-            out.extend(std::iter::repeat_n(self.owners[range], len));
+            out.extend(std::iter::repeat_n(self.owner_of_range(range), len));
         });
     }
 
@@ -290,6 +316,20 @@ impl RangePartitioner {
         // empty start and the `rank_lt` later ones.
         let last = self.index.rank_lt(&self.starts[1..], end);
         first..=last
+    }
+
+    /// The owner of range `range`: `owners()[range]`. `range` must be below
+    /// [`RangePartitioner::range_count`] (past it, the answer may be any shard or a panic).
+    ///
+    /// Contiguous owners (`floor(i * N / K)`, as [`RangePartitioner::from_splits`] gives) are
+    /// computed from the index with one multiplication, with no load after the rank; other
+    /// owners are read from the owner list. The rule is chosen when the owners are set.
+    #[inline(always)]
+    pub fn owner_of_range(&self, range: usize) -> ShardId {
+        match self.rule {
+            OwnerRule::Contiguous { multiplier } => contiguous_owner(range, multiplier),
+            OwnerRule::Table => self.owners[range],
+        }
     }
 
     /// The owner of every range, in key order.
@@ -350,13 +390,7 @@ impl RangePartitioner {
             Ordering::Equal => self.owners.clone(),
         };
         let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
-        Ok(RangePartitioner {
-            label,
-            shards,
-            starts,
-            owners,
-            index,
-        })
+        Ok(Self::assemble(label, shards, starts, owners, index))
     }
 }
 
@@ -377,14 +411,9 @@ impl Partitioner for RangePartitioner {
         self.shards
     }
 
-    #[inline]
+    #[inline(always)]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        match key.first_chunk::<8>() {
-            Some(head) if self.index.is_u64_exact() => {
-                self.owners[self.index.rank_le_u64(u64::from_be_bytes(*head))]
-            }
-            _ => self.owners[self.range_index_of(key)],
-        }
+        self.owner_of_range(self.range_index_of(key))
     }
 
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
@@ -440,6 +469,58 @@ fn check_layout(shards: u32, starts: &[Vec<u8>], owners: &[ShardId]) -> Result<(
 fn contiguous_owners(ranges: usize, shards: u32) -> Vec<ShardId> {
     let (k, n) = (ranges as u128, u128::from(shards));
     (0..k).map(|i| (i * n / k) as ShardId).collect()
+}
+
+/// How [`RangePartitioner::owner_of_range`] finds an owner; chosen once per owner list.
+#[derive(Clone, Copy, Debug)]
+enum OwnerRule {
+    /// Any owners: `owners[i]`, a load that depends on the rank.
+    Table,
+    /// Owners that [`contiguous_owner`] with this multiplier reproduces for every range.
+    Contiguous {
+        /// `ceil(N * 2^64 / K)`, below `2^64` because `N < K`.
+        multiplier: u64,
+    },
+}
+
+impl OwnerRule {
+    /// [`OwnerRule::Contiguous`] when the owners are `floor(i * N / K)` for `shards = N` and
+    /// `K = owners.len()` ranges with `N < K`, else [`OwnerRule::Table`]. Contiguous only
+    /// when [`contiguous_owner`] gives every one of `owners` (checked here, so exact by
+    /// construction).
+    fn for_owners(owners: &[ShardId], shards: u32) -> Self {
+        let Some(multiplier) = contiguous_multiplier(owners.len(), shards) else {
+            return OwnerRule::Table;
+        };
+        let exact = owners
+            .iter()
+            .enumerate()
+            .all(|(i, &o)| contiguous_owner(i, multiplier) == o);
+        if exact {
+            OwnerRule::Contiguous { multiplier }
+        } else {
+            OwnerRule::Table
+        }
+    }
+}
+
+/// The multiplier of [`contiguous_owner`] for `ranges = K` ranges on `shards = N` shards,
+/// `ceil(N * 2^64 / K)`; `None` when `N >= K` (it would not fit in 64 bits) or `K = 0`.
+fn contiguous_multiplier(ranges: usize, shards: u32) -> Option<u64> {
+    let ranges = ranges as u128;
+    if ranges == 0 {
+        return None;
+    }
+    u64::try_from((u128::from(shards) << 64).div_ceil(ranges)).ok()
+}
+
+/// `floor(i * N / K)` as the high 64 bits of `i * m` with `m = ceil(N * 2^64 / K)`: one
+/// multiplication. Exact for `i < K <= 2^32` (the index holds fewer than `2^32` ranges):
+/// `i * m / 2^64` exceeds `i * N / K` by less than `K / 2^64 <= 1 / K`, and the fraction of
+/// `i * N / K` is at most `1 - 1 / K`, so the floor is the same.
+#[inline(always)]
+fn contiguous_owner(i: usize, multiplier: u64) -> ShardId {
+    ((i as u128 * u128::from(multiplier)) >> 64) as ShardId
 }
 
 /// The split keys of `ranges` quantile ranges over `keys`: `keys[j * len / K]` for `j` in
@@ -694,6 +775,131 @@ mod tests {
         assert_eq!(line, 2);
         assert!(message.contains("not a decimal integer"), "{message}");
         assert_eq!(parse_boundaries(b"7\n7\n", KeyType::U64).unwrap_err().0, 2);
+    }
+
+    /// The plain contiguous owner `floor(i * N / K)`.
+    fn floor_owner(i: u64, shards: u32, ranges: u64) -> u64 {
+        (u128::from(i) * u128::from(shards) / u128::from(ranges)) as u64
+    }
+
+    fn is_contiguous(p: &RangePartitioner) -> bool {
+        matches!(p.rule, OwnerRule::Contiguous { .. })
+    }
+
+    /// Every range's owner through [`RangePartitioner::owner_of_range`] and through
+    /// `shard_of` of its start key is the listed owner.
+    fn assert_owner_lookups_match_the_list(p: &RangePartitioner) {
+        for (i, &owner) in p.owners().iter().enumerate() {
+            assert_eq!(p.owner_of_range(i), owner, "range {i}");
+            assert_eq!(p.shard_of(&p.starts()[i]), owner, "start of range {i}");
+        }
+    }
+
+    #[test]
+    fn contiguous_owners_are_computed_and_any_others_are_read_from_the_list() {
+        let splits = |n: u64| (1..n).map(|i| u(i * 10)).collect::<Vec<_>>();
+        // 8 ranges on 4 shards, 1,000 on 16, 1,000 on 1, 7 on 3 (uneven blocks).
+        for (ranges, shards) in [(8, 4), (1_000, 16), (1_000, 1), (7, 3), (2, 1)] {
+            let p = RangePartitioner::from_splits("range", shards, splits(ranges)).unwrap();
+            let plain: Vec<u64> = (0..ranges)
+                .map(|i| floor_owner(i, shards, ranges))
+                .collect();
+            let listed: Vec<u64> = p.owners().iter().map(|&o| u64::from(o)).collect();
+            assert_eq!(listed, plain);
+            assert!(is_contiguous(&p), "{ranges} ranges on {shards} shards");
+            assert_owner_lookups_match_the_list(&p);
+        }
+        // One range, and more shards than ranges: the list.
+        for (ranges, shards) in [(1, 1), (1, 4), (3, 4), (4, 4), (5, 64)] {
+            let p = RangePartitioner::from_splits("range", shards, splits(ranges)).unwrap();
+            assert!(!is_contiguous(&p), "{ranges} ranges on {shards} shards");
+            assert_owner_lookups_match_the_list(&p);
+        }
+        // After growing and shrinking, owners are no longer the formula: the list.
+        let p = RangePartitioner::from_splits("range", 4, splits(8)).unwrap();
+        let grown = p.resized_with(5, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let shrunk = p.resized_with(3, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        for q in [&grown, &shrunk] {
+            assert!(!is_contiguous(q), "{:?}", q.owners());
+            assert_owner_lookups_match_the_list(q);
+        }
+        // The same shard count keeps contiguous owners, and so the computed rule.
+        let same = p.resized_with(4, &[0; 8]).unwrap();
+        assert!(is_contiguous(&same));
+        // Owners that differ from the formula in one range only use the list.
+        let mut owners = p.owners().to_vec();
+        owners[7] = 2;
+        let one_off = RangePartitioner::with_shard_count("r", 4, p.starts().to_vec(), owners);
+        let one_off = one_off.unwrap();
+        assert!(!is_contiguous(&one_off));
+        assert_eq!(one_off.shard_of(&u(75)), 2);
+        assert_owner_lookups_match_the_list(&one_off);
+    }
+
+    #[test]
+    fn the_contiguous_multiplier_exists_only_when_shards_are_fewer_than_ranges() {
+        assert_eq!(contiguous_multiplier(0, 1), None);
+        assert_eq!(contiguous_multiplier(4, 4), None);
+        assert_eq!(contiguous_multiplier(4, 5), None);
+        assert_eq!(contiguous_multiplier(2, 1), Some(1 << 63));
+        assert_eq!(contiguous_multiplier(3, 1), Some(u64::MAX / 3 + 1));
+        // The largest layout: K = 2^32 - 1 ranges on K - 1 shards; the last range's owner
+        // is floor((K - 1)^2 / K) = K - 2.
+        let most = u32::MAX as usize;
+        let m = contiguous_multiplier(most, u32::MAX - 1).unwrap();
+        assert_eq!(contiguous_owner(most - 1, m), u32::MAX - 2);
+        assert_eq!(contiguous_owner(most - 2, m), u32::MAX - 3);
+    }
+
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+
+    /// `(K, N)` with `0 < N < K < 2^32`: any, or with a common factor `g` (then `i * N / K`
+    /// is a whole number at every multiple of `K / g`, where a rounding error would show).
+    fn layout_sizes() -> impl proptest::strategy::Strategy<Value = (u64, u32)> {
+        use proptest::prelude::*;
+        let most = u64::from(u32::MAX);
+        prop_oneof![
+            (2..=most, any::<u64>()).prop_map(|(k, seed)| (k, (1 + seed % (k - 1)) as u32)),
+            (1..=0xffffu64, 2..=0xffffu64, any::<u64>())
+                .prop_map(|(g, k, seed)| (g * k, (g * (1 + seed % (k - 1))) as u32)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// The multiply-high is the floor for every range index up to the largest index a
+        /// layout can hold (`u32::MAX` ranges): at both ends, at a random index, at the first
+        /// range of its shard and of the next, and where `i * N / K` is a whole number.
+        #[test]
+        fn the_computed_owner_is_the_floor_up_to_the_largest_index(
+            (ranges, shards) in layout_sizes(),
+            index_seed: u64,
+        ) {
+            let m = contiguous_multiplier(ranges as usize, shards).unwrap();
+            let i = index_seed % ranges;
+            let first = |s: u64| {
+                (u128::from(s) * u128::from(ranges)).div_ceil(u128::from(shards)) as u64
+            };
+            let owner = floor_owner(i, shards, ranges);
+            let whole = ranges / gcd(ranges, u64::from(shards));
+            let mut indices = vec![0, 1, ranges - 2, ranges - 1, i, first(owner)];
+            indices.extend([first(owner + 1), first(owner + 1).saturating_sub(1)]);
+            indices.extend([whole, i / whole * whole, ranges - whole]);
+            for j in indices.into_iter().filter(|&j| j < ranges) {
+                proptest::prop_assert_eq!(
+                    u64::from(contiguous_owner(j as usize, m)),
+                    floor_owner(j, shards, ranges),
+                    "index {} of {} ranges on {} shards", j, ranges, shards
+                );
+            }
+        }
     }
 
     #[test]

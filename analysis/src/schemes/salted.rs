@@ -271,7 +271,7 @@ impl Partitioner for SaltedRangePartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.inner.owners()[self.range_index_of(key)]
+        self.inner.owner_of_range(self.range_index_of(key))
     }
 
     /// The union over every bucket of the shards of `[bucket || start, bucket || end)`. An
