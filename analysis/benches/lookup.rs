@@ -90,15 +90,21 @@ fn range_lookup(c: &mut Criterion) {
     let keys = splitmix(7, BATCH);
     let byte_keys: Vec<[u8; 8]> = keys.iter().map(|k| k.to_be_bytes()).collect();
     for n in RANGES {
-        let splits = split_points(n);
-        let tree: BTreeMap<u64, u32> = splits
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, i as u32 + 1))
-            .collect();
-        let radix = RadixIndex::new(&splits);
-        let range = range_partitioner(&splits);
-        let starts = range.starts().to_vec();
+        // Every structure on the heap, as the replay holds its schemes (`Box<dyn
+        // Partitioner>`). On this function's stack, beside the keys `black_box` stores there,
+        // `range_shard_of` at 1,000 ranges measured 10.4 ns against 5.0 ns boxed, in the same
+        // build and with the same code; the other rows moved by less.
+        let splits = Box::new(split_points(n));
+        let tree: Box<BTreeMap<u64, u32>> = Box::new(
+            splits
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (s, i as u32 + 1))
+                .collect(),
+        );
+        let radix = Box::new(RadixIndex::new(&splits));
+        let range = Box::new(range_partitioner(&splits));
+        let starts = Box::new(range.starts().to_vec());
         bench_keys(&mut group, "partition_point", n, &keys, |&x| {
             splits.partition_point(|&s| s <= x)
         });
