@@ -146,7 +146,7 @@ impl BucketIndex {
     }
 
     /// The inner range index of `bucket || key`.
-    #[inline]
+    #[inline(always)]
     fn range_index_of(&self, bucket: u16, key: &[u8]) -> usize {
         let b = usize::from(bucket);
         if let (Some(numbers), Some(head)) = (&self.numbers, key.first_chunk::<8>()) {
@@ -224,13 +224,13 @@ impl SaltedRangePartitioner {
 
     /// The index of the inner range holding the salted key of `key`; exactly
     /// `inner().range_index_of(&salt(key))`, without building the salted key.
-    #[inline]
+    #[inline(always)]
     pub fn range_index_of(&self, key: &[u8]) -> usize {
         self.by_bucket.range_index_of(self.bucket_of(key), key)
     }
 
     /// The bucket of `key`: `hash64(key) % B`.
-    #[inline]
+    #[inline(always)]
     pub fn bucket_of(&self, key: &[u8]) -> u16 {
         bucket_of(self.buckets, key)
     }
@@ -255,7 +255,7 @@ impl SaltedRangePartitioner {
 }
 
 /// `hash64(key) % buckets`, which fits in 2 bytes because `buckets <= 65536`.
-#[inline]
+#[inline(always)]
 fn bucket_of(buckets: u32, key: &[u8]) -> u16 {
     reduce(hash64(key), buckets) as u16
 }
@@ -269,7 +269,7 @@ impl Partitioner for SaltedRangePartitioner {
         self.inner.shard_count()
     }
 
-    #[inline]
+    #[inline(always)]
     fn shard_of(&self, key: &[u8]) -> ShardId {
         self.inner.owner_of_range(self.range_index_of(key))
     }
