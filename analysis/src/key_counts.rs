@@ -1,5 +1,6 @@
-//! Distinct keys and their request counts, mergeable across chunks: exact up to a limit of
-//! distinct keys (default 10 million), then a consistent hash sample of the key space.
+//! Distinct keys and their request counts, counted in parts of the key space and joined:
+//! exact up to a limit of distinct keys (default 10 million), then a consistent hash sample of
+//! the key space.
 //!
 //! This is [`workloads::stats::KeyTable`] (see it for the sampling rule) under the name and
 //! methods the schemes and metrics use. While exact, every method means what it says. Once
