@@ -45,7 +45,8 @@ pub struct KeyIndex {
     common: Box<[u8]>,
     /// Every split is at most `common.len() + 8` bytes long.
     short_splits: bool,
-    /// `short_splits` and `common` is empty (see [`KeyIndex::is_u64_exact`]).
+    /// `short_splits` and `common` is empty (see [`KeyIndex::is_u64_exact`]), kept so that
+    /// the lookup's fast-path test is one load rather than two.
     u64_exact: bool,
 }
 
