@@ -39,6 +39,14 @@ pub trait Partitioner: Send + Sync {
     fn resized(&self, shards: u32, keys: &KeyCounts)
         -> Result<Box<dyn Partitioner>, AnalysisError>;
 
+    /// What the scheme computed on the way to the owner of `key`, for `shardlab route`'s
+    /// `detail` column: the ring point, a table slot, a system's slot or token. `None` when
+    /// there is nothing to add beyond the owner (the default).
+    fn detail(&self, key: &[u8]) -> Option<String> {
+        let _ = key;
+        None
+    }
+
     /// For key-range schemes: the start key of every range in key order (the first is the
     /// empty key), so that split quality can be judged. `None` for hashed schemes.
     fn range_starts(&self) -> Option<&[Vec<u8>]> {
