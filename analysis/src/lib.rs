@@ -22,4 +22,5 @@ pub use key_counts::KeyCounts;
 pub use partitioner::{Partitioner, ShardId, ShardSet};
 pub mod metrics;
 pub mod replay;
+pub mod route;
 pub mod warmup;

@@ -6,6 +6,7 @@ mod gen;
 mod inspect;
 mod plan;
 mod progress;
+mod route;
 mod run;
 mod sweep;
 
@@ -20,6 +21,7 @@ fn main() {
         cli::Command::Gen(args) => gen::run(args),
         cli::Command::Convert(args) => convert::run(args),
         cli::Command::Plan(args) => plan::plan(args),
+        cli::Command::Route(args) => route::route(args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {
