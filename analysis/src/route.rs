@@ -103,6 +103,7 @@ impl Router {
             shards: cfg.shards,
             warmup_keys: &warmup,
             key_type: cfg.key_type,
+            weights: None,
         };
         let schemes = schemes
             .iter()

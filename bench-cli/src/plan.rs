@@ -160,6 +160,7 @@ pub fn plan(args: PlanArgs) -> Result<()> {
         shards: 1,
         warmup_keys: &[],
         key_type: KeyType::Bytes,
+        weights: None,
     };
     for s in &schemes {
         s.validate(&ctx)

@@ -219,6 +219,7 @@ fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Resu
         shards,
         warmup_keys: &[],
         key_type,
+        weights: None,
     };
     for s in schemes {
         s.validate(&ctx)
