@@ -3,6 +3,7 @@
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
+pub mod anchor;
 pub mod hash;
 pub mod jump;
 pub mod maglev;
@@ -61,6 +62,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &rendezvous::KIND,
     &maglev::KIND,
     &multiprobe::KIND,
+    &anchor::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
