@@ -629,6 +629,7 @@ mod tests {
             shards: 4,
             warmup_keys: &[],
             key_type: KeyType::U64,
+            weights: None,
         };
         assert!(!schemes[0].needs_warmup());
         let built = schemes[0].build(&ctx).unwrap();
