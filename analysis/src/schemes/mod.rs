@@ -3,6 +3,7 @@
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
+pub mod growth;
 pub mod hash;
 pub mod pinned_hash;
 pub mod range;
