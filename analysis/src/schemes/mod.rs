@@ -4,6 +4,7 @@
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
 pub mod anchor;
+pub mod growth;
 pub mod hash;
 pub mod jump;
 pub mod maglev;
