@@ -89,7 +89,7 @@ fn bad_input_gets_a_clear_error() {
     let bad_scheme = shardlab()
         .args(["route", "--schemes", "nope", "--shards", "4", "k"])
         .assert()
-        .code(1);
+        .code(2);
     assert!(stderr_of(&bad_scheme).contains("valid schemes"));
     // No keys at all is a usage error.
     shardlab()
