@@ -151,6 +151,16 @@ fn block_html(block: &Block, out: &mut String) {
                 escape(&chart.caption)
             ));
         }
+        Block::Details { summary, blocks } => {
+            out.push_str(&format!(
+                "<details>\n<summary>{}</summary>\n",
+                escape(summary)
+            ));
+            for block in blocks {
+                block_html(block, out);
+            }
+            out.push_str("</details>\n");
+        }
     }
 }
 
