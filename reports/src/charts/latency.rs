@@ -91,8 +91,7 @@ fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> Dr
     // 1-2-5 values (or the powers of ten over many decades), one below the fastest bar, so
     // single-digit nanoseconds have a tick and no two labels crowd.
     let (y_min, y_max) = style::bounds(bars.iter().flat_map(|b| b.1).filter(|v| *v > 0.0));
-    let (lo, hi) = style::log_range(y_min.max(0.01), y_max.max(0.01));
-    let ticks = style::log_ticks(lo, hi, 8);
+    let (lo, hi, ticks) = style::log_axis(y_min.max(0.01), y_max.max(0.01), 8);
     let mut chart = style::panel_chart(area, caption, 64).build_cartesian_2d(
         -0.5..names.len() as f64 - 0.5,
         (lo..hi).log_scale().with_key_points(ticks),

@@ -419,53 +419,49 @@ pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
     Ok(())
 }
 
-/// Ticks of a log axis from `lo` to `hi`: the 1-2-5 values of each decade, or only the powers
-/// of ten when that would give more than `max` ticks (so that labels never crowd).
-pub fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    let in_range = |steps: &[f64]| -> Vec<f64> {
-        let mut out = Vec::new();
+/// A log axis holding every value from `min` to `max` (both positive): its range and ticks.
+/// The ticks are the 1-2-5 values of each decade, else 1-3, else the powers of ten, whichever
+/// is the finest with at most `max_ticks` ticks (so labels never crowd); the range runs from
+/// the tick just below `min` to the tick just above `max`, so the smallest value has a tick
+/// under it.
+pub fn log_axis(min: f64, max: f64, max_ticks: usize) -> (f64, f64, Vec<f64>) {
+    const TIERS: [&[f64]; 3] = [&[1.0, 2.0, 5.0], &[1.0, 3.0], &[1.0]];
+    let mut axis = (min, max, Vec::new());
+    for steps in TIERS {
+        // The tick values of the decades around `v`, in increasing order.
+        let around = |v: f64| {
+            let decade = 10f64.powi(v.log10().floor() as i32);
+            [decade / 10.0, decade, decade * 10.0]
+                .into_iter()
+                .flat_map(|d| steps.iter().map(move |s| d * s))
+                .collect::<Vec<f64>>()
+        };
+        let lo = around(min)
+            .into_iter()
+            .rev()
+            .find(|t| *t < min * 0.999_999)
+            .unwrap_or(min);
+        let hi = around(max)
+            .into_iter()
+            .find(|t| *t > max * 1.000_001)
+            .unwrap_or(max);
+        let mut ticks = Vec::new();
         let mut decade = 10f64.powi(lo.log10().floor() as i32);
         while decade <= hi * 1.000_001 {
-            for step in steps {
-                let v = decade * step;
-                if v >= lo * 0.999_999 && v <= hi * 1.000_001 {
-                    out.push(v);
-                }
-            }
+            ticks.extend(
+                steps
+                    .iter()
+                    .map(|s| decade * s)
+                    .filter(|v| *v >= lo * 0.999_999 && *v <= hi * 1.000_001),
+            );
             decade *= 10.0;
         }
-        out
-    };
-    let ticks = in_range(&[1.0, 2.0, 5.0]);
-    if ticks.len() <= max {
-        ticks
-    } else {
-        in_range(&[1.0])
+        axis = (lo, hi, ticks);
+        if axis.2.len() <= max_ticks {
+            break;
+        }
     }
-}
-
-/// The range of a log axis holding every value from `min` to `max` (both positive), widened
-/// to the 1-2-5 values just outside, so the smallest value has a tick under it.
-pub fn log_range(min: f64, max: f64) -> (f64, f64) {
-    let steps = [1.0, 2.0, 5.0, 10.0];
-    let below = |v: f64| {
-        let decade = 10f64.powi(v.log10().floor() as i32);
-        steps
-            .iter()
-            .rev()
-            .map(|s| decade * s)
-            .find(|t| *t < v * 0.999_999)
-            .unwrap_or(decade / 2.0)
-    };
-    let above = |v: f64| {
-        let decade = 10f64.powi(v.log10().floor() as i32);
-        steps
-            .iter()
-            .map(|s| decade * s)
-            .find(|t| *t > v * 1.000_001)
-            .unwrap_or(decade * 10.0)
-    };
-    (below(min), above(max))
+    axis
 }
 
 /// A tick of a log axis: as many decimals as the value needs (0.05, 0.2, 5, 100).
@@ -611,17 +607,19 @@ mod tests {
     }
 
     #[test]
-    fn log_axes_tick_at_1_2_5_and_thin_out_over_many_decades() {
-        let (lo, hi) = log_range(3.1, 180.0);
-        assert_eq!((lo, hi), (2.0, 200.0));
+    fn log_axes_tick_at_1_2_5_then_1_3_then_decades() {
         assert_eq!(
-            log_ticks(lo, hi, 8),
-            [2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0]
+            log_axis(3.1, 180.0, 8),
+            (2.0, 200.0, vec![2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0])
         );
-        let (lo, hi) = log_range(0.4, 9_000.0);
-        assert_eq!((lo, hi), (0.2, 10_000.0));
-        assert_eq!(log_ticks(lo, hi, 8), [1.0, 10.0, 100.0, 1_000.0, 10_000.0]);
-        assert_eq!(log_range(5.0, 5.0), (2.0, 10.0));
+        assert_eq!(
+            log_axis(3.1, 800.0, 8),
+            (3.0, 1_000.0, vec![3.0, 10.0, 30.0, 100.0, 300.0, 1_000.0])
+        );
+        let (lo, hi, ticks) = log_axis(0.4, 9_000.0, 8);
+        assert_eq!((lo, hi), (0.1, 10_000.0));
+        assert_eq!(ticks, [0.1, 1.0, 10.0, 100.0, 1_000.0, 10_000.0]);
+        assert_eq!(log_axis(5.0, 5.0, 8).2, [2.0, 5.0, 10.0]);
         assert_eq!(
             [0.05, 0.2, 5.0, 100.0].map(|v| log_tick_label(&v)),
             ["0.05", "0.2", "5", "100"]
