@@ -1,5 +1,6 @@
 //! `report.html` opened in headless Chromium (Debian's `chromium` package): no console error,
-//! every chart rendered, and a screenshot saved under `target/test-artifacts/`.
+//! every chart rendered, and screenshots saved under `target/test-artifacts/` (`report.png`,
+//! the first 2,000 pixels; `report-full.png`, the whole page with every chart).
 //!
 //! Skipped when Chromium is not installed, with a `SKIPPED:` line on stderr that the test
 //! harness does not hide, unless `SHARDLAB_REQUIRE_CHROMIUM` is set (CI sets it, so the test
@@ -176,4 +177,26 @@ fn the_report_renders_in_headless_chromium_without_errors() {
     let info = decoder.read_info().unwrap().info().clone();
     assert_eq!((info.width, info.height), (1280, 2000));
     println!("screenshot: {}", shot.display());
+
+    // The whole page, every chart included, to look at.
+    let height: u32 = body_attribute(&dom, "data-page-height")
+        .and_then(|h| h.parse().ok())
+        .expect("the page reports its height");
+    let height = height.clamp(2000, 40_000);
+    let full = artifacts.join("report-full.png");
+    std::fs::remove_file(&full).ok();
+    run_chromium(
+        &binary,
+        &dir.path().join("profile-full"),
+        &[
+            format!("--screenshot={}", full.display()),
+            format!("--window-size=1280,{height}"),
+            "--hide-scrollbars".into(),
+        ],
+        &page,
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&full).unwrap()));
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (1280, height));
+    println!("whole page: {}", full.display());
 }
