@@ -33,6 +33,19 @@ fn bar_style() -> ProgressStyle {
     .progress_chars("=> ")
 }
 
+/// The bar once the events are all read and a phase without event counts runs (remap,
+/// latency, plan): the rate would only decay, so the phase's name and time replace it.
+fn phase_style(length_known: bool) -> ProgressStyle {
+    let template = if length_known {
+        "{spinner} {prefix:.bold} [{bar:30.cyan/blue}] {human_pos}/{human_len} events  {msg} {elapsed}"
+    } else {
+        "{spinner} {prefix:.bold} {human_pos} events  {msg} {elapsed}"
+    };
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+}
+
 /// A bar whose length is unknown: the count and rate, with a spinner.
 fn spinner_style() -> ProgressStyle {
     ProgressStyle::with_template(
@@ -117,6 +130,9 @@ impl ReplayProgress {
                 Progress::Phase(name) => {
                     self.clock.enter(name);
                     if let Some(bar) = bar.as_ref() {
+                        if !matches!(name, "warm-up" | "replay") {
+                            bar.set_style(phase_style(bar.length().is_some()));
+                        }
                         bar.set_message(name);
                     }
                 }
