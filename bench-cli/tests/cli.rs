@@ -354,3 +354,39 @@ fn runs_started_at_the_same_moment_get_their_own_default_directories() {
     assert_eq!(runs.len(), 3, "{runs:?}");
     assert!(runs.iter().all(|r| r.join("summary.csv").is_file()));
 }
+
+#[test]
+fn the_report_shows_the_options_given_and_folds_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    shardlab()
+        .args(["run", "--workload", "uniform:keys=100", "--events", "2000"])
+        .args(["--schemes", "hash", "--no-latency", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let (shown, folded) = md
+        .split_once("<details>")
+        .unwrap_or_else(|| panic!("nothing folded:\n{md}"));
+    for given in ["run.events", "run.schemes", "run.no\\_latency"] {
+        assert!(
+            shown.contains(&format!("parameter {given} ")),
+            "{given}:\n{shown}"
+        );
+    }
+    for default in ["run.window", "run.seed", "run.key\\_type", "run.force"] {
+        assert!(
+            !shown.contains(&format!("parameter {default} ")),
+            "{default}:\n{shown}"
+        );
+        assert!(
+            folded.contains(&format!("parameter {default} ")),
+            "{default}"
+        );
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<details>\n<summary>") && html.contains("more options, at their defaults")
+    );
+}
