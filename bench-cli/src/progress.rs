@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn rates_are_scaled_for_people() {
-        assert_eq!(events_per_sec(2_520_939.8874), "2.5 M events/s");
+        assert_eq!(events_per_sec(2_520_939.887_4), "2.5 M events/s");
         assert_eq!(events_per_sec(12_345.0), "12.3 k events/s");
         assert_eq!(events_per_sec(950.4), "950 events/s");
         assert_eq!(events_per_sec(0.0), "");
