@@ -209,6 +209,22 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         (vec!["convert", &twitter, "-o", &p("exists.csv")], 2),
         (vec!["convert", &p("missing.csv"), "-o", &p("c.csv")], 1),
         (vec!["convert", &p("bad.csv"), "-o", &p("c.csv")], 1),
+        // route
+        (vec!["route", "--schemes", "btree", "--shards", "4", "k"], 2),
+        (vec!["route", "--schemes", "", "--shards", "4", "k"], 2),
+        (vec!["route", "--schemes", "hash", "--shards", "0", "k"], 2),
+        (
+            vec![
+                "route",
+                "--schemes",
+                "hash",
+                "--shards",
+                "4",
+                "--keys",
+                &p("missing.txt"),
+            ],
+            1,
+        ),
         // report
         (vec!["report", &p("missing-run")], 1),
         (vec!["report"], 2),
@@ -222,7 +238,7 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         if matches!(args[0].as_str(), "run" | "plan") && !args.contains(&"--out".to_string()) {
             cmd.args(["--out", &never]);
         }
-        if args[0] != "report" {
+        if !matches!(args[0].as_str(), "report" | "route") {
             cmd.arg("--quiet");
         }
         let assert = cmd.assert().code(code);
