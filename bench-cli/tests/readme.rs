@@ -96,13 +96,31 @@ fn the_readme_has_examples_of_every_subcommand() {
         .iter()
         .flat_map(|b| shardlab_lines(b))
         .collect();
-    for sub in ["run", "inspect", "gen", "convert", "plan", "report"] {
+    for sub in [
+        "run", "inspect", "gen", "convert", "plan", "report", "route",
+    ] {
         assert!(
             lines
                 .iter()
                 .any(|l| l.contains(&format!("shardlab {sub} "))),
             "no tested README example of `shardlab {sub}`: {lines:#?}"
         );
+    }
+    // A command in a block without a kind is neither run nor marked as a synopsis.
+    let mut kind: Option<String> = None;
+    for line in readme().lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") {
+            kind = match kind {
+                None => Some(t.trim_start_matches('`').trim().to_string()),
+                Some(_) => None,
+            };
+        } else if kind.as_deref() == Some("") {
+            assert!(
+                !t.starts_with("shardlab ") && !t.contains("| shardlab "),
+                "a README command in a block that is neither `sh` (tested) nor `text`: {line}"
+            );
+        }
     }
     assert_eq!(fast("shardlab run"), "shardlab run --events 20000");
     assert_eq!(
