@@ -13,14 +13,19 @@ fn draws(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
-/// A bar for event counts; hidden when `quiet` or when stderr is not a terminal.
-pub fn events_bar(quiet: bool) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+/// A bar for the events of `label`: with a length when `events` is known, else a spinner
+/// with the count; hidden when `quiet` or when stderr is not a terminal.
+pub fn events_bar(quiet: bool, label: String, events: Option<u64>) -> ProgressBar {
+    let bar = match events {
+        Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr())
+            .with_style(bar_style()),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+            .with_style(spinner_style()),
+    };
     if !draws(quiet) {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    bar.set_style(bar_style());
-    bar
+    bar.with_prefix(label)
 }
 
 /// The bar: label, bar, counts, a rate people can read, the phase and the elapsed time.
