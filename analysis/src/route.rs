@@ -109,10 +109,7 @@ impl Router {
             .iter()
             .map(|spec| {
                 let now = spec.build(&ctx)?;
-                let after = cfg
-                    .grow
-                    .map(|m| now.resized(m, &seen.counts))
-                    .transpose()?;
+                let after = cfg.grow.map(|m| now.resized(m, &seen.counts)).transpose()?;
                 Ok(Routed { now, after })
             })
             .collect::<Result<_, AnalysisError>>()?;
@@ -216,13 +213,19 @@ mod tests {
         assert_eq!(out[0].shard, (h % 4) as ShardId);
         assert_eq!(out[0].shard_after, Some((h % 5) as ShardId));
         assert_eq!(out[1].scheme, "ring:vnodes=8");
-        assert!(out[1].detail.as_deref().unwrap().contains("hash=0x9fdc8e44c5b9267c"));
+        assert!(out[1]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("hash=0x9fdc8e44c5b9267c"));
         assert!(r.grows());
     }
 
     #[test]
     fn range_learns_from_the_routed_keys_and_grows_by_them() {
-        let keys: Vec<Vec<u8>> = (0..400u32).map(|i| format!("k{i:04}").into_bytes()).collect();
+        let keys: Vec<Vec<u8>> = (0..400u32)
+            .map(|i| format!("k{i:04}").into_bytes())
+            .collect();
         let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
         let r = router("range:ranges_per_shard=1", Some(8), &refs);
         let mut counts = [0u32; 4];
@@ -244,10 +247,17 @@ mod tests {
         assert_eq!((text, key), (&b"7"[..], &7u64.to_be_bytes()[..]));
         assert_eq!(lines.next_key().unwrap().unwrap().0, b"12");
         let err = lines.next_key().unwrap_err().to_string();
-        assert!(err.starts_with("keys.txt:line 3: 'x' is not a decimal"), "{err}");
+        assert!(
+            err.starts_with("keys.txt:line 3: 'x' is not a decimal"),
+            "{err}"
+        );
         let mut empty = KeyLines::new(&b"a\n\nb"[..], "k", KeyType::Bytes);
         empty.next_key().unwrap();
-        assert!(empty.next_key().unwrap_err().to_string().contains("line 2: empty line"));
+        assert!(empty
+            .next_key()
+            .unwrap_err()
+            .to_string()
+            .contains("line 2: empty line"));
     }
 
     #[test]

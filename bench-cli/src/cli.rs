@@ -389,7 +389,7 @@ pub struct InputArgs {
     /// A synthetic workload spec, repeatable, with parameters (e.g.
     /// `zipf:keys=1000000,s=0.99,scans=0.05`). Without --workload and --trace the built-in
     /// suite runs.
-    #[arg(short, long = "workload", value_name = "SPEC", long_help = workload_help())]
+    #[arg(short, long = "workload", value_name = "SPEC", help = workload_names(), long_help = workload_help())]
     pub workloads: Vec<String>,
 
     /// A recorded trace (`-` for standard input): csv, text, twitter, oracle-general, vscsi
@@ -425,6 +425,19 @@ impl InputArgs {
     }
 }
 
+/// `--workload`'s short help: the registered workloads by name.
+fn workload_names() -> String {
+    let names: Vec<&str> = workloads::synthetic::WORKLOADS
+        .iter()
+        .map(|k| k.name)
+        .collect();
+    format!(
+        "A synthetic workload spec, repeatable: {} (parameters: --help). Without --workload \
+         and --trace the built-in suite runs",
+        names.join(", ")
+    )
+}
+
 /// `--workload`'s long help: every registered workload, from the registry.
 fn workload_help() -> String {
     let mut text = String::from(
@@ -453,6 +466,7 @@ pub struct SchemeArgs {
         long,
         default_value = "range,hash,ring,salted",
         value_name = "LIST",
+        help = scheme_names(),
         long_help = schemes_help()
     )]
     pub schemes: String,
@@ -476,14 +490,9 @@ impl SchemeArgs {
         use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
         if schemes.is_empty() {
-            let names: Vec<&str> = analysis::schemes::SCHEMES
-                .iter()
-                .chain(analysis::schemes::DYNAMIC_SCHEMES)
-                .map(|k| k.name)
-                .collect();
             return Err(crate::usage::usage(format!(
                 "--schemes is empty; valid schemes: {}",
-                names.join(", ")
+                registered_schemes().join(", ")
             )));
         }
         for &n in shards {
@@ -501,6 +510,23 @@ impl SchemeArgs {
         }
         Ok(schemes)
     }
+}
+
+/// `--schemes`'s short help: the registered schemes by name.
+fn scheme_names() -> String {
+    format!(
+        "Comma-separated schemes with parameters: {} (parameters: --help)",
+        registered_schemes().join(", ")
+    )
+}
+
+/// The names of every registered scheme, fixed and dynamic, in registry order.
+fn registered_schemes() -> Vec<&'static str> {
+    analysis::schemes::SCHEMES
+        .iter()
+        .chain(analysis::schemes::DYNAMIC_SCHEMES)
+        .map(|k| k.name)
+        .collect()
 }
 
 /// `--schemes`'s long help: every registered scheme with its parameters, from the registry.
@@ -545,7 +571,8 @@ impl ThreadArgs {
 #[command(next_help_heading = OUTPUT)]
 pub struct OutputArgs {
     /// Output directory (default: a new directory under results/ named by the start time,
-    /// e.g. results/2026-12-01T144151.123Z/). An existing one is refused unless --force.
+    /// e.g. results/2026-12-01T144151.123Z/, or results/plan-.../ for a plan). An existing
+    /// one is refused unless --force.
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use analysis::route::{KeyLines, Placement, RouteConfig, Router, SeenKeys};
 use analysis::schemes::SchemeSpec;
-use anyhow::{bail, Context, Result};
+use analysis::ShardCount;
+use anyhow::{Context, Result};
 use clap::Args;
 use workloads::KeyType;
 
@@ -29,13 +30,13 @@ pub struct RouteArgs {
     pub schemes: String,
 
     /// Number of shards N.
-    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub shards: u32,
+    #[arg(short = 'n', long, value_name = "N")]
+    pub shards: ShardCount,
 
     /// Also print `shard_after`: the owner once the scheme grows (or shrinks) to M shards by
     /// its own rule.
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
-    pub grow: Option<u32>,
+    #[arg(long, value_name = "M")]
+    pub grow: Option<ShardCount>,
 
     /// How key text is read: `bytes` (as is) or `u64` (decimal integers, stored as 8
     /// big-endian bytes).
@@ -62,11 +63,13 @@ enum Keys<'a> {
 pub fn route(args: RouteArgs) -> Result<()> {
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
     if schemes.is_empty() {
-        bail!("--schemes is empty; give at least one scheme, e.g. --schemes hash,ring");
+        return Err(crate::usage::usage(
+            "--schemes is empty; give at least one scheme, e.g. --schemes hash,ring",
+        ));
     }
     let cfg = RouteConfig {
-        shards: args.shards,
-        grow: args.grow,
+        shards: args.shards.get(),
+        grow: args.grow.map(ShardCount::get),
         key_type: KeyType::from_name(&args.key_type).unwrap_or_default(),
     };
     // Standard input is spooled when it must be read twice (once to learn, once to route).
