@@ -3,10 +3,14 @@
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
+pub mod cassandra;
+pub mod elasticsearch;
 pub mod hash;
+pub mod kafka;
 pub mod pinned_hash;
 pub mod range;
 pub mod range_dynamic;
+pub mod redis_cluster;
 pub mod ring;
 pub mod salted;
 
@@ -42,7 +46,18 @@ pub struct SchemeKind {
 pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
-pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
+/// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
+/// come after the abstract schemes and are not in [`DEFAULT_SCHEMES`].
+pub static SCHEMES: &[&SchemeKind] = &[
+    &range::KIND,
+    &hash::KIND,
+    &ring::KIND,
+    &salted::KIND,
+    &redis_cluster::KIND,
+    &kafka::KIND,
+    &cassandra::KIND,
+    &elasticsearch::KIND,
+];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
 /// registering a new scheme does not change the default suite's results.
