@@ -286,29 +286,53 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
         nodes.log(ports[0])
     );
 
-    // One more master: add-node, then rebalance onto it.
-    let new_port = nodes.start();
-    let new_address = format!("127.0.0.1:{new_port}");
-    cluster_command(&["add-node", &new_address, &addresses[0]]);
+    // Two more masters, one at a time: add-node, then rebalance onto it.
     let mut all_ports = ports.clone();
-    all_ports.push(new_port);
-    wait_for_membership(&all_ports);
+    let mut layout = created;
+    for _ in 0..2 {
+        let new_port = nodes.start();
+        cluster_command(&["add-node", &format!("127.0.0.1:{new_port}"), &addresses[0]]);
+        all_ports.push(new_port);
+        wait_for_membership(&all_ports);
+        wait_for_agreement(ports[0]);
+        cluster_command(&["rebalance", &addresses[0], "--cluster-use-empty-masters"]);
+        wait_for_agreement(ports[0]);
+        layout = layout.with_master_added().unwrap();
+        let (real_map, expected) = (slot_map(ports[0]), expected_map(&layout, &all_ports));
+        assert!(
+            real_map == expected,
+            "slot map after growth to {} masters:\nredis:    {}\nshardlab: {}",
+            all_ports.len(),
+            ranges_by_port(&real_map),
+            ranges_by_port(&expected)
+        );
+    }
+
+    // Shrink: a rebalance with weight 0 empties master 1. Redis pairs the receivers in its
+    // node-id order where shardlab uses shard order, so the test compares what does not
+    // depend on that order: which slots move, and how many each survivor ends with.
+    let before = slot_map(ports[0]);
+    let id = cli(ports[1], &["CLUSTER", "MYID"]).unwrap();
+    let weight = format!("{}=0", id.trim());
+    cluster_command(&["rebalance", &addresses[0], "--cluster-weight", &weight]);
     wait_for_agreement(ports[0]);
-    cluster_command(&[
-        "rebalance",
-        &addresses[0],
-        "--cluster-use-empty-masters",
-    ]);
-    wait_for_agreement(ports[0]);
-    let grown = created.with_master_added().unwrap();
-    let real_map = slot_map(ports[0]);
-    let expected = expected_map(&grown, &all_ports);
-    assert!(
-        real_map == expected,
-        "slot map after add-node + rebalance:\nredis:    {}\nshardlab: {}",
-        ranges_by_port(&real_map),
-        ranges_by_port(&expected)
-    );
+    let after = slot_map(ports[0]);
+    let shrunk = layout.with_master_removed(1).unwrap();
+    let survivors: Vec<u16> = all_ports.iter().copied().filter(|&p| p != ports[1]).collect();
+    let expected = expected_map(&shrunk, &survivors);
+    for slot in 0..SLOTS {
+        let moved = after[slot] != before[slot];
+        assert_eq!(moved, before[slot] == ports[1], "slot {slot} moved: {moved}");
+    }
+    let counts = |map: &[u16]| {
+        let mut c: Vec<usize> = survivors
+            .iter()
+            .map(|p| map.iter().filter(|&&o| o == *p).count())
+            .collect();
+        c.sort_unstable();
+        c
+    };
+    assert_eq!(counts(&after), counts(&expected), "slots per surviving master");
 }
 
 /// "port: first-last first-last; ..." for a slot map, for failure messages.
