@@ -152,11 +152,7 @@ impl SchemeSpec {
 
     /// Builds the partitioner for `ctx.shards` shards.
     pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        if ctx.shards == 0 {
-            return Err(AnalysisError::Config(
-                "the shard count must be at least 1 (got 0)".into(),
-            ));
-        }
+        check_shard_count(ctx.shards)?;
         (self.kind.build)(&self.spec, ctx)
     }
 }
@@ -164,10 +160,5 @@ impl SchemeSpec {
 /// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
-    if shards == 0 {
-        return Err(AnalysisError::Config(
-            "the shard count must be at least 1 (got 0)".into(),
-        ));
-    }
-    Ok(())
+    crate::ShardCount::new(shards).map(drop)
 }
