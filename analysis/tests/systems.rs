@@ -48,7 +48,10 @@ fn cassandra_tokens_match_the_official_python_driver() {
         high_tail += key[key.len() / 16 * 16..].iter().any(|&b| b >= 0x80) as usize;
     }
     assert!(checked >= 4000, "only {checked} tokens in the fixture");
-    assert!(high_tail >= 1000, "only {high_tail} keys with a tail byte >= 0x80");
+    assert!(
+        high_tail >= 1000,
+        "only {high_tail} keys with a tail byte >= 0x80"
+    );
 }
 
 #[test]
@@ -61,7 +64,10 @@ fn the_systems_are_registered_but_not_in_the_default_suite() {
     for name in ["redis-cluster", "kafka", "cassandra", "elasticsearch"] {
         let p = build(name, 6);
         assert_eq!(p.shard_count(), 6);
-        assert!(p.detail(b"user42").is_some(), "{name} explains its placement");
+        assert!(
+            p.detail(b"user42").is_some(),
+            "{name} explains its placement"
+        );
     }
 }
 
@@ -135,6 +141,9 @@ fn redis_and_cassandra_remove_any_shard_by_their_own_rule() {
         let on_survivors = (0..5000u32)
             .filter(|i| p.shard_of(format!("k{i}").as_bytes()) != 2)
             .count();
-        assert_eq!(stayed, on_survivors, "{spec}: only the removed shard's keys move");
+        assert_eq!(
+            stayed, on_survivors,
+            "{spec}: only the removed shard's keys move"
+        );
     }
 }

@@ -52,8 +52,20 @@ impl Nodes {
         let log = std::fs::File::create(dir.join("redis.log")).unwrap();
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
-            .args(["--cluster-node-timeout", "5000", "--save", "", "--appendonly", "no"])
+            .args([
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+            ])
+            .args([
+                "--cluster-node-timeout",
+                "5000",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .args(["--daemonize", "no", "--protected-mode", "no"])
             .arg("--dir")
             .arg(&dir)
@@ -126,7 +138,10 @@ fn cluster_command(args: &[&str]) -> String {
 fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
-        assert!(start.elapsed() < Duration::from_secs(20), "timed out: {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out: {what}"
+        );
         sleep(Duration::from_millis(100));
     }
 }
@@ -154,9 +169,9 @@ fn wait_for_membership(ports: &[u16]) {
             cli(port, &["CLUSTER", "NODES"]).is_some_and(|nodes| {
                 let lines: Vec<&str> = nodes.lines().collect();
                 lines.len() == ports.len()
-                    && lines
-                        .iter()
-                        .all(|l| l.contains("master") && l.contains("connected") && !l.contains("handshake"))
+                    && lines.iter().all(|l| {
+                        l.contains("master") && l.contains("connected") && !l.contains("handshake")
+                    })
             })
         })
     });
@@ -188,7 +203,9 @@ fn expected_map(layout: &RedisClusterPartitioner, ports: &[u16]) -> Vec<u16> {
 fn test_keys() -> Vec<Vec<u8>> {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
         (state >> 33) as u8
     };
     let mut keys: Vec<Vec<u8>> = Vec::new();
@@ -199,8 +216,22 @@ fn test_keys() -> Vec<Vec<u8>> {
         keys.push((0..len).map(|_| next()).collect());
     }
     for tagged in [
-        "{}", "{}x", "x{}", "{", "}", "}{", "{a}", "a{b}c", "a{{b}}c", "{a}{b}", "{}{a}", "a{b",
-        "a}b{c}", "{{}}", "{ }", "日本{語}",
+        "{}",
+        "{}x",
+        "x{}",
+        "{",
+        "}",
+        "}{",
+        "{a}",
+        "a{b}c",
+        "a{{b}}c",
+        "{a}{b}",
+        "{}{a}",
+        "a{b",
+        "a}b{c}",
+        "{{}}",
+        "{ }",
+        "日本{語}",
     ] {
         keys.push(tagged.as_bytes().to_vec());
     }
@@ -230,7 +261,11 @@ fn real_keyslots(port: u16, keys: &[Vec<u8>]) -> Vec<u16> {
     writer.join().unwrap().expect("commands written");
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| l.trim().parse().unwrap_or_else(|_| panic!("not a slot: {l}")))
+        .map(|l| {
+            l.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("not a slot: {l}"))
+        })
         .collect()
 }
 
@@ -274,7 +309,12 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
     let real = real_keyslots(ports[0], &keys);
     assert_eq!(real.len(), keys.len(), "one CLUSTER KEYSLOT answer per key");
     for (key, &slot) in keys.iter().zip(&real) {
-        assert_eq!(key_hash_slot(key), slot, "key {:?}", String::from_utf8_lossy(key));
+        assert_eq!(
+            key_hash_slot(key),
+            slot,
+            "key {:?}",
+            String::from_utf8_lossy(key)
+        );
     }
 
     // The slot map of `--cluster create`: master i is the i-th address given.
@@ -318,11 +358,19 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
     wait_for_agreement(ports[0]);
     let after = slot_map(ports[0]);
     let shrunk = layout.with_master_removed(1).unwrap();
-    let survivors: Vec<u16> = all_ports.iter().copied().filter(|&p| p != ports[1]).collect();
+    let survivors: Vec<u16> = all_ports
+        .iter()
+        .copied()
+        .filter(|&p| p != ports[1])
+        .collect();
     let expected = expected_map(&shrunk, &survivors);
     for slot in 0..SLOTS {
         let moved = after[slot] != before[slot];
-        assert_eq!(moved, before[slot] == ports[1], "slot {slot} moved: {moved}");
+        assert_eq!(
+            moved,
+            before[slot] == ports[1],
+            "slot {slot} moved: {moved}"
+        );
     }
     let counts = |map: &[u16]| {
         let mut c: Vec<usize> = survivors
@@ -332,7 +380,11 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
         c.sort_unstable();
         c
     };
-    assert_eq!(counts(&after), counts(&expected), "slots per surviving master");
+    assert_eq!(
+        counts(&after),
+        counts(&expected),
+        "slots per surviving master"
+    );
 }
 
 /// "port: first-last first-last; ..." for a slot map, for failure messages.

@@ -347,11 +347,7 @@ mod tests {
         for i in 0..2000u32 {
             let key = format!("key{i}");
             let t = token(key.as_bytes());
-            let owner = tokens
-                .iter()
-                .find(|p| p.0 >= t)
-                .unwrap_or(&tokens[0])
-                .1;
+            let owner = tokens.iter().find(|p| p.0 >= t).unwrap_or(&tokens[0]).1;
             assert_eq!(c.shard_of(key.as_bytes()), owner, "{key}");
         }
     }

@@ -16,6 +16,7 @@
 //!   Other targets are refused with the allowed ones listed. A shard is never removed: a lost
 //!   primary is replaced by a replica, and the key keeps its shard.
 
+use smallvec::SmallVec;
 use workloads::Spec;
 
 use super::{check_shard_count, BuildContext, SchemeKind};
@@ -58,9 +59,9 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 /// seed 0, of its UTF-16 code units as little-endian bytes, as a signed 32-bit value.
 pub fn routing_hash(routing: &[u8]) -> i32 {
     let text = String::from_utf8_lossy(routing);
-    let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
-    murmur3::murmur3_32(&mut std::io::Cursor::new(bytes), 0)
-        .expect("reading from memory cannot fail") as i32
+    // Routing values up to 64 UTF-16 code units are encoded on the stack.
+    let bytes: SmallVec<[u8; 128]> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    murmur3::murmur3_32(&mut &bytes[..], 0).expect("reading from memory cannot fail") as i32
 }
 
 /// The default `index.number_of_routing_shards` of an index created with `shards` primary
@@ -100,7 +101,7 @@ impl ElasticsearchPartitioner {
         routing_shards: u32,
     ) -> Result<Self, AnalysisError> {
         check_shard_count(shards)?;
-        if routing_shards % shards != 0 {
+        if !routing_shards.is_multiple_of(shards) {
             let message = format!(
                 "routing_num_shards {routing_shards} must be a multiple of the {shards} shards"
             );
@@ -126,13 +127,15 @@ impl ElasticsearchPartitioner {
         }
         (2..=self.routing_shards / self.shards)
             .map(|f| f * self.shards)
-            .filter(|t| self.routing_shards % t == 0)
+            .filter(|t| self.routing_shards.is_multiple_of(*t))
             .collect()
     }
 
     /// The shard counts `_shrink` accepts: the divisors of N below N.
     pub fn shrink_targets(&self) -> Vec<u32> {
-        (1..self.shards).filter(|t| self.shards % t == 0).collect()
+        (1..self.shards)
+            .filter(|t| self.shards.is_multiple_of(*t))
+            .collect()
     }
 
     /// The shard of a routing hash.
@@ -276,14 +279,25 @@ mod tests {
         for i in 0..3000u32 {
             let key = format!("doc-{i}");
             // A split shard's documents come from source shard target / 2.
-            assert_eq!(ten.shard_of(key.as_bytes()) / 2, five.shard_of(key.as_bytes()));
+            assert_eq!(
+                ten.shard_of(key.as_bytes()) / 2,
+                five.shard_of(key.as_bytes())
+            );
         }
         let back = ten.resized(5, &keys).unwrap();
-        assert!((0..500u32).all(|i| back.shard_of(&i.to_be_bytes()) == five.shard_of(&i.to_be_bytes())));
+        assert!(
+            (0..500u32).all(|i| back.shard_of(&i.to_be_bytes()) == five.shard_of(&i.to_be_bytes()))
+        );
         let err = five.resized(7, &keys).err().expect("refused").to_string();
-        assert!(err.contains("cannot _split") && err.contains("10, 20, 40"), "{err}");
+        assert!(
+            err.contains("cannot _split") && err.contains("10, 20, 40"),
+            "{err}"
+        );
         let err = ten.resized(3, &keys).err().expect("refused").to_string();
-        assert!(err.contains("_shrink") && err.contains("allowed targets: 1, 2, 5"), "{err}");
+        assert!(
+            err.contains("_shrink") && err.contains("allowed targets: 1, 2, 5"),
+            "{err}"
+        );
         let one = ElasticsearchPartitioner::new("es", 1).unwrap();
         assert_eq!(one.resized(3, &keys).unwrap().shard_count(), 3);
         assert!(ElasticsearchPartitioner::with_routing_shards("es", 4, 6).is_err());

@@ -328,11 +328,20 @@ mod tests {
         assert_eq!(CRC16.checksum(b"123456789"), 0x31c3);
         assert_eq!(key_hash_slot(b"foo"), 12182);
         assert_eq!(key_hash_slot(b"somekey"), 11058);
-        assert_eq!(key_hash_slot(b"{user1000}.following"), key_hash_slot(b"user1000"));
-        assert_eq!(key_hash_slot(b"foo{}{bar}"), CRC16.checksum(b"foo{}{bar}") & 0x3fff);
+        assert_eq!(
+            key_hash_slot(b"{user1000}.following"),
+            key_hash_slot(b"user1000")
+        );
+        assert_eq!(
+            key_hash_slot(b"foo{}{bar}"),
+            CRC16.checksum(b"foo{}{bar}") & 0x3fff
+        );
         assert_eq!(key_hash_slot(b"foo{{bar}}zap"), key_hash_slot(b"{bar"));
         assert_eq!(key_hash_slot(b"foo{bar}{zap}"), key_hash_slot(b"bar"));
-        assert_eq!(key_hash_slot(b"{no-close"), CRC16.checksum(b"{no-close") & 0x3fff);
+        assert_eq!(
+            key_hash_slot(b"{no-close"),
+            CRC16.checksum(b"{no-close") & 0x3fff
+        );
         assert_eq!(key_hash_slot(b""), 0);
     }
 
@@ -348,7 +357,10 @@ mod tests {
             assert_eq!(r.len(), n as usize);
             assert_eq!(r[0].0, 0);
             assert_eq!(r[n as usize - 1].1, 16383);
-            assert!(r.windows(2).all(|w| w[1].0 == w[0].1 + 1), "{n} masters: {r:?}");
+            assert!(
+                r.windows(2).all(|w| w[1].0 == w[0].1 + 1),
+                "{n} masters: {r:?}"
+            );
         }
         assert!(RedisClusterPartitioner::created("r", 16385).is_err());
         assert!(RedisClusterPartitioner::created("r", 0).is_err());
