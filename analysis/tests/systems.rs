@@ -3,16 +3,26 @@
 //! (The live Redis Cluster test is `bench-cli/tests/redis_cluster.rs`.)
 
 use analysis::schemes::cassandra::token;
-use analysis::schemes::kafka::partition_for_key;
+use analysis::schemes::elasticsearch::routing_hash;
+use analysis::schemes::kafka::{murmur2, partition_for_key};
+use analysis::schemes::redis_cluster::key_hash_slot;
 use analysis::schemes::{BuildContext, SchemeSpec};
 use analysis::{AnalysisError, KeyCounts, Partitioner};
 use workloads::KeyType;
 
 fn try_build(spec: &str, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    build_for(spec, shards, KeyType::Bytes)
+}
+
+fn build_for(
+    spec: &str,
+    shards: u32,
+    key_type: KeyType,
+) -> Result<Box<dyn Partitioner>, AnalysisError> {
     SchemeSpec::parse_list(spec)?[0].build(&BuildContext {
         shards,
         warmup_keys: &[],
-        key_type: KeyType::Bytes,
+        key_type,
     })
 }
 
@@ -144,6 +154,29 @@ fn redis_and_cassandra_remove_any_shard_by_their_own_rule() {
         assert_eq!(
             stayed, on_survivors,
             "{spec}: only the removed shard's keys move"
+        );
+    }
+}
+
+#[test]
+fn integer_keys_reach_each_system_as_its_clients_send_them() {
+    // Redis clients and Elasticsearch ids send an integer as decimal text; Kafka's
+    // LongSerializer and Cassandra's bigint send 8 big-endian bytes.
+    let key = workloads::key::encode_u64(1_234_567);
+    let expected = [
+        ("redis-cluster", key_hash_slot(b"1234567").to_string()),
+        ("elasticsearch", routing_hash(b"1234567").to_string()),
+        ("kafka", murmur2(&key).to_string()),
+        ("cassandra", token(&key).to_string()),
+    ];
+    for (spec, detail) in expected {
+        let p = build_for(spec, 4, KeyType::U64).unwrap();
+        assert_eq!(p.detail(&key), Some(detail), "{spec}");
+        let grown = p.resized(8, &KeyCounts::new()).unwrap();
+        assert_eq!(
+            grown.detail(&key),
+            p.detail(&key),
+            "{spec} keeps reading keys as text"
         );
     }
 }

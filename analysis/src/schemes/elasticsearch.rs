@@ -17,7 +17,7 @@
 //!   primary is replaced by a replica, and the key keeps its shard.
 
 use smallvec::SmallVec;
-use workloads::Spec;
+use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -52,7 +52,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
                 .map_err(|e| spec.error(e.to_string()))?
         }
     };
-    Ok(Box::new(index))
+    Ok(Box::new(index.with_key_type(ctx.key_type)))
 }
 
 /// The routing hash of `routing` (`Murmur3HashFunction.hash(String)`): MurmurHash3 x86 32,
@@ -78,6 +78,8 @@ pub fn default_routing_shards(shards: u32) -> u32 {
 #[derive(Clone, Debug)]
 pub struct ElasticsearchPartitioner {
     label: String,
+    /// How keys become routing values: `u64` keys as their decimal digits.
+    key_type: KeyType,
     shards: u32,
     routing_shards: u32,
 }
@@ -109,9 +111,22 @@ impl ElasticsearchPartitioner {
         }
         Ok(ElasticsearchPartitioner {
             label: label.into(),
+            key_type: KeyType::Bytes,
             shards,
             routing_shards,
         })
+    }
+
+    /// This index reading keys of `key_type`: a `u64` key is the `_id` of its decimal
+    /// digits (the default, [`KeyType::Bytes`], reads the key's bytes as UTF-8 text).
+    pub fn with_key_type(self, key_type: KeyType) -> Self {
+        ElasticsearchPartitioner { key_type, ..self }
+    }
+
+    /// The routing hash of `key` as Elasticsearch receives it (see [`Self::with_key_type`]).
+    #[inline]
+    pub fn hash_of(&self, key: &[u8]) -> i32 {
+        routing_hash(self.key_type.as_text(key, &mut [0; 20]))
     }
 
     /// The index's routing_num_shards.
@@ -166,7 +181,7 @@ impl Partitioner for ElasticsearchPartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.shard_of_hash(routing_hash(key))
+        self.shard_of_hash(self.hash_of(key))
     }
 
     /// Every shard: documents are hashed. An empty scan (`end <= start`) contacts only the
@@ -190,7 +205,8 @@ impl Partitioner for ElasticsearchPartitioner {
         let (allowed, what) = match shards.cmp(&self.shards) {
             std::cmp::Ordering::Equal => return Ok(Box::new(self.clone())),
             std::cmp::Ordering::Greater if self.shards == 1 => {
-                return Ok(Box::new(Self::new(self.label.clone(), shards)?));
+                let index = Self::new(self.label.clone(), shards)?;
+                return Ok(Box::new(index.with_key_type(self.key_type)));
             }
             std::cmp::Ordering::Greater => (self.split_targets(), "_split"),
             std::cmp::Ordering::Less => (self.shrink_targets(), "_shrink"),
@@ -207,16 +223,13 @@ impl Partitioner for ElasticsearchPartitioner {
                 self.label, self.shards, self.routing_shards
             )));
         }
-        Ok(Box::new(Self::with_routing_shards(
-            self.label.clone(),
-            shards,
-            self.routing_shards,
-        )?))
+        let index = Self::with_routing_shards(self.label.clone(), shards, self.routing_shards)?;
+        Ok(Box::new(index.with_key_type(self.key_type)))
     }
 
     /// The routing hash (signed, as Elasticsearch computes it).
     fn detail(&self, key: &[u8]) -> Option<String> {
-        Some(routing_hash(key).to_string())
+        Some(self.hash_of(key).to_string())
     }
 }
 

@@ -19,7 +19,7 @@
 //! uses shard order; one-master growth has a single receiver and is exact.
 
 use crc::{Crc, CRC_16_XMODEM};
-use workloads::Spec;
+use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::placement::{check_removable, renumbered};
@@ -47,10 +47,8 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `redis-cluster` for `ctx.shards` masters.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
-    Ok(Box::new(RedisClusterPartitioner::created(
-        spec.to_string(),
-        ctx.shards,
-    )?))
+    let cluster = RedisClusterPartitioner::created(spec.to_string(), ctx.shards)?;
+    Ok(Box::new(cluster.with_key_type(ctx.key_type)))
 }
 
 /// The hash slot of `key`, as Redis's `keyHashSlot` computes it (hash tags included).
@@ -96,6 +94,8 @@ pub fn create_ranges(masters: u32) -> Vec<(u16, u16)> {
 #[derive(Clone, Debug)]
 pub struct RedisClusterPartitioner {
     label: String,
+    /// How keys reach Redis: `u64` keys as their decimal digits, as clients send integers.
+    key_type: KeyType,
     masters: u32,
     /// `owners[slot]` is the shard serving `slot`.
     owners: Vec<ShardId>,
@@ -112,6 +112,7 @@ impl RedisClusterPartitioner {
         }
         Ok(RedisClusterPartitioner {
             label: label.into(),
+            key_type: KeyType::Bytes,
             masters,
             owners,
         })
@@ -135,9 +136,22 @@ impl RedisClusterPartitioner {
         }
         Ok(RedisClusterPartitioner {
             label: label.into(),
+            key_type: KeyType::Bytes,
             masters,
             owners,
         })
+    }
+
+    /// This cluster reading keys of `key_type`: a `u64` key is sent to Redis as its decimal
+    /// digits (the default, [`KeyType::Bytes`], sends the key's bytes as they are).
+    pub fn with_key_type(self, key_type: KeyType) -> Self {
+        RedisClusterPartitioner { key_type, ..self }
+    }
+
+    /// The slot of `key` as Redis receives it (see [`Self::with_key_type`]).
+    #[inline]
+    pub fn slot_of(&self, key: &[u8]) -> u16 {
+        key_hash_slot(self.key_type.as_text(key, &mut [0; 20]))
     }
 
     /// The master of every slot, indexed by slot.
@@ -153,9 +167,9 @@ impl RedisClusterPartitioner {
         let mut owners = self.owners.clone();
         rebalance(&mut owners, &vec![1.0; masters as usize]);
         Ok(RedisClusterPartitioner {
-            label: self.label.clone(),
             masters,
             owners,
+            ..self.clone()
         })
     }
 
@@ -170,9 +184,9 @@ impl RedisClusterPartitioner {
         debug_assert!(!owners.contains(&shard), "a weight-0 master keeps no slot");
         owners.iter_mut().for_each(|s| *s = renumbered(*s, shard));
         Ok(RedisClusterPartitioner {
-            label: self.label.clone(),
             masters: self.masters - 1,
             owners,
+            ..self.clone()
         })
     }
 }
@@ -258,7 +272,7 @@ impl Partitioner for RedisClusterPartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.owners[key_hash_slot(key) as usize]
+        self.owners[self.slot_of(key) as usize]
     }
 
     /// Every master: slots are hashed, so a key range has no slot order. An empty scan
@@ -291,7 +305,7 @@ impl Partitioner for RedisClusterPartitioner {
 
     /// The hash slot.
     fn detail(&self, key: &[u8]) -> Option<String> {
-        Some(key_hash_slot(key).to_string())
+        Some(self.slot_of(key).to_string())
     }
 
     /// [`Self::with_master_removed`]: the master is emptied by a weight-0 rebalance first.
