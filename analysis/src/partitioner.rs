@@ -1,5 +1,6 @@
 //! The [`Partitioner`] trait every scheme implements, and [`ShardSet`] for scan routing.
 
+use crate::metrics::MetricValue;
 use crate::{AnalysisError, KeyCounts};
 
 /// A shard number in `0..shard_count()`.
@@ -45,6 +46,14 @@ pub trait Partitioner: Send + Sync {
     fn detail(&self, key: &[u8]) -> Option<String> {
         let _ = key;
         None
+    }
+
+    /// Metrics only this scheme can derive from the requests each shard served (in shard
+    /// order), appended to its `summary.csv` rows: Kafka's hottest broker, for example. Empty
+    /// by default.
+    fn shard_load_metrics(&self, shard_requests: &[u64]) -> Vec<MetricValue> {
+        let _ = shard_requests;
+        Vec::new()
     }
 
     /// For key-range schemes: the start key of every range in key order (the first is the

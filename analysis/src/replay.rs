@@ -174,10 +174,12 @@ pub fn replay_targets(
                 })
                 .collect::<Result<_, AnalysisError>>()?,
         );
-        let extra_metrics = match cfg.fail {
-            Some(target) => failure::measure(part.as_ref(), target, &acc.keys)?.metric_values(),
-            None => Vec::new(),
-        };
+        let load = sacc.load.finish();
+        let mut extra_metrics = part.shard_load_metrics(&load.shard_requests);
+        if let Some(target) = cfg.fail {
+            extra_metrics
+                .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
+        }
         let split = match (spec.kind().name, part.range_starts()) {
             ("range", Some(starts)) => split::measure(starts, &acc.keys),
             _ => None,
@@ -186,7 +188,7 @@ pub fn replay_targets(
             scheme: spec.label(),
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
-            load: sacc.load.finish(),
+            load,
             remap: remaps[remaps.len() - 1][0],
             fanout: sacc.fanout.finish(),
             latency: None,
