@@ -339,7 +339,9 @@ pub struct RunArgs {
     pub distinct_limit: u64,
 
     /// Comma-separated schemes with parameters: range[:boundaries=FILE,ranges_per_shard=R],
-    /// hash, ring[:vnodes=V], salted[:buckets=B].
+    /// hash, ring[:vnodes=V], salted[:buckets=B], jump[:hash=none], rendezvous,
+    /// maglev[:table=M], multiprobe[:probes=K], anchor[:capacity=A], bounded[:c=C,vnodes=V],
+    /// range-dynamic[:...]. The default is the built-in suite.
     #[arg(
         short,
         long,
@@ -351,6 +353,12 @@ pub struct RunArgs {
     /// Number of shards N, or a comma-separated list to sweep (e.g. 4,8,16,32,64).
     #[arg(short = 'n', long, default_value = "16", value_name = "N[,N...]", value_parser = sweep::parse_shards)]
     pub shards: sweep::ShardCounts,
+
+    /// Relative shard weights for machines of unequal size: `W1,...,WN` or a file with one
+    /// per line. ring (vnodes), rendezvous (scores), maglev (table slots) and learned range
+    /// boundaries follow them; other schemes refuse. Balance is then measured per weight.
+    #[arg(long, value_name = "W,...|FILE")]
+    pub weights: Option<String>,
 
     /// Shard count M for the remap measurement (default +1; below N measures a shrink): a
     /// comma-separated list of counts (17,20,24,32) or steps relative to N (+1,x2,-1).

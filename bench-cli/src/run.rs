@@ -31,6 +31,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
+    let weights = args
+        .weights
+        .as_deref()
+        .map(analysis::schemes::weights::parse)
+        .transpose()?;
     let trace = trace_input(&args)?;
     let key_type = match &trace {
         Some(t) => t.key_type,
@@ -39,7 +44,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // Every combination of shard count and target, checked before any replay.
     let mut sweep = Vec::with_capacity(args.shards.0.len());
     for &n in &args.shards.0 {
-        check_schemes(&schemes, n, key_type)?;
+        check_schemes(&schemes, n, key_type, weights.as_deref())?;
         sweep.push((n, sweep::targets(n, args.grow.as_ref())?));
     }
     let inputs = workload_inputs(&args, trace.as_ref())?;
@@ -56,6 +61,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         latency: (!args.no_latency).then(LatencyConfig::default),
         distinct_key_limit: args.distinct_limit as usize,
         fail: args.fail,
+        weights: weights.clone(),
         ..ReplayConfig::default()
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -211,15 +217,25 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
 }
 
 /// Builds every scheme once without data, so bad parameters fail before any replay.
-fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Result<()> {
+fn check_schemes(
+    schemes: &[SchemeSpec],
+    shards: u32,
+    key_type: KeyType,
+    weights: Option<&[f64]>,
+) -> Result<()> {
     if schemes.is_empty() {
-        bail!("--schemes is empty; valid schemes: range, hash, ring, salted, range-dynamic");
+        let valid: Vec<&str> = analysis::schemes::SCHEMES
+            .iter()
+            .chain(analysis::schemes::DYNAMIC_SCHEMES)
+            .map(|k| k.name)
+            .collect();
+        bail!("--schemes is empty; valid schemes: {}", valid.join(", "));
     }
     let ctx = BuildContext {
         shards,
         warmup_keys: &[],
         key_type,
-        weights: None,
+        weights,
     };
     for s in schemes {
         s.validate(&ctx)

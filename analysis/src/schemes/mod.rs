@@ -4,6 +4,7 @@
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
 pub mod anchor;
+pub mod bounded;
 pub mod hash;
 pub mod jump;
 pub mod maglev;
@@ -63,6 +64,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &maglev::KIND,
     &multiprobe::KIND,
     &anchor::KIND,
+    &bounded::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
