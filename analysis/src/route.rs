@@ -132,7 +132,10 @@ impl Router {
 
     /// The labels of the schemes, in the order given.
     pub fn labels(&self) -> Vec<String> {
-        self.schemes.iter().map(|s| s.now.label().to_string()).collect()
+        self.schemes
+            .iter()
+            .map(|s| s.now.label().to_string())
+            .collect()
     }
 
     /// True when a scheme learns the order in which keys arrive.
@@ -262,13 +265,19 @@ mod tests {
         assert_eq!(r.labels(), ["hash", "ring:vnodes=8"]);
         assert_eq!(out[0].shard, (h % 4) as ShardId);
         assert_eq!(out[0].shard_after, Some((h % 5) as ShardId));
-        assert!(out[1].detail.as_deref().unwrap().contains("hash=0x9fdc8e44c5b9267c"));
+        assert!(out[1]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("hash=0x9fdc8e44c5b9267c"));
         assert!(r.grows());
     }
 
     #[test]
     fn range_learns_from_the_routed_keys_and_grows_by_them() {
-        let keys: Vec<Vec<u8>> = (0..400u32).map(|i| format!("k{i:04}").into_bytes()).collect();
+        let keys: Vec<Vec<u8>> = (0..400u32)
+            .map(|i| format!("k{i:04}").into_bytes())
+            .collect();
         let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
         let mut r = router("range:ranges_per_shard=1", Some(8), &refs);
         let mut counts = [0u32; 4];
@@ -290,10 +299,17 @@ mod tests {
         assert_eq!((text, key), (&b"7"[..], &7u64.to_be_bytes()[..]));
         assert_eq!(lines.next_key().unwrap().unwrap().0, b"12");
         let err = lines.next_key().unwrap_err().to_string();
-        assert!(err.starts_with("keys.txt:line 3: 'x' is not a decimal"), "{err}");
+        assert!(
+            err.starts_with("keys.txt:line 3: 'x' is not a decimal"),
+            "{err}"
+        );
         let mut empty = KeyLines::new(&b"a\n\nb"[..], "k", KeyType::Bytes);
         empty.next_key().unwrap();
-        assert!(empty.next_key().unwrap_err().to_string().contains("line 2: empty line"));
+        assert!(empty
+            .next_key()
+            .unwrap_err()
+            .to_string()
+            .contains("line 2: empty line"));
     }
 
     #[test]
@@ -314,7 +330,12 @@ mod tests {
         let mut learned = router("bounded:c=1.0", Some(5), &refs);
         assert_eq!(owners(&mut learned), [250; 4]);
         let specs = SchemeSpec::parse_list("bounded:c=1.0").unwrap();
-        let cfg = RouteConfig { shards: 4, grow: None, key_type: KeyType::Bytes, weights: None };
+        let cfg = RouteConfig {
+            shards: 4,
+            grow: None,
+            key_type: KeyType::Bytes,
+            weights: None,
+        };
         let mut streaming = Router::build(&specs, &cfg, SeenKeys::new()).unwrap();
         assert_eq!(owners(&mut streaming), [250; 4]);
     }

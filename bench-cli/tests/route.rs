@@ -80,12 +80,24 @@ fn keys_stream_from_a_file_or_stdin_and_range_learns_from_them() {
 #[test]
 fn bad_input_gets_a_clear_error() {
     let bad_line = shardlab()
-        .args(["route", "--schemes", "hash", "--shards", "4", "--key-type", "u64", "-"])
+        .args([
+            "route",
+            "--schemes",
+            "hash",
+            "--shards",
+            "4",
+            "--key-type",
+            "u64",
+            "-",
+        ])
         .write_stdin("1\nx\n")
         .assert()
         .code(1);
     let err = stderr_of(&bad_line);
-    assert!(err.contains("<stdin>:line 2") && err.contains("'x' is not a decimal"), "{err}");
+    assert!(
+        err.contains("<stdin>:line 2") && err.contains("'x' is not a decimal"),
+        "{err}"
+    );
     let bad_scheme = shardlab()
         .args(["route", "--schemes", "nope", "--shards", "4", "k"])
         .assert()

@@ -37,9 +37,26 @@ fn the_family_replays_with_its_growth_rules_and_bounded_keeps_its_cap() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
     shardlab()
-        .args(["run", "--workload", "uniform:keys=20000", "--events", "100000"])
-        .args(["--schemes", "jump,rendezvous,maglev,multiprobe,anchor,bounded:c=1.1"])
-        .args(["--shards", "16", "--grow", "17", "--no-latency", "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=20000",
+            "--events",
+            "100000",
+        ])
+        .args([
+            "--schemes",
+            "jump,rendezvous,maglev,multiprobe,anchor,bounded:c=1.1",
+        ])
+        .args([
+            "--shards",
+            "16",
+            "--grow",
+            "17",
+            "--no-latency",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
@@ -63,7 +80,13 @@ fn weights_are_honoured_or_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("w");
     shardlab()
-        .args(["run", "--workload", "uniform:keys=30000", "--events", "100000"])
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=30000",
+            "--events",
+            "100000",
+        ])
         .args(["--schemes", "ring,rendezvous,maglev,range", "--shards", "2"])
         .args(["--weights", "1,2", "--no-latency", "--quiet", "--out"])
         .arg(&out)
@@ -71,20 +94,45 @@ fn weights_are_honoured_or_refused_clearly() {
         .success();
     let s = summary(&out);
     // Balance per weight: 1.0 when shard 1 holds two thirds.
-    for (scheme, within) in [("ring", 0.1), ("rendezvous", 0.03), ("maglev", 0.03), ("range", 0.1)] {
+    for (scheme, within) in [
+        ("ring", 0.1),
+        ("rendezvous", 0.03),
+        ("maglev", 0.03),
+        ("range", 0.1),
+    ] {
         let ratio = s[&(scheme.to_string(), "hottest_shard_ratio".to_string())];
         assert!((ratio - 1.0).abs() < within, "{scheme}: {ratio}");
     }
     let refused = shardlab()
-        .args(["run", "--workload", "uniform", "--schemes", "hash", "--shards", "2"])
+        .args([
+            "run",
+            "--workload",
+            "uniform",
+            "--schemes",
+            "hash",
+            "--shards",
+            "2",
+        ])
         .args(["--weights", "1,2", "--quiet", "--out"])
         .arg(dir.path().join("x"))
         .assert()
         .code(1);
     let err = stderr_of(&refused);
-    assert!(err.contains("cannot honour --weights") && err.contains("rendezvous"), "{err}");
+    assert!(
+        err.contains("cannot honour --weights") && err.contains("rendezvous"),
+        "{err}"
+    );
     let wrong_count = shardlab()
-        .args(["route", "--schemes", "rendezvous", "--shards", "3", "--weights", "1,2", "k"])
+        .args([
+            "route",
+            "--schemes",
+            "rendezvous",
+            "--shards",
+            "3",
+            "--weights",
+            "1,2",
+            "k",
+        ])
         .assert()
         .code(1);
     assert!(stderr_of(&wrong_count).contains("2 weights given for 3 shards"));
@@ -93,8 +141,21 @@ fn weights_are_honoured_or_refused_clearly() {
 #[test]
 fn route_gives_each_schemes_detail_and_jump_reads_u64_keys_as_they_are() {
     let a = shardlab()
-        .args(["route", "--schemes", "jump:hash=none,maglev,anchor,multiprobe,bounded"])
-        .args(["--shards", "100", "--key-type", "u64", "--grow", "101", "1", "2"])
+        .args([
+            "route",
+            "--schemes",
+            "jump:hash=none,maglev,anchor,multiprobe,bounded",
+        ])
+        .args([
+            "--shards",
+            "100",
+            "--key-type",
+            "u64",
+            "--grow",
+            "101",
+            "1",
+            "2",
+        ])
         .assert()
         .success();
     let text = stdout_of(&a);

@@ -97,7 +97,11 @@ pub struct AnchorPartitioner {
 
 impl AnchorPartitioner {
     /// `shards` working buckets (shards 0..N are buckets 0..N) of `capacity` (at least N).
-    pub fn new(label: impl Into<String>, capacity: u32, shards: u32) -> Result<Self, AnalysisError> {
+    pub fn new(
+        label: impl Into<String>,
+        capacity: u32,
+        shards: u32,
+    ) -> Result<Self, AnalysisError> {
         check_shard_count(shards)?;
         if capacity < shards {
             return Err(AnalysisError::Config(format!(
@@ -131,7 +135,10 @@ impl AnchorPartitioner {
         let first = reduce(h, a.len() as u32);
         let mut b = first;
         while a[b as usize] > 0 {
-            let mut next = reduce(xxh3_64_of_8_bytes(&h.to_be_bytes(), u64::from(b) + 1), a[b as usize]);
+            let mut next = reduce(
+                xxh3_64_of_8_bytes(&h.to_be_bytes(), u64::from(b) + 1),
+                a[b as usize],
+            );
             while a[next as usize] >= a[b as usize] {
                 next = self.successor[next as usize];
             }
@@ -245,7 +252,9 @@ mod tests {
     fn growth_moves_a_share_of_1_over_n_plus_1_all_to_the_new_shard() {
         let keys = keys(100_000);
         let p = AnchorPartitioner::new("anchor", 1024, 16).unwrap();
-        assert!(shares(&p, &keys).iter().all(|s| (s * 16.0 - 1.0).abs() < 0.05));
+        assert!(shares(&p, &keys)
+            .iter()
+            .all(|s| (s * 16.0 - 1.0).abs() < 0.05));
         let grown = p.resized(17, &KeyCounts::new()).unwrap();
         let (share, to_new) = moved(&p, grown.as_ref(), &keys, Some(16));
         assert!((share - 1.0 / 17.0).abs() < 0.004, "{share}");
@@ -262,7 +271,9 @@ mod tests {
         let b = a.without_shard(6, &none).unwrap().unwrap();
         assert_eq!(moved_on_removal(a.as_ref(), b.as_ref(), &keys, 6), 0.0);
         // The survivors share the keys evenly: 8 shards within 5% of 1/8.
-        assert!(shares(b.as_ref(), &keys).iter().all(|s| (s * 8.0 - 1.0).abs() < 0.05));
+        assert!(shares(b.as_ref(), &keys)
+            .iter()
+            .all(|s| (s * 8.0 - 1.0).abs() < 0.05));
         // Shrinking by the last shard and growing back gives the same owners.
         let back = p.resized(9, &none).unwrap().resized(10, &none).unwrap();
         assert!(keys.iter().all(|k| back.shard_of(k) == p.shard_of(k)));
@@ -273,6 +284,9 @@ mod tests {
         let p = AnchorPartitioner::new("anchor:capacity=4", 4, 3).unwrap();
         assert_eq!(p.resized(4, &KeyCounts::new()).unwrap().shard_count(), 4);
         let err = p.resized(5, &KeyCounts::new()).err().unwrap().to_string();
-        assert!(err.contains("at most 4 shards") && err.contains("anchor:capacity"), "{err}");
+        assert!(
+            err.contains("at most 4 shards") && err.contains("anchor:capacity"),
+            "{err}"
+        );
     }
 }

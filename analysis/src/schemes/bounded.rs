@@ -40,8 +40,14 @@ pub const KIND: SchemeKind = SchemeKind {
     about: "consistent hashing with bounded loads (Mirrokni et al.); no shard above ceil(C x \
             average) distinct keys, placed in order of first appearance",
     params: &[
-        ("c", "balance factor C >= 1: capacity ceil(C x average) (default 1.25)"),
-        ("vnodes", "virtual nodes per shard of the ring, 1..=65536 (default 64)"),
+        (
+            "c",
+            "balance factor C >= 1: capacity ceil(C x average) (default 1.25)",
+        ),
+        (
+            "vnodes",
+            "virtual nodes per shard of the ring, 1..=65536 (default 64)",
+        ),
     ],
     needs_warmup: |_| false,
     build,
@@ -58,7 +64,10 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
     }
     let vnodes = spec.u64_at_least("vnodes", DEFAULT_VNODES, 1)?;
     if vnodes > super::ring::MAX_VNODES {
-        let message = format!("vnodes={vnodes} must be at most {}", super::ring::MAX_VNODES);
+        let message = format!(
+            "vnodes={vnodes} must be at most {}",
+            super::ring::MAX_VNODES
+        );
         return Err(spec.error(message).into());
     }
     let ring = RingPartitioner::new(label.clone(), ctx.shards, vnodes as u32)?;
@@ -221,10 +230,17 @@ mod tests {
         for c in [1.0, 1.1, 1.25, 2.0] {
             let p = taught(c, 16, &keys);
             let cap = (c * 20_000.0 / 16.0_f64).ceil() as u64;
-            assert!(p.loads().iter().all(|&l| l <= cap), "c={c}: {:?} > {cap}", p.loads());
+            assert!(
+                p.loads().iter().all(|&l| l <= cap),
+                "c={c}: {:?} > {cap}",
+                p.loads()
+            );
             assert_eq!(p.loads().iter().sum::<u64>(), 20_000);
             // Lookups agree with the loads learned.
-            let counted: Vec<u64> = shares(&p, &keys).iter().map(|s| (s * 20_000.0).round() as u64).collect();
+            let counted: Vec<u64> = shares(&p, &keys)
+                .iter()
+                .map(|s| (s * 20_000.0).round() as u64)
+                .collect();
             assert_eq!(counted, p.loads());
         }
         // A plain ring with 64 vnodes is above 1.1 x average somewhere; c = 1.1 caps it.
@@ -245,7 +261,9 @@ mod tests {
         // The new shard fills to its capacity; overflow cascades move some keys between old shards.
         assert!(share >= 0.2 && to_new < 1.0, "{share} {to_new}");
         let cap = (1.0_f64 * 5_000.0 / 5.0).ceil();
-        assert!(shares(grown.as_ref(), &keys).iter().all(|s| s * 5_000.0 <= cap + 0.5));
+        assert!(shares(grown.as_ref(), &keys)
+            .iter()
+            .all(|s| s * 5_000.0 <= cap + 0.5));
         let smaller = a.without_shard(1, &KeyCounts::new()).unwrap().unwrap();
         assert_eq!(smaller.shard_count(), 3);
         // An unlearned key goes where the next new key would.
@@ -254,9 +272,20 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_refused() {
-        let ctx = BuildContext { shards: 4, warmup_keys: &[], key_type: Default::default(), weights: None };
-        for (spec, want) in [("bounded:c=0.5", "at least 1"), ("bounded:c=x", "not a number")] {
-            let err = build(&Spec::parse(spec).unwrap(), &ctx).err().unwrap().to_string();
+        let ctx = BuildContext {
+            shards: 4,
+            warmup_keys: &[],
+            key_type: Default::default(),
+            weights: None,
+        };
+        for (spec, want) in [
+            ("bounded:c=0.5", "at least 1"),
+            ("bounded:c=x", "not a number"),
+        ] {
+            let err = build(&Spec::parse(spec).unwrap(), &ctx)
+                .err()
+                .unwrap()
+                .to_string();
             assert!(err.contains(want), "{spec}: {err}");
         }
     }

@@ -216,7 +216,10 @@ mod tests {
         let err = build(&spec, &bytes).err().unwrap().to_string();
         assert!(err.contains("--key-type u64"), "{err}");
         let bad = build(&Spec::parse("jump:hash=md5").unwrap(), &ctx).err();
-        assert!(bad.unwrap().to_string().contains("valid values: xxh3, none"));
+        assert!(bad
+            .unwrap()
+            .to_string()
+            .contains("valid values: xxh3, none"));
     }
 
     #[test]

@@ -259,13 +259,9 @@ mod tests {
     #[test]
     fn slots_per_shard_differ_by_at_most_one() {
         for shards in [3u32, 16, 100] {
-            let p = MaglevPartitioner::new(
-                "maglev",
-                65_537,
-                (0..shards).collect(),
-                Weights::equal(),
-            )
-            .unwrap();
+            let p =
+                MaglevPartitioner::new("maglev", 65_537, (0..shards).collect(), Weights::equal())
+                    .unwrap();
             let mut counts = vec![0u32; shards as usize];
             p.entries().iter().for_each(|&e| counts[e as usize] += 1);
             let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
@@ -276,8 +272,8 @@ mod tests {
     #[test]
     fn growth_on_the_same_table_moves_little_more_than_the_new_shards_share() {
         let keys = keys(100_000);
-        let p = MaglevPartitioner::new("maglev", 65_537, (0..16).collect(), Weights::equal())
-            .unwrap();
+        let p =
+            MaglevPartitioner::new("maglev", 65_537, (0..16).collect(), Weights::equal()).unwrap();
         let grown = p.resized(17, &KeyCounts::new()).unwrap();
         let (share, to_new) = moved(&p, grown.as_ref(), &keys, Some(16));
         // The paper: Maglev is near-consistent; the new shard takes 1/17 = 0.059.
@@ -288,9 +284,14 @@ mod tests {
         let others = moved_on_removal(&p, removed.as_ref(), &keys, 5);
         assert!(others < 0.03, "{others}");
         // A table too small for the growth is replaced: almost every key moves.
-        let small = MaglevPartitioner::new("maglev", 17, (0..16).collect(), Weights::equal())
-            .unwrap();
-        let (share, _) = moved(&small, small.resized(17, &KeyCounts::new()).unwrap().as_ref(), &keys, None);
+        let small =
+            MaglevPartitioner::new("maglev", 17, (0..16).collect(), Weights::equal()).unwrap();
+        let (share, _) = moved(
+            &small,
+            small.resized(17, &KeyCounts::new()).unwrap().as_ref(),
+            &keys,
+            None,
+        );
         assert!(share > 0.8, "{share}");
     }
 
@@ -314,7 +315,10 @@ mod tests {
             ("maglev:table=65536", "must be a prime"),
             ("maglev:table=13", "must exceed the shard count (16)"),
         ] {
-            let err = build(&Spec::parse(spec).unwrap(), &ctx).err().unwrap().to_string();
+            let err = build(&Spec::parse(spec).unwrap(), &ctx)
+                .err()
+                .unwrap()
+                .to_string();
             assert!(err.contains(want), "{spec}: {err}");
         }
         assert!(is_prime(65_537) && !is_prime(65_535) && next_prime(1600) == 1601);

@@ -150,7 +150,11 @@ impl Partitioner for RendezvousPartitioner {
         check_shard_count(shards)?;
         let identities = resized_identities(&self.identities, shards);
         let weights = self.weights.resized(shards as usize);
-        Ok(Box::new(Self::new(self.label.clone(), identities, weights)?))
+        Ok(Box::new(Self::new(
+            self.label.clone(),
+            identities,
+            weights,
+        )?))
     }
 
     /// Drops the shard: its keys go to their second-best shard, no other key moves.
@@ -202,7 +206,9 @@ mod tests {
         assert!((share - 1.0 / 17.0).abs() < 0.004, "{share}");
         assert_eq!(to_new, 1.0);
         // Balance at equal weights: every shard within 5% of 1/16.
-        assert!(shares(&p, &keys).iter().all(|s| (s * 16.0 - 1.0).abs() < 0.05));
+        assert!(shares(&p, &keys)
+            .iter()
+            .all(|s| (s * 16.0 - 1.0).abs() < 0.05));
     }
 
     #[test]

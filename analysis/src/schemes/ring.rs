@@ -227,7 +227,10 @@ impl Partitioner for RingPartitioner {
     fn detail(&self, key: &[u8]) -> Option<String> {
         let hash = hash64(key);
         let i = self.points.partition_point(|p| p.0 < hash) % self.points.len();
-        Some(format!("hash={hash:#018x} point={:#018x}", self.points[i].0))
+        Some(format!(
+            "hash={hash:#018x} point={:#018x}",
+            self.points[i].0
+        ))
     }
 
     /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only

@@ -56,8 +56,7 @@ pub fn moved_on_removal(
         .iter()
         .filter(|k| {
             let before = a.shard_of(k);
-            before != removed
-                && b.shard_of(k) != crate::placement::renumbered(before, removed)
+            before != removed && b.shard_of(k) != crate::placement::renumbered(before, removed)
         })
         .count();
     moved as f64 / keys.len() as f64

@@ -111,7 +111,10 @@ pub fn parse(text: &str) -> Result<Vec<f64>, AnalysisError> {
             .collect();
     }
     let body = std::fs::read_to_string(path).map_err(|e| {
-        AnalysisError::Config(format!("cannot read weights file '{}': {e}", path.display()))
+        AnalysisError::Config(format!(
+            "cannot read weights file '{}': {e}",
+            path.display()
+        ))
     })?;
     body.lines()
         .enumerate()
@@ -144,7 +147,10 @@ mod tests {
     fn weights_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
         assert_eq!(parse("1,2, 2.5").unwrap(), [1.0, 2.0, 2.5]);
         let err = parse("1,x").unwrap_err().to_string();
-        assert!(err.contains("weight 2: 'x' is not a number above 0"), "{err}");
+        assert!(
+            err.contains("weight 2: 'x' is not a number above 0"),
+            "{err}"
+        );
         assert!(parse("1,0").is_err());
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("w.txt");
