@@ -347,6 +347,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "K|worst", value_parser = parse_fail, help_heading = SCHEMES)]
     pub fail: Option<FailTarget>,
 
+    /// Relative shard weights for machines of unequal size: `W1,...,WN` or a file with one
+    /// per line. ring (vnodes), rendezvous (scores), maglev (table slots) and learned range
+    /// boundaries follow them; other schemes refuse. Balance is then measured per weight.
+    #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
+    pub weights: Option<String>,
+
     /// Events per window for the windowed hottest-shard share.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
     pub window: u64,
@@ -486,6 +492,7 @@ impl SchemeArgs {
         &self,
         shards: &[ShardCount],
         key_type: KeyType,
+        weights: Option<&[f64]>,
     ) -> anyhow::Result<Vec<SchemeSpec>> {
         use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
@@ -500,7 +507,7 @@ impl SchemeArgs {
                 shards: n.get(),
                 warmup_keys: &[],
                 key_type,
-                weights: None,
+                weights,
             };
             for s in &schemes {
                 s.validate(&ctx)
