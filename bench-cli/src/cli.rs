@@ -366,6 +366,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 
+    /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
+    /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
+    /// block bootstrap over its windows instead.
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+
     /// Events per window for the windowed hottest-shard share.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub window: u64,

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use analysis::metrics::LatencyConfig;
+use analysis::metrics::{confidence, LatencyConfig, WorkloadResult};
 use analysis::replay::{replay_targets, ReplayConfig, WorkloadInput};
 use analysis::schemes::{BuildContext, SchemeSpec};
 use anyhow::{bail, Context, Result};
@@ -81,9 +81,36 @@ pub fn run(args: RunArgs) -> Result<()> {
             open: &*input.open,
         };
         let on_progress = on_replay_progress(&bar, &clock);
-        let result = pool
-            .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
-            .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;
+        let replay = |workload: &WorkloadInput<'_>, cfg: &ReplayConfig| {
+            pool.install(|| replay_targets(workload, &schemes, cfg, targets, &on_progress))
+                .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))
+        };
+        let mut result = replay(&workload, &cfg)?;
+        if let Some(reopen) = &input.reopen {
+            // The other seeds, without timing (their lookups would only cost time).
+            let quiet = ReplayConfig {
+                latency: None,
+                ..cfg.clone()
+            };
+            let mut repeats: Vec<Vec<WorkloadResult>> = vec![Vec::new(); result.len()];
+            for k in 1..u64::from(args.repeat) {
+                let seed = args.seed.wrapping_add(k);
+                let open = move || reopen(seed);
+                let other = WorkloadInput {
+                    label: workload.label.clone(),
+                    description: workload.description.clone(),
+                    key_type: workload.key_type,
+                    open: &open,
+                };
+                let again = replay(&other, &quiet)?;
+                for (per_target, r) in repeats.iter_mut().zip(again) {
+                    per_target.push(r);
+                }
+            }
+            for (r, reps) in result.iter_mut().zip(&repeats) {
+                confidence::apply_repeats(r, reps);
+            }
+        }
         results.extend(result);
     }
 
@@ -124,10 +151,13 @@ pub fn run(args: RunArgs) -> Result<()> {
     let (phases, replayed) = clock.finish();
     if !args.quiet {
         let mut stdout = std::io::stdout().lock();
+        if let [single] = &report.results[..] {
+            write!(stdout, "{}", reports::table::comparison_table(single))?;
+        }
         write!(
             stdout,
             "{}",
-            reports::table::comparison_tables(&report.results)
+            reports::table::decision_matrix(&report.results)
         )?;
         writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(
@@ -146,7 +176,13 @@ struct Input {
     description: String,
     key_type: KeyType,
     open: Box<dyn Fn() -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>,
+    /// Opens the workload with another seed, for `--repeat` (synthetic workloads only).
+    reopen: Option<Reopen>,
 }
+
+/// Opens a synthetic workload's stream with a given seed.
+type Reopen =
+    Box<dyn Fn(u64) -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>;
 
 /// The trace of the run, opened once to check it and learn its format and key type.
 struct TraceInput {
@@ -185,6 +221,7 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
             description: format!("recorded trace {shown} ({})", t.format),
             key_type: t.key_type,
             open: Box::new(move || workloads::trace::open(&opts)),
+            reopen: None,
         });
     }
     let specs: Vec<String> = if args.workloads.is_empty() && args.trace.is_none() {
@@ -200,11 +237,14 @@ fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Inp
         .flatten()
     {
         let (seed, events) = (args.seed, args.events);
+        let again = spec.clone();
         inputs.push(Input {
             label: spec.label(),
             description: spec.describe(),
             key_type: spec.key_type(),
             open: Box::new(move || spec.open(seed, events)),
+            reopen: (args.repeat > 1)
+                .then(|| Box::new(move |seed| again.open(seed, events)) as Reopen),
         });
     }
     Ok(inputs)

@@ -28,6 +28,7 @@ fn panels(input: &ChartInput<'_>) -> Vec<(u32, Vec<Series>)> {
                     color: style::scheme_color(data, scheme),
                     points,
                     stroke: Stroke::Solid,
+                    whiskers: Vec::new(),
                 });
             }
         }
@@ -55,6 +56,7 @@ fn ideal_series(n: u32, lines: &[Series]) -> Series {
             .map(|m| (m as f64, ideal(n, m)))
             .collect(),
         stroke: Stroke::Dashed,
+        whiskers: Vec::new(),
     }
 }
 

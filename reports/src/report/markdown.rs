@@ -58,8 +58,8 @@ pub fn render(doc: &Document) -> String {
             Block::Recommendation(r) => {
                 out.push_str(&format!(
                     "**{}: {}**\n\n",
-                    escape(&r.workload),
-                    escape(&r.scheme)
+                    escape(&r.title),
+                    escape(&r.headline)
                 ));
                 for line in &r.reasoning {
                     out.push_str(&format!("- {}\n", escape(line)));
