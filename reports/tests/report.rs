@@ -52,7 +52,7 @@ fn windows_csv_has_a_row_per_workload_scheme_window_and_shard() {
         4 * common::SCHEMES.len() * common::WINDOWS * shards
     );
     assert!(
-        csv.contains("\nsequential:scans=0.05,range,4,11,3,5000\n"),
+        csv.contains("\nsequential:scans=0.05,range,4,11,3,5000,0.9988"),
         "{}",
         &csv[..200]
     );
