@@ -5,7 +5,8 @@
 //!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation.
 //! 2. **Hard limits.** A scheme without a `usable_capacity` figure is discarded.
 //! 3. **Usable capacity** ranks the schemes. A scheme is tied with the best when the gap is
-//!    under [`CAPACITY_TIE`] or their 95% intervals overlap.
+//!    under [`CAPACITY_TIE`] of the best's value (2 points at full capacity: the cluster
+//!    would need under 2% more shards) or their 95% intervals overlap.
 //! 4. Among the tied, the **growth cost** decides: a growth that leaves the added shards
 //!    nearly idle (`grow_added_share` below half of `grow_added_fair`) loses to one that
 //!    does not; otherwise the distance from the ideal, `|remap_fraction - remap_ideal|`,
@@ -27,7 +28,8 @@ use crate::metrics::{SchemeResult, WorkloadResult};
 pub const MIN_EVENTS: u64 = 10_000;
 /// Fewest distinct keys per shard a recommendation is given for.
 pub const MIN_KEYS_PER_SHARD: u64 = 100;
-/// Usable capacities closer than this (2 points) are tied.
+/// Usable capacities closer than this fraction of the best's are tied (2 points at full
+/// capacity; relative, since the shards a cluster needs scale with 1 / usable capacity).
 pub const CAPACITY_TIE: f64 = 0.02;
 /// Growth distances from the ideal closer than this (2 points of keys) are tied.
 pub const GROWTH_TIE: f64 = 0.02;
@@ -185,7 +187,10 @@ pub fn decide(r: &WorkloadResult) -> Decision {
     };
     let tied: Vec<&Candidate> = all
         .iter()
-        .filter(|c| c.capacity.ties(&best.capacity, CAPACITY_TIE))
+        .filter(|c| {
+            c.capacity
+                .ties(&best.capacity, CAPACITY_TIE * best.capacity.value)
+        })
         .collect();
     let (winner, decided_by, margin, finalists) = if tied.len() == 1 {
         let runner_up = all

@@ -105,7 +105,7 @@ fn the_skew_sweep_never_recommends_a_scheme_clearly_below_the_best() {
             _ => false,
         };
         assert!(
-            best.0 - chosen.0 < 0.02 || overlap,
+            best.0 - chosen.0 < 0.02 * best.0 || overlap,
             "{r:?} recommends usable {chosen:?} against the best {best:?}"
         );
         // A recommended growth that leaves the added shards idle is never silent.
@@ -135,7 +135,11 @@ fn matrix_rows(md: &str) -> usize {
     md.split("## Decision matrix")
         .nth(1)
         .and_then(|s| s.split("\n## ").next())
-        .map_or(0, |s| s.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| workload")).count())
+        .map_or(0, |s| {
+            s.lines()
+                .filter(|l| l.starts_with("| ") && !l.starts_with("| workload") && !l.contains("---"))
+                .count()
+        })
 }
 
 #[test]

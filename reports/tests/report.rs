@@ -150,7 +150,7 @@ fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
     assert_eq!(recommended(&md, "sequential:scans=0.05"), "ring");
     assert!(md.contains("ring leaves 43% of the cluster usable"), "{md}");
     assert!(
-        md.contains("Tied on usable capacity (within 2 points or the 95% intervals) with hash, salted; decided by lookup time, by 7.5 ns faster per lookup."),
+        md.contains("Tied on usable capacity (within 2% of the best or the 95% intervals) with hash, salted; decided by lookup time, by 7.5 ns faster per lookup."),
         "{md}"
     );
     assert!(

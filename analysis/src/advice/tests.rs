@@ -97,6 +97,17 @@ fn within_the_threshold_growth_decides_and_the_tie_is_named() {
 }
 
 #[test]
+fn the_capacity_threshold_is_relative_to_the_best() {
+    // 1/(4 x 0.80) = 0.3125 against 1/(4 x 0.84) = 0.2976: 1.5 points apart but 4.8% of the
+    // best, beyond the 2% threshold.
+    let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.84, 0.2, 0.2)]));
+    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("a"), Some(Criterion::UsableCapacity)));
+    // 0.3125 against 1/(4 x 0.81) = 0.3086: 1.2% of the best, a tie.
+    let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.81, 0.2, 0.2)]));
+    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("b"), Some(Criterion::GrowthCost)));
+}
+
+#[test]
 fn overlapping_intervals_tie_beyond_the_threshold() {
     let mut a = s("a", 0.25, 0.8, 0.2);
     let mut b = s("b", 0.27, 0.2, 0.2);

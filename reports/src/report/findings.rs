@@ -64,6 +64,8 @@ pub struct SchemeProfile {
     pub requests_per_event: f64,
     /// `scan_fanout_mean`, when the workload has scans.
     pub scan_fanout: Option<f64>,
+    /// `lookup_ns_p50`, when lookups were timed.
+    pub lookup_p50: Option<f64>,
 }
 
 /// Everything the load findings of one workload at one shard count are written from.
@@ -228,6 +230,7 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         hottest_share: metric("hottest_shard_share")?,
         requests_per_event: metric("requests_per_event").unwrap_or(1.0),
         scan_fanout: metric("scan_fanout_mean"),
+        lookup_p50: metric("lookup_ns_p50"),
     })
 }
 
@@ -695,11 +698,14 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
         chosen.requests_per_event,
         chosen.scan_fanout.map_or(String::new(), |f| format!(" (a scan contacts {})", shards(f)))
     )];
+    if let Some(ns) = chosen.lookup_p50 {
+        reasoning.push(format!("{} lookups take {ns:.1} ns (p50).", chosen.scheme));
+    }
     let tied = if row.tied_with.is_empty() {
         "Tied with no other scheme on usable capacity".to_string()
     } else {
         format!(
-            "Tied on usable capacity (within {:.0} points or the 95% intervals) with {}",
+            "Tied on usable capacity (within {:.0}% of the best or the 95% intervals) with {}",
             advice::CAPACITY_TIE * 100.0,
             row.tied_with.join(", ")
         )
@@ -778,6 +784,9 @@ fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>) -> String {
     }
     if let Some(f) = s.scan_fanout {
         parts.push(format!("a scan contacts {}", shards(f)));
+    }
+    if let Some(ns) = s.lookup_p50 {
+        parts.push(format!("lookups {ns:.1} ns (p50)"));
     }
     format!("{}: {}.", s.scheme, parts.join("; "))
 }
