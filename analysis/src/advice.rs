@@ -143,7 +143,11 @@ impl<'a> Candidate<'a> {
                     value: (moved.value - ideal).abs(),
                     ci: moved.ci.map(|(lo, hi)| {
                         let (a, b) = ((lo - ideal).abs(), (hi - ideal).abs());
-                        let low = if lo <= ideal && ideal <= hi { 0.0 } else { a.min(b) };
+                        let low = if lo <= ideal && ideal <= hi {
+                            0.0
+                        } else {
+                            a.min(b)
+                        };
                         (low, a.max(b))
                     }),
                 },
@@ -177,11 +181,18 @@ pub fn decide(r: &WorkloadResult) -> Decision {
         d.warning = why;
         return d;
     }
-    let all: Vec<Candidate> = r.schemes.iter().filter_map(|s| Candidate::of(r, s)).collect();
-    let Some(best) = all
+    let all: Vec<Candidate> = r
+        .schemes
         .iter()
-        .reduce(|b, c| if c.capacity.value > b.capacity.value { c } else { b })
-    else {
+        .filter_map(|s| Candidate::of(r, s))
+        .collect();
+    let Some(best) = all.iter().reduce(|b, c| {
+        if c.capacity.value > b.capacity.value {
+            c
+        } else {
+            b
+        }
+    }) else {
         d.warning = "no scheme has a usable_capacity figure".into();
         return d;
     };
@@ -343,12 +354,13 @@ fn narrow<'c, 'a>(
 ) -> Option<Narrowed<'c, 'a>> {
     let figures: Vec<(&'c Candidate<'a>, Figure)> = left
         .iter()
-        .map(|c| Some((*c, figure(*c)?)))
+        .map(|c| Some((*c, figure(c)?)))
         .collect::<Option<_>>()?;
-    let (best, best_fig) = figures
-        .iter()
-        .copied()
-        .reduce(|b, c| if c.1.value < b.1.value { c } else { b })?;
+    let (best, best_fig) =
+        figures
+            .iter()
+            .copied()
+            .reduce(|b, c| if c.1.value < b.1.value { c } else { b })?;
     let rest: Vec<&Candidate> = figures
         .iter()
         .filter(|(_, f)| ties(f, &best_fig))

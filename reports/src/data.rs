@@ -394,9 +394,10 @@ impl RunData {
         shards: u32,
         grow_to: u32,
     ) -> Option<&RecommendationRow> {
-        self.recommendations.as_deref()?.iter().find(|r| {
-            r.workload == workload && r.shards == shards && r.grow_to == grow_to
-        })
+        self.recommendations
+            .as_deref()?
+            .iter()
+            .find(|r| r.workload == workload && r.shards == shards && r.grow_to == grow_to)
     }
 
     /// The row of a metric, if the run has it.

@@ -32,7 +32,9 @@ pub fn decision_matrix(results: &[WorkloadResult]) -> String {
             d.shards.to_string(),
             d.grow_to.to_string(),
             d.scheme.clone().unwrap_or_else(|| "-".into()),
-            d.decided_by.map_or("-", advice::Criterion::name).to_string(),
+            d.decided_by
+                .map_or("-", advice::Criterion::name)
+                .to_string(),
             match (d.decided_by, d.margin) {
                 (Some(c), Some(m)) => margin(c.name(), m),
                 _ => "-".into(),

@@ -84,7 +84,9 @@ fn findings_and_recommendations_follow_the_numbers_of_the_run() {
     let hot_key = report_md(Variant::HotKey);
     // A monotonic hot spot on range is found in one run and not in the other.
     assert!(
-        hot_spot.contains("range on 4 shards: one shard takes 100% of requests in every one of 12 windows"),
+        hot_spot.contains(
+            "range on 4 shards: one shard takes 100% of requests in every one of 12 windows"
+        ),
         "{hot_spot}"
     );
     assert!(!hot_key.contains("range on 4 shards: one shard takes"));
@@ -113,7 +115,10 @@ fn findings_and_recommendations_follow_the_numbers_of_the_run() {
     let matrix = hot_spot.split("## Decision matrix").nth(1).unwrap();
     let matrix = matrix.split("\n## ").next().unwrap();
     assert_eq!(
-        matrix.lines().filter(|l| l.starts_with("| sequential")).count(),
+        matrix
+            .lines()
+            .filter(|l| l.starts_with("| sequential"))
+            .count(),
         common::SHARD_COUNTS.len()
     );
 }
@@ -154,7 +159,9 @@ fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
         "{md}"
     );
     assert!(
-        md.contains("| sequential:scans=0.05 | 4 | 5 | ring | lookup time | 7.5 ns | hash, salted |"),
+        md.contains(
+            "| sequential:scans=0.05 | 4 | 5 | ring | lookup time | 7.5 ns | hash, salted |"
+        ),
         "{md}"
     );
 }

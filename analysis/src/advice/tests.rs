@@ -16,7 +16,15 @@ struct S {
 }
 
 fn s(name: &'static str, hot: f64, moved: f64, added: f64) -> S {
-    S { name, hot, moved, added, fanout: None, lookup: 10.0, ci: None }
+    S {
+        name,
+        hot,
+        moved,
+        added,
+        fanout: None,
+        lookup: 10.0,
+        ci: None,
+    }
 }
 
 fn result(schemes: &[S]) -> WorkloadResult {
@@ -45,7 +53,12 @@ fn result(schemes: &[S]) -> WorkloadResult {
                         hottest_share_after: Some(x.hot),
                     },
                 },
-                fanout: x.fanout.map(|mean| ScanFanout { scans: 10, mean, p99: 4, max: 4 }),
+                fanout: x.fanout.map(|mean| ScanFanout {
+                    scans: 10,
+                    mean,
+                    p99: 4,
+                    max: 4,
+                }),
                 latency: Some(Latency {
                     p50_ns: x.lookup,
                     p99_ns: x.lookup,
@@ -57,7 +70,10 @@ fn result(schemes: &[S]) -> WorkloadResult {
                 }),
                 split: None,
                 extra_metrics: Vec::new(),
-                intervals: x.ci.map(|ci| vec![("usable_capacity", ci)]).unwrap_or_default(),
+                intervals: x
+                    .ci
+                    .map(|ci| vec![("usable_capacity", ci)])
+                    .unwrap_or_default(),
             }
         })
         .collect();
@@ -80,16 +96,25 @@ fn result(schemes: &[S]) -> WorkloadResult {
 #[test]
 fn a_clear_capacity_gap_decides_whatever_the_growth() {
     // usable 1/(4 x 0.272) = 0.919 against 1/(4 x 0.255) = 0.980.
-    let d = decide(&result(&[s("ring", 0.272, 0.2, 0.2), s("hash", 0.255, 0.8, 0.2)]));
+    let d = decide(&result(&[
+        s("ring", 0.272, 0.2, 0.2),
+        s("hash", 0.255, 0.8, 0.2),
+    ]));
     assert_eq!(d.scheme.as_deref(), Some("hash"));
     assert_eq!(d.decided_by, Some(Criterion::UsableCapacity));
-    assert!((d.margin.unwrap() - (1.0 / 1.02 - 1.0 / 1.088)).abs() < 1e-9, "{d:?}");
+    assert!(
+        (d.margin.unwrap() - (1.0 / 1.02 - 1.0 / 1.088)).abs() < 1e-9,
+        "{d:?}"
+    );
     assert!(d.tied_with.is_empty());
 }
 
 #[test]
 fn within_the_threshold_growth_decides_and_the_tie_is_named() {
-    let d = decide(&result(&[s("hash", 0.255, 0.8, 0.2), s("ring", 0.258, 0.21, 0.2)]));
+    let d = decide(&result(&[
+        s("hash", 0.255, 0.8, 0.2),
+        s("ring", 0.258, 0.21, 0.2),
+    ]));
     assert_eq!(d.scheme.as_deref(), Some("ring"));
     assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
     assert!((d.margin.unwrap() - (0.6 - 0.01)).abs() < 1e-9, "{d:?}");
@@ -101,10 +126,16 @@ fn the_capacity_threshold_is_relative_to_the_best() {
     // 1/(4 x 0.80) = 0.3125 against 1/(4 x 0.84) = 0.2976: 1.5 points apart but 4.8% of the
     // best, beyond the 2% threshold.
     let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.84, 0.2, 0.2)]));
-    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("a"), Some(Criterion::UsableCapacity)));
+    assert_eq!(
+        (d.scheme.as_deref(), d.decided_by),
+        (Some("a"), Some(Criterion::UsableCapacity))
+    );
     // 0.3125 against 1/(4 x 0.81) = 0.3086: 1.2% of the best, a tie.
     let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.81, 0.2, 0.2)]));
-    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("b"), Some(Criterion::GrowthCost)));
+    assert_eq!(
+        (d.scheme.as_deref(), d.decided_by),
+        (Some("b"), Some(Criterion::GrowthCost))
+    );
 }
 
 #[test]
@@ -118,18 +149,27 @@ fn overlapping_intervals_tie_beyond_the_threshold() {
     assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
     // Without the intervals the 7-point gap decides.
     let d = decide(&result(&[s("a", 0.25, 0.8, 0.2), s("b", 0.27, 0.2, 0.2)]));
-    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("a"), Some(Criterion::UsableCapacity)));
+    assert_eq!(
+        (d.scheme.as_deref(), d.decided_by),
+        (Some("a"), Some(Criterion::UsableCapacity))
+    );
 }
 
 #[test]
 fn moving_less_than_the_ideal_is_no_advantage_and_an_idle_new_shard_loses() {
     // "lazy" moves nothing and leaves the new shard empty; "fair" moves the ideal 20%.
-    let d = decide(&result(&[s("lazy", 0.25, 0.0, 0.0), s("fair", 0.25, 0.2, 0.2)]));
+    let d = decide(&result(&[
+        s("lazy", 0.25, 0.0, 0.0),
+        s("fair", 0.25, 0.2, 0.2),
+    ]));
     assert_eq!(d.scheme.as_deref(), Some("fair"));
     assert_eq!(d.decided_by, Some(Criterion::IdleNewShards));
     assert!((d.margin.unwrap() - 0.2).abs() < 1e-9);
     // Both busy: 5 points under the ideal is as far off as 5 points over it.
-    let d = decide(&result(&[s("under", 0.25, 0.15, 0.15), s("over", 0.25, 0.25, 0.2)]));
+    let d = decide(&result(&[
+        s("under", 0.25, 0.15, 0.15),
+        s("over", 0.25, 0.25, 0.2),
+    ]));
     assert_eq!(d.decided_by, Some(Criterion::Tie), "{d:?}");
     assert_eq!(d.scheme, None);
     assert!(d.warning.starts_with("tie: under, over"), "{}", d.warning);
@@ -141,12 +181,18 @@ fn fan_out_then_lookup_break_the_remaining_ties() {
     a.fanout = Some(4.0);
     b.fanout = Some(1.5);
     let d = decide(&result(&[a, b]));
-    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("b"), Some(Criterion::ScanFanout)));
+    assert_eq!(
+        (d.scheme.as_deref(), d.decided_by),
+        (Some("b"), Some(Criterion::ScanFanout))
+    );
     assert!((d.margin.unwrap() - 2.5).abs() < 1e-9);
     let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
     a.lookup = 40.0;
     let d = decide(&result(&[a, b]));
-    assert_eq!((d.scheme.as_deref(), d.decided_by), (Some("b"), Some(Criterion::LookupTime)));
+    assert_eq!(
+        (d.scheme.as_deref(), d.decided_by),
+        (Some("b"), Some(Criterion::LookupTime))
+    );
     assert!((d.margin.unwrap() - 30.0).abs() < 1e-9);
     // 10 against 11 ns is noise.
     let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));

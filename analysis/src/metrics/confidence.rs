@@ -42,7 +42,12 @@ pub const BOOTSTRAPPED: [&str; 6] = [
 
 /// Block-bootstrap intervals of the [`BOOTSTRAPPED`] metrics of one load measured over
 /// `events` events in windows of `window` events; empty with too few windows.
-pub fn bootstrap(load: &ShardLoad, window: u64, events: u64, seed: u64) -> Vec<(&'static str, Interval)> {
+pub fn bootstrap(
+    load: &ShardLoad,
+    window: u64,
+    events: u64,
+    seed: u64,
+) -> Vec<(&'static str, Interval)> {
     let windows = &load.window_requests;
     let w = windows.len();
     if w < MIN_BOOTSTRAP_WINDOWS {
@@ -100,7 +105,10 @@ pub fn bootstrap(load: &ShardLoad, window: u64, events: u64, seed: u64) -> Vec<(
         .zip(measured)
         .map(|((&name, s), value)| {
             let mut data = Data::new(s);
-            (name, widened(data.quantile(0.025), data.quantile(0.975), value))
+            (
+                name,
+                widened(data.quantile(0.025), data.quantile(0.975), value),
+            )
         })
         .collect()
 }
@@ -126,14 +134,26 @@ pub fn apply_repeats(base: &mut WorkloadResult, repeats: &[WorkloadResult]) {
     for (i, s) in base.schemes.iter().enumerate() {
         let others: Vec<(&WorkloadResult, &SchemeResult)> = repeats
             .iter()
-            .filter_map(|r| r.schemes.get(i).filter(|o| o.scheme == s.scheme).map(|o| (r, o)))
+            .filter_map(|r| {
+                r.schemes
+                    .get(i)
+                    .filter(|o| o.scheme == s.scheme)
+                    .map(|o| (r, o))
+            })
             .collect();
         let mut intervals = Vec::new();
-        for m in base.metric_values(s).into_iter().filter(|m| !is_timing(m.name)) {
+        for m in base
+            .metric_values(s)
+            .into_iter()
+            .filter(|m| !is_timing(m.name))
+        {
             let Some(value) = m.value else { continue };
             let mut values = vec![value];
             values.extend(others.iter().filter_map(|(r, o)| {
-                r.metric_values(o).into_iter().find(|x| x.name == m.name)?.value
+                r.metric_values(o)
+                    .into_iter()
+                    .find(|x| x.name == m.name)?
+                    .value
             }));
             if values.len() == others.len() + 1 {
                 if let Some(ci) = from_repeats(value, &values) {
@@ -188,7 +208,12 @@ mod tests {
             };
             assert!(*lo <= value && value <= *hi, "{name}: {lo} {value} {hi}");
             assert!(hi - lo > 0.0, "{name}");
-            assert!(bhi - blo < 0.5 * (hi - lo), "{name}: {} vs {}", bhi - blo, hi - lo);
+            assert!(
+                bhi - blo < 0.5 * (hi - lo),
+                "{name}: {} vs {}",
+                bhi - blo,
+                hi - lo
+            );
         }
         assert!(bootstrap(&load(5, 30), 100, 500, 7).is_empty());
     }

@@ -221,7 +221,11 @@ impl WorkloadResult {
     /// A metric of one scheme with its 95% interval: the key-sample interval of an estimate
     /// and the bootstrap or repeat interval, joined when both exist; `None` when the metric
     /// is undefined or not applicable.
-    pub fn figure(&self, s: &SchemeResult, name: &str) -> Option<(f64, Option<confidence::Interval>)> {
+    pub fn figure(
+        &self,
+        s: &SchemeResult,
+        name: &str,
+    ) -> Option<(f64, Option<confidence::Interval>)> {
         let value = self.value_of(s, name).flatten()?;
         Some((value, self.interval_of(s, name)))
     }

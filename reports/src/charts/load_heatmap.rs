@@ -54,7 +54,13 @@ fn cells(load: &SchemeLoad) -> Vec<Vec<f64>> {
             }
             let total: u64 = sums.iter().sum();
             sums.iter()
-                .map(|&c| if total == 0 { 0.0 } else { c as f64 / total as f64 })
+                .map(|&c| {
+                    if total == 0 {
+                        0.0
+                    } else {
+                        c as f64 / total as f64
+                    }
+                })
                 .collect()
         })
         .collect()

@@ -15,8 +15,10 @@ pub fn metric_lines(data: &RunData, metric: &str, at: &[(f64, &str, u32)]) -> Ve
                 .iter()
                 .filter_map(|&(x, w, n)| Some((x, data.metric_row(w, scheme, n, metric)?)))
                 .collect();
-            let points: Vec<(f64, f64)> =
-                rows.iter().filter_map(|(x, r)| Some((*x, r.value?))).collect();
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .filter_map(|(x, r)| Some((*x, r.value?)))
+                .collect();
             (!points.is_empty()).then(|| Series {
                 label: scheme.to_string(),
                 color: style::scheme_color(data, scheme),

@@ -772,7 +772,11 @@ fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>) -> String {
         pct(s.hottest_window_share)
     )];
     if let Some(g) = g {
-        parts.push(format!("moves {} of keys (ideal {})", pct(g.moved), pct(g.ideal)));
+        parts.push(format!(
+            "moves {} of keys (ideal {})",
+            pct(g.moved),
+            pct(g.ideal)
+        ));
         if let (Some(a), Some(f)) = (g.added_share, g.added_fair) {
             parts.push(format!(
                 "added shards take {} (fair {}){}",
@@ -840,7 +844,13 @@ mod tests {
         }
     }
 
-    fn row(scheme: &str, decided_by: &str, margin: f64, tied: &[&str], warning: &str) -> RecommendationRow {
+    fn row(
+        scheme: &str,
+        decided_by: &str,
+        margin: f64,
+        tied: &[&str],
+        warning: &str,
+    ) -> RecommendationRow {
         RecommendationRow {
             workload: "w".into(),
             shards: 16,
@@ -881,16 +891,25 @@ mod tests {
         let other = run(&SCHEMES, row("ring", "usable_capacity", 0.05, &[], ""));
         let r = recommend(&other, &profile(&other, "w", 16).unwrap(), 17).unwrap();
         assert_eq!(r.headline, "ring");
-        assert!(r.reasoning[1].contains("5.0 points of usable capacity"), "{:?}", r.reasoning);
+        assert!(
+            r.reasoning[1].contains("5.0 points of usable capacity"),
+            "{:?}",
+            r.reasoning
+        );
     }
 
     #[test]
     fn a_growth_that_leaves_the_new_shard_idle_is_called_out() {
         let data = run(&SCHEMES, row("hash", "growth_cost", 0.3, &[], ""));
         let p = profile(&data, "w", 16).unwrap();
-        let f: Vec<String> = growth_findings(&data, &p, 17).into_iter().map(|f| f.text).collect();
+        let f: Vec<String> = growth_findings(&data, &p, 17)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
         assert!(
-            f[0].contains("growing from 16 to 17 shards: hash 94%, ring 6.0%, salted 0% (ideal 5.9%)"),
+            f[0].contains(
+                "growing from 16 to 17 shards: hash 94%, ring 6.0%, salted 0% (ideal 5.9%)"
+            ),
             "{f:?}"
         );
         assert!(f.iter().any(|t| t.starts_with("salted: after growing from 16 to 17 shards the added shards receive 0% of point requests against a fair share of 5.9%, so they stay nearly idle")), "{f:?}");
@@ -899,12 +918,24 @@ mod tests {
 
     #[test]
     fn no_recommendation_and_ties_say_why() {
-        let data = run(&SCHEMES, row("", "", 0.0, &[], "too little data: 90 measured events"));
+        let data = run(
+            &SCHEMES,
+            row("", "", 0.0, &[], "too little data: 90 measured events"),
+        );
         let p = profile(&data, "w", 16).unwrap();
         let r = recommend(&data, &p, 17).unwrap();
         assert_eq!(r.headline, "no recommendation");
         assert_eq!(r.reasoning[0], "Too little data: 90 measured events.");
-        let data = run(&SCHEMES, row("", "tie", 0.0, &["hash", "salted"], "tie: hash, salted measure the same"));
+        let data = run(
+            &SCHEMES,
+            row(
+                "",
+                "tie",
+                0.0,
+                &["hash", "salted"],
+                "tie: hash, salted measure the same",
+            ),
+        );
         let r = recommend(&data, &profile(&data, "w", 16).unwrap(), 17).unwrap();
         assert_eq!(r.headline, "tie between hash, salted");
         assert_eq!(r.reasoning.len(), 3);
