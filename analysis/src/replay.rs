@@ -113,10 +113,13 @@ pub fn replay_targets(
     targets: &[u32],
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    if cfg.shards == 0 || targets.is_empty() || targets.contains(&0) {
+    if targets.is_empty() {
         return Err(AnalysisError::Config(
-            "shard counts must be at least 1".into(),
+            "no target shard count to measure".into(),
         ));
+    }
+    for &n in targets.iter().chain([&cfg.shards]) {
+        crate::ShardCount::new(n)?;
     }
     let mut source = (input.open)()?;
     let total = match source.len_hint() {
@@ -140,6 +143,7 @@ pub fn replay_targets(
         shards: cfg.shards,
         warmup_keys: &warmup_keys,
         key_type: input.key_type,
+        weights: None,
     };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
     let parts: Vec<Box<dyn Partitioner>> = fixed
@@ -172,10 +176,12 @@ pub fn replay_targets(
                 })
                 .collect::<Result<_, AnalysisError>>()?,
         );
-        let extra_metrics = match cfg.fail {
-            Some(target) => failure::measure(part.as_ref(), target, &acc.keys)?.metric_values(),
-            None => Vec::new(),
-        };
+        let load = sacc.load.finish();
+        let mut extra_metrics = part.shard_load_metrics(&load.shard_requests);
+        if let Some(target) = cfg.fail {
+            extra_metrics
+                .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
+        }
         let split = match (spec.kind().name, part.range_starts()) {
             ("range", Some(starts)) => split::measure(starts, &acc.keys),
             _ => None,
@@ -184,7 +190,7 @@ pub fn replay_targets(
             scheme: spec.label(),
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
-            load: sacc.load.finish(),
+            load,
             remap: remaps[remaps.len() - 1][0],
             fanout: sacc.fanout.finish(),
             latency: None,
