@@ -116,7 +116,7 @@ fn weights_are_honoured_or_refused_clearly() {
         .args(["--weights", "1,2", "--quiet", "--out"])
         .arg(dir.path().join("x"))
         .assert()
-        .code(1);
+        .code(2);
     let err = stderr_of(&refused);
     assert!(
         err.contains("cannot honour --weights") && err.contains("rendezvous"),
