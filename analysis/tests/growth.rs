@@ -32,6 +32,7 @@ fn build(spec: &str, shards: u32, m: &Measured) -> Box<dyn Partitioner> {
         shards,
         warmup_keys: &m.warmup,
         key_type: KeyType::U64,
+        weights: None,
     };
     SchemeSpec::parse_list(spec).unwrap()[0]
         .build(&ctx)

@@ -21,6 +21,7 @@ fn try_build(
         shards,
         warmup_keys: warmup,
         key_type,
+        weights: None,
     })
 }
 
@@ -333,7 +334,7 @@ proptest! {
         warm.dedup();
         let mut counts = KeyCounts::new();
         warmup.iter().chain(&probes).for_each(|k| counts.add(k, 1));
-        let ctx = BuildContext { shards, warmup_keys: &warm, key_type: KeyType::Bytes };
+        let ctx = BuildContext { shards, warmup_keys: &warm, key_type: KeyType::Bytes, weights: None };
         for spec in SchemeSpec::parse_list(EVERY_SCHEME).map_err(fail)? {
             let p = spec.build(&ctx).map_err(fail)?;
             prop_assert_eq!(p.shard_count(), shards);
@@ -492,6 +493,7 @@ fn zero_shards_are_refused_when_building_and_resizing() {
             shards: 0,
             warmup_keys: &[],
             key_type: KeyType::U64,
+            weights: None,
         };
         let err = spec.build(&ctx).err().expect("0 shards accepted");
         assert!(err.to_string().contains("at least 1 (got 0)"), "{err}");
