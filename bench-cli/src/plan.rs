@@ -5,7 +5,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use analysis::plan::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
-use analysis::plan::{plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan};
+use analysis::plan::{
+    note_with_warnings, plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan,
+};
 use analysis::schemes::SchemeSpec;
 use analysis::ShardCount;
 use anyhow::{Context, Result};
@@ -387,15 +389,18 @@ pub fn plan_table(p: &WorkloadPlan) -> String {
         ]);
     }
     out.push_str(&aligned(&rows, &[0, 3]));
+    // Every row's note ends with the workload's warnings: print those once, first.
+    let warnings = note_with_warnings("", &p.warnings);
+    for w in &p.warnings {
+        out.push_str(&format!("   warning: {w}\n"));
+    }
     let mut seen = Vec::new();
-    for r in p.rows.iter().filter(|r| !r.note.is_empty()) {
+    for r in &p.rows {
+        let own = r.note.strip_suffix(&warnings).unwrap_or(&r.note).trim_end();
         // Hot-key notes repeat for every scheme; print each distinct note once.
-        if !seen.contains(&&r.note) {
-            out.push_str(&format!(
-                "   note ({} x{}): {}\n",
-                r.scheme, r.growth, r.note
-            ));
-            seen.push(&r.note);
+        if !own.is_empty() && !seen.contains(&own) {
+            out.push_str(&format!("   note ({} x{}): {own}\n", r.scheme, r.growth));
+            seen.push(own);
         }
     }
     out.push('\n');

@@ -305,3 +305,95 @@ fn an_existing_output_directory_is_refused_without_force() {
         .success();
     assert!(dir.path().join("plan.csv").exists());
 }
+
+/// `shardlab plan` on the CloudPhysics fixture (2,000 block requests whose `time` column is in
+/// seconds), with `args` after the trace options; the finished command and its `plan.csv`.
+fn plan_cloudphysics(args: &[&str], out: &Path) -> (String, Vec<String>, Vec<Vec<String>>) {
+    let assert = shardlab()
+        .args(["plan", "--trace"])
+        .arg(common::fixture("traces/cloudPhysicsIO_2000.csv"))
+        .args(["--key-col", "lbn", "--key-type", "u64", "--op-col", "op"])
+        .args(["--op-map", "28=get,2a=put", "--time-col", "time"])
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+    let (header, rows) = plan_csv(out);
+    (stdout_of(&assert), header, rows)
+}
+
+#[test]
+fn a_trace_in_one_window_or_an_implausible_time_unit_is_warned_about_naming_the_options() {
+    let dir = tempfile::tempdir().unwrap();
+    // Read in microseconds (the default), the 3 s of the fixture last 3 us: one 1 s window.
+    let args = ["--capacity", "200", "--schemes", "hash,ring"];
+    let (stdout, header, rows) = plan_cloudphysics(&args, &dir.path().join("us"));
+    assert!(
+        stdout.contains("warning: The timestamps span 3.0 us read in us (--time-unit us)")
+            && stdout.contains("--time-unit s gives 3.0 s"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warning: The measured events fall in 1 rate window of 1.0 s")
+            && stdout.contains("--rate-window"),
+        "{stdout}"
+    );
+    // Printed once, not once per row.
+    assert_eq!(stdout.matches("The timestamps span").count(), 1, "{stdout}");
+    let note = column(&header, "note");
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert!(
+            row[note].contains("--time-unit s gives 3.0 s") && row[note].contains("--rate-window"),
+            "{row:?}"
+        );
+    }
+    // In seconds the fixture spans 3 s over 4 windows: nothing to warn about.
+    let args = ["--time-unit", "s", "--capacity", "200", "--schemes", "hash"];
+    let (stdout, header, rows) = plan_cloudphysics(&args, &dir.path().join("s"));
+    assert!(!stdout.contains("warning"), "{stdout}");
+    assert_eq!(rows[0][column(&header, "note")], "");
+}
+
+#[test]
+fn growing_the_current_cluster_names_the_rule_that_makes_a_plan_infeasible() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--time-unit",
+        "s",
+        "--rate-window",
+        "10s",
+        "--capacity",
+        "20",
+        "--current",
+        "4",
+        "--max-shards",
+        "64",
+        "--schemes",
+        "range:grow=cheapest,range,salted",
+    ];
+    let (stdout, header, rows) = plan_cloudphysics(&args, &dir.path().join("p"));
+    let (needed, binding, note) = (
+        column(&header, "shards_needed"),
+        column(&header, "binding"),
+        column(&header, "note"),
+    );
+    let cheapest = &rows[0];
+    assert_eq!(
+        (cheapest[needed].as_str(), cheapest[binding].as_str()),
+        ("", "search_limit")
+    );
+    assert!(
+        cheapest[note].contains("more shards would not help")
+            && cheapest[note].contains("grow=cheapest")
+            && cheapest[note].contains("cannot cut the hot range"),
+        "{cheapest:?}"
+    );
+    assert!(!cheapest[note].contains("raise --max-shards"), "{stdout}");
+    // The default rule cuts ranges: the same growth works, for range and salted.
+    for row in &rows[1..] {
+        assert_eq!(row[binding], "rate", "{row:?}");
+        assert!(row[needed].parse::<u32>().unwrap() <= 64, "{row:?}");
+    }
+}

@@ -161,6 +161,38 @@ fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
 }
 
 #[test]
+fn grow_cheapest_keeps_the_old_whole_range_rule_on_the_small_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cheapest");
+    let boundaries = fixture("exact_boundaries.txt").display().to_string();
+    let schemes = format!("range:boundaries={boundaries},grow=cheapest");
+    shardlab()
+        .args(["run", "--key-type", "u64", "--shards", "4", "--grow", "5,3"])
+        .args(["--quiet", "--no-latency", "--schemes", &schemes, "--trace"])
+        .arg(fixture("exact_trace.csv"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let mut r = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let remap: Vec<(String, String)> = r
+        .records()
+        .map(|rec| rec.unwrap())
+        .filter(|rec| &rec[3] == "remap_fraction")
+        .map(|rec| (rec[6].to_string(), rec[4].to_string()))
+        .collect();
+    // Growing: 4 ranges cannot give 5 shards whole ranges each, so nothing moves. Shrinking:
+    // shard 3's range (keys 300, 1000) moves whole: 2 of 7 keys.
+    let shrink = 2.0 / 7.0;
+    assert_eq!(remap[0], ("5".to_string(), "0".to_string()));
+    assert_eq!(remap[1].0, "3");
+    assert!(
+        (remap[1].1.parse::<f64>().unwrap() - shrink).abs() < 1e-12,
+        "{remap:?}"
+    );
+}
+
+#[test]
 fn a_bad_trace_line_names_the_line_and_writes_no_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never");

@@ -37,6 +37,8 @@ pub mod failures;
 pub mod hot_key;
 pub mod point_loads;
 pub mod search;
+pub mod search_limit;
+pub mod time_sanity;
 pub mod traffic;
 pub mod window_load;
 
@@ -237,7 +239,8 @@ pub struct PlanRow {
     pub hot_key: Option<String>,
     /// For `hot_key`: its rate on its busiest replica, grown by G.
     pub hot_key_rate: Option<f64>,
-    /// A sentence for infeasible rows: why, and what would work.
+    /// A sentence for infeasible rows (why, and what would work), followed by the workload's
+    /// warnings about its time axis ([`WorkloadPlan::warnings`]).
     pub note: String,
 }
 
@@ -266,6 +269,9 @@ pub struct WorkloadPlan {
     pub p99_rate: f64,
     /// The busiest key under the replica policy (before growth).
     pub hot_key: Option<HotKey>,
+    /// Warnings about the time axis that every rate rests on ([`time_sanity`]); also at the
+    /// end of every row's note.
+    pub warnings: Vec<String>,
     /// One row per scheme and growth, schemes in the order given.
     pub rows: Vec<PlanRow>,
 }
@@ -333,8 +339,21 @@ pub fn plan_workload(
         progress(Progress::Events(n))
     })?;
     progress(Progress::Phase("plan"));
-    let rows = plan_traffic(&traffic, &input.label, input.key_type, schemes, cfg)?;
-    Ok(describe(&traffic, input, cfg, rows))
+    let mut rows = plan_traffic(&traffic, &input.label, input.key_type, schemes, cfg)?;
+    let warnings = time_sanity::warnings(&traffic, windows.clock());
+    for row in &mut rows {
+        row.note = note_with_warnings(&row.note, &warnings);
+    }
+    Ok(describe(&traffic, input, cfg, rows, warnings))
+}
+
+/// A row's own note followed by the workload's warnings, separated by spaces.
+pub fn note_with_warnings(note: &str, warnings: &[String]) -> String {
+    let parts = std::iter::once(note).chain(warnings.iter().map(String::as_str));
+    parts
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The workload's figures around its rows.
@@ -343,6 +362,7 @@ fn describe(
     input: &WorkloadInput<'_>,
     cfg: &PlanConfig,
     rows: Vec<PlanRow>,
+    warnings: Vec<String>,
 ) -> WorkloadPlan {
     let per_window = traffic.events_per_window();
     let secs = traffic.window_secs();
@@ -363,5 +383,6 @@ fn describe(
         p99_rate: sorted.get(rank - 1).copied().unwrap_or(0) as f64 / secs,
         hot_key: hot_key::hottest_key(traffic, cfg.policy),
         rows,
+        warnings,
     }
 }

@@ -16,6 +16,7 @@ use workloads::KeyType;
 use super::binding::Binding;
 use super::failures::{worst_failures, Chain};
 use super::hot_key::{hottest_key, largest_key};
+use super::search_limit::{self, Spread};
 use super::traffic::Traffic;
 use super::window_load::{evaluate, LayoutLoad};
 use super::{PlanConfig, PlanRow, FIT_TOLERANCE};
@@ -266,16 +267,22 @@ impl<'a> SchemeSearch<'a> {
             Found::Nothing => {
                 row.binding = Binding::SearchLimit;
                 let max = self.cfg.max_shards;
+                let mut spread = None;
                 if max >= self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
                     let load = self.load_at(max)?.clone();
                     row.peak_rate_per_shard = Some(growth * load.peak_rate());
                     row.p99_rate_per_shard = Some(growth * load.p99_rate());
                     row.hottest_share = Some(load.hottest_share());
+                    let half = max / 2;
+                    if half >= 1 && bound <= max {
+                        spread = Some(Spread {
+                            half,
+                            peak_half: self.load_at(half)?.peak_rate(),
+                            peak_max: load.peak_rate(),
+                        });
+                    }
                 }
-                row.note = format!(
-                    "No shard count up to --max-shards {max} works (a perfectly balanced scheme would need {bound}); \
-                     peak_rate_per_shard and hottest_share are those of {max} shards with every shard up."
-                );
+                row.note = search_limit::note(self.spec, self.cfg, bound, growth, spread);
             }
         }
         Ok(row)

@@ -8,7 +8,7 @@ use std::ops::Range;
 use workloads::{EventChunk, EventSource, Op};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
-use super::clock::Windows;
+use super::clock::{Clock, Windows};
 use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts};
 
@@ -62,6 +62,7 @@ pub struct Traffic {
     key_starts: Vec<u32>,
     windows: u64,
     window_secs: f64,
+    span_secs: f64,
     warmup_keys: Vec<Vec<u8>>,
     warmup_events: u64,
     events: u64,
@@ -83,6 +84,8 @@ struct Collector {
     scans: Vec<RawScan>,
     warmup_keys: WarmupKeys,
     events: u64,
+    /// The smallest and largest timestamp of the measured events that have one.
+    ticks: Option<(u64, u64)>,
 }
 
 impl Traffic {
@@ -114,7 +117,13 @@ impl Traffic {
             index += n as u64;
             progress(n as u64);
         }
-        c.finish(windows.seconds(), warmup_events.min(index))
+        let span_secs = match windows.clock() {
+            Clock::Timestamps { nanos_per_tick } => c.ticks.map_or(0.0, |(first, last)| {
+                (last - first) as f64 * nanos_per_tick as f64 / 1e9
+            }),
+            Clock::Rate { events_per_sec } => c.events as f64 / events_per_sec as f64,
+        };
+        c.finish(windows.seconds(), span_secs, warmup_events.min(index))
     }
 
     /// The distinct point keys; [`Entry::key`] indexes this.
@@ -164,6 +173,12 @@ impl Traffic {
     /// The window length in seconds.
     pub fn window_secs(&self) -> f64 {
         self.window_secs
+    }
+
+    /// Seconds from the first measured event to the last: by their timestamps (0 when none
+    /// has one), or events / rate with `--rate`.
+    pub fn span_secs(&self) -> f64 {
+        self.span_secs
     }
 
     /// The sorted distinct keys of the warm-up prefix (a consistent sample past
@@ -220,6 +235,10 @@ impl Collector {
     /// Counts one measured event in absolute window `window`.
     fn record(&mut self, window: u64, ev: workloads::Event<'_>) {
         self.events += 1;
+        if let Some(t) = ev.timestamp {
+            let (first, last) = self.ticks.get_or_insert((t, t));
+            (*first, *last) = ((*first).min(t), (*last).max(t));
+        }
         if ev.op == Op::Scan {
             self.scans
                 .push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
@@ -247,7 +266,12 @@ impl Collector {
     }
 
     /// Numbers the windows from the first measured one and sorts everything by window.
-    fn finish(self, window_secs: f64, warmup_events: u64) -> Result<Traffic, AnalysisError> {
+    fn finish(
+        self,
+        window_secs: f64,
+        span_secs: f64,
+        warmup_events: u64,
+    ) -> Result<Traffic, AnalysisError> {
         if self.events == 0 {
             return Err(AnalysisError::Config(format!(
                 "the workload has no events to measure after a warm-up of {warmup_events} events"
@@ -310,6 +334,7 @@ impl Collector {
             key_starts,
             windows: span,
             window_secs,
+            span_secs,
             warmup_keys,
             warmup_events,
             events: self.events,

@@ -22,6 +22,8 @@
 
 use std::cmp::Reverse;
 
+use rayon::prelude::*;
+
 use workloads::Spec;
 
 use crate::{AnalysisError, ShardId};
@@ -68,33 +70,69 @@ pub struct RangeLayout {
     pub owners: Vec<ShardId>,
 }
 
-/// The measured keys of a layout in key order with their requests, and how to place them.
-pub struct WeighedKeys<'k, K, R, S> {
-    /// Keys with their request counts, sorted in the layout's key order.
-    pub keys: &'k [(K, u64)],
-    /// The range of a key (nondecreasing along `keys`).
-    pub range_of: R,
-    /// The range start that a cut at a key gets (the key as the layout compares it).
-    pub start_of: S,
+/// The measured keys of a layout with their requests, grouped by range in range order. A
+/// range's own keys are put in key order only when the range is cut, so a growth that moves
+/// whole ranges sorts nothing.
+pub struct KeysByRange<K> {
+    keys: Vec<(K, u64)>,
+    /// Range `r` holds `keys[bounds[r]..bounds[r + 1]]`.
+    bounds: Vec<usize>,
+}
+
+impl<K: Copy + Send + Sync> KeysByRange<K> {
+    /// Groups `keys` (in any order) over `ranges` ranges by `range_of` (below `ranges`).
+    pub fn new(keys: Vec<(K, u64)>, ranges: usize, range_of: impl Fn(&K) -> usize + Sync) -> Self {
+        let of: Vec<usize> = keys.par_iter().map(|(k, _)| range_of(k)).collect();
+        let mut bounds = vec![0usize; ranges + 1];
+        for &r in &of {
+            bounds[r + 1] += 1;
+        }
+        for r in 1..bounds.len() {
+            bounds[r] += bounds[r - 1];
+        }
+        // A counting sort by range: each key to the next free place of its range.
+        let mut next = bounds.clone();
+        let mut order = vec![0usize; keys.len()];
+        for (i, &r) in of.iter().enumerate() {
+            order[next[r]] = i;
+            next[r] += 1;
+        }
+        KeysByRange {
+            keys: order.into_iter().map(|i| keys[i]).collect(),
+            bounds,
+        }
+    }
+
+    /// The distinct keys of every range.
+    pub fn distinct_per_range(&self) -> Vec<u64> {
+        self.bounds
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as u64)
+            .collect()
+    }
+
+    /// The requests of every range.
+    pub fn requests_per_range(&self) -> Vec<u64> {
+        let sum = |w: &[usize]| self.keys[w[0]..w[1]].iter().map(|(_, c)| c).sum();
+        self.bounds.windows(2).map(sum).collect()
+    }
 }
 
 /// `layout` on `from` shards grown to `to > from` shards by the `balanced` rule (see the
-/// module documentation), weighing `keys`.
-pub fn grow_balanced<K, R, S>(
+/// module documentation), weighing `keys`; a cut at key `k` starts its range at `start_of(k)`
+/// (the key as the layout compares it).
+pub fn grow_balanced<K: Ord + Copy>(
     layout: &RangeLayout,
     from: u32,
     to: u32,
-    keys: &WeighedKeys<'_, K, R, S>,
-) -> RangeLayout
-where
-    R: Fn(&K) -> usize,
-    S: Fn(&K) -> Vec<u8>,
-{
+    keys: KeysByRange<K>,
+    start_of: impl Fn(&K) -> Vec<u8>,
+) -> RangeLayout {
     let mut growth = Growth::new(layout, to, keys);
     for new in from..to {
         growth.fill(new as usize);
     }
-    growth.finish(layout, keys)
+    growth.finish(layout, start_of)
 }
 
 /// A run of a range's measured keys during growth.
@@ -102,7 +140,7 @@ where
 struct Piece {
     /// The range it was cut from.
     range: usize,
-    /// Its measured keys: indices `lo..hi` of the sorted keys.
+    /// Its measured keys: indices `lo..hi` of the grouped keys.
     lo: usize,
     hi: usize,
     /// Where it starts: the range's own start (`None`) or measured key `j` (a cut).
@@ -119,8 +157,11 @@ struct Cut {
 }
 
 /// The state of a balanced growth.
-struct Growth {
-    /// `cum[i]`: requests of the first `i` sorted keys.
+struct Growth<K> {
+    keys: KeysByRange<K>,
+    /// Ranges whose keys are in key order (every range that has been cut).
+    sorted: Vec<bool>,
+    /// `cum[i]`: requests of the first `i` grouped keys.
     cum: Vec<u64>,
     pieces: Vec<Piece>,
     /// Requests served by each shard.
@@ -129,32 +170,25 @@ struct Growth {
     shards: u128,
 }
 
-impl Growth {
-    fn new<K, R, S>(layout: &RangeLayout, to: u32, keys: &WeighedKeys<'_, K, R, S>) -> Growth
-    where
-        R: Fn(&K) -> usize,
-    {
-        let ranges = layout.owners.len();
+impl<K: Ord + Copy> Growth<K> {
+    fn new(layout: &RangeLayout, to: u32, keys: KeysByRange<K>) -> Growth<K> {
         let mut cum = Vec::with_capacity(keys.keys.len() + 1);
         cum.push(0u64);
-        let mut per_range = vec![0usize; ranges];
-        for (key, count) in keys.keys {
+        for (_, count) in &keys.keys {
             cum.push(cum[cum.len() - 1] + count);
-            per_range[(keys.range_of)(key)] += 1;
         }
-        let mut pieces = Vec::with_capacity(ranges);
-        let mut lo = 0;
-        for (range, (&owner, &n)) in layout.owners.iter().zip(&per_range).enumerate() {
-            pieces.push(Piece {
+        let pieces = (layout.owners.iter().enumerate())
+            .map(|(range, &owner)| Piece {
                 range,
-                lo,
-                hi: lo + n,
+                lo: keys.bounds[range],
+                hi: keys.bounds[range + 1],
                 cut_at: None,
                 owner,
-            });
-            lo += n;
-        }
+            })
+            .collect();
         let mut growth = Growth {
+            sorted: vec![false; layout.owners.len()],
+            keys,
             cum,
             pieces,
             load: vec![0; to as usize],
@@ -242,11 +276,12 @@ impl Growth {
 
     /// The cut of piece `i` whose upper or lower side carries the most requests up to
     /// `wanted` (ties: the upper side, at the lowest key); `None` when no side carries any.
-    fn best_cut(&self, i: usize, wanted: u64) -> Option<Cut> {
-        let Piece { lo, hi, .. } = self.pieces[i];
+    fn best_cut(&mut self, i: usize, wanted: u64) -> Option<Cut> {
+        let Piece { range, lo, hi, .. } = self.pieces[i];
         if hi - lo < 2 {
             return None;
         }
+        self.sort_range(range);
         // Cuts at keys lo+1..hi leave keys on both sides; `inner[c]` is cum[lo + 1 + c].
         let inner = &self.cum[lo + 1..hi];
         let (base, end) = (self.cum[lo], self.cum[hi]);
@@ -273,22 +308,28 @@ impl Growth {
         }
     }
 
+    /// Puts the keys of `range` in key order, once; only a whole range is sorted (its first
+    /// cut), so no piece's keys change.
+    fn sort_range(&mut self, range: usize) {
+        if std::mem::replace(&mut self.sorted[range], true) {
+            return;
+        }
+        let (lo, hi) = (self.keys.bounds[range], self.keys.bounds[range + 1]);
+        self.keys.keys[lo..hi].sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for j in lo..hi {
+            self.cum[j + 1] = self.cum[j] + self.keys.keys[j].1;
+        }
+    }
+
     /// The grown layout: pieces in key order with their starts.
-    fn finish<K, R, S>(
-        mut self,
-        layout: &RangeLayout,
-        keys: &WeighedKeys<'_, K, R, S>,
-    ) -> RangeLayout
-    where
-        S: Fn(&K) -> Vec<u8>,
-    {
+    fn finish(mut self, layout: &RangeLayout, start_of: impl Fn(&K) -> Vec<u8>) -> RangeLayout {
         self.pieces.sort_unstable_by_key(|p| (p.range, p.lo));
         let starts = self
             .pieces
             .iter()
             .map(|p| match p.cut_at {
                 None => layout.starts[p.range].clone(),
-                Some(j) => (keys.start_of)(&keys.keys[j].0),
+                Some(j) => start_of(&self.keys.keys[j].0),
             })
             .collect();
         let owners = self.pieces.iter().map(|p| p.owner).collect();
@@ -305,20 +346,18 @@ mod tests {
     fn grow(splits: &[u8], owners: &[ShardId], counts: &[u64], from: u32, to: u32) -> RangeLayout {
         let mut starts = vec![vec![]];
         starts.extend(splits.iter().map(|&s| vec![s]));
+        // Keys in reverse order: grouping and cutting put them in key order.
         let keys: Vec<(u8, u64)> = (0..counts.len() as u8)
             .zip(counts.iter().copied())
+            .rev()
             .collect();
         let range_of = |k: &u8| splits.partition_point(|&s| s <= *k);
         let layout = RangeLayout {
             starts,
             owners: owners.to_vec(),
         };
-        let weighed = WeighedKeys {
-            keys: &keys,
-            range_of,
-            start_of: |k: &u8| vec![*k],
-        };
-        grow_balanced(&layout, from, to, &weighed)
+        let keys = KeysByRange::new(keys, layout.owners.len(), range_of);
+        grow_balanced(&layout, from, to, keys, |k: &u8| vec![*k])
     }
 
     /// Requests on each shard of a grown layout of one-byte keys.

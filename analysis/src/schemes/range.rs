@@ -16,7 +16,7 @@ use std::path::Path;
 use workloads::key::display_bytes;
 use workloads::{KeyType, Spec};
 
-use super::growth::{self, GrowRule, RangeLayout, WeighedKeys, GROW_PARAM};
+use super::growth::{self, GrowRule, KeysByRange, RangeLayout, GROW_PARAM};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::KeyIndex;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -421,27 +421,26 @@ impl RangePartitioner {
     }
 
     /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::schemes::growth`]),
-    /// weighing the measured keys `keys` (in this layout's key order).
-    pub fn resized_balanced<K, R, S>(
+    /// weighing the measured keys `keys` grouped by this layout's ranges; a cut at key `k`
+    /// starts its range at `start_of(k)`.
+    pub fn resized_balanced<K: Ord + Copy + Send + Sync>(
         &self,
         shards: u32,
-        keys: &WeighedKeys<'_, K, R, S>,
-    ) -> Result<RangePartitioner, AnalysisError>
-    where
-        R: Fn(&K) -> usize,
-        S: Fn(&K) -> Vec<u8>,
-    {
+        keys: KeysByRange<K>,
+        start_of: impl Fn(&K) -> Vec<u8>,
+    ) -> Result<RangePartitioner, AnalysisError> {
         check_shard_count(shards)?;
-        let (mut distinct, mut requests) =
-            (vec![0u64; self.owners.len()], vec![0u64; self.owners.len()]);
-        for (key, count) in keys.keys {
-            let range = (keys.range_of)(key);
-            distinct[range] += 1;
-            requests[range] += count;
+        let requests = keys.requests_per_range();
+        if requests.len() != self.owners.len() {
+            return Err(AnalysisError::Config(format!(
+                "keys grouped in {} ranges given for {} ranges",
+                requests.len(),
+                self.owners.len()
+            )));
         }
         if requests.iter().all(|&r| r == 0) {
             // Nothing to weigh: whole ranges by count, as `grow=cheapest` does.
-            return self.resized_with(shards, &distinct);
+            return self.resized_with(shards, &keys.distinct_per_range());
         }
         if shards <= self.shards {
             return self.resized_with(shards, &requests);
@@ -450,7 +449,7 @@ impl RangePartitioner {
             starts: self.starts.clone(),
             owners: self.owners.clone(),
         };
-        let grown = growth::grow_balanced(&layout, self.shards, shards, keys);
+        let grown = growth::grow_balanced(&layout, self.shards, shards, keys, start_of);
         let label = self.label.clone();
         Ok(
             Self::with_shard_count(label, shards, grown.starts, grown.owners)?
@@ -495,14 +494,12 @@ impl Partitioner for RangePartitioner {
         keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         let resized = match self.grow {
-            GrowRule::Balanced => self.resized_balanced(
-                shards,
-                &WeighedKeys {
-                    keys: &keys.sorted(),
-                    range_of: |k: &&[u8]| self.range_index_of(k),
-                    start_of: |k: &&[u8]| k.to_vec(),
-                },
-            )?,
+            GrowRule::Balanced => {
+                let keys = KeysByRange::new(keys.iter().collect(), self.range_count(), |k| {
+                    self.range_index_of(k)
+                });
+                self.resized_balanced(shards, keys, |k: &&[u8]| k.to_vec())?
+            }
             GrowRule::Cheapest => {
                 let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
                 self.resized_with(shards, &counts)?

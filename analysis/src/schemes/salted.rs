@@ -12,7 +12,7 @@
 use smallvec::SmallVec;
 use workloads::Spec;
 
-use super::growth::{GrowRule, WeighedKeys, GROW_PARAM};
+use super::growth::{GrowRule, KeysByRange, GROW_PARAM};
 use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
@@ -324,25 +324,20 @@ impl Partitioner for SaltedRangePartitioner {
         let inner = match self.inner.grow_rule() {
             GrowRule::Balanced => {
                 // (bucket, key) sorts as the salted key does, without building it.
-                let mut salted: Vec<((u16, &[u8]), u64)> = keys
+                let salted: Vec<((u16, &[u8]), u64)> = keys
                     .iter()
                     .map(|(key, count)| ((self.bucket_of(key), key), count))
                     .collect();
-                salted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                self.inner.resized_balanced(
-                    shards,
-                    &WeighedKeys {
-                        keys: &salted,
-                        range_of: |&(bucket, key): &(u16, &[u8])| {
-                            self.by_bucket.range_index_of(bucket, key)
-                        },
-                        start_of: |&(bucket, key): &(u16, &[u8])| {
-                            let mut start = SaltedKey::new();
-                            salt_into(bucket, key, &mut start);
-                            start.to_vec()
-                        },
-                    },
-                )?
+                let ranges = self.inner.range_count();
+                let salted = KeysByRange::new(salted, ranges, |&(bucket, key)| {
+                    self.by_bucket.range_index_of(bucket, key)
+                });
+                self.inner
+                    .resized_balanced(shards, salted, |&(bucket, key)| {
+                        let mut start = SaltedKey::new();
+                        salt_into(bucket, key, &mut start);
+                        start.to_vec()
+                    })?
             }
             GrowRule::Cheapest => {
                 let mut counts = vec![0u64; self.inner.range_count()];
