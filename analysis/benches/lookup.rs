@@ -28,6 +28,7 @@ use analysis::schemes::range::RangePartitioner;
 use analysis::schemes::redis_cluster::RedisClusterPartitioner;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::salted::SaltedRangePartitioner;
+use analysis::schemes::{BuildContext, SchemeSpec};
 use analysis::{Partitioner, ShardId};
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
@@ -307,12 +308,100 @@ fn systems_lookup(c: &mut Criterion) {
     group.finish();
 }
 
+/// One of our schemes for [`SHARDS`] shards, from its spec, boxed as the replay holds it.
+fn scheme(spec: &str) -> Box<dyn Partitioner> {
+    let ctx = BuildContext {
+        shards: SHARDS,
+        warmup_keys: &[],
+        key_type: workloads::KeyType::U64,
+        weights: None,
+    };
+    SchemeSpec::parse_list(spec).unwrap()[0]
+        .build(&ctx)
+        .unwrap()
+}
+
+/// The consistent-hashing family on random `u64` keys, the hash included, each beside the
+/// `hash-rings` crate's implementation of the same algorithm (its default hasher,
+/// SipHash-1-3, on the `u64`; ours XXH3-64 on its 8 big-endian bytes), 16 shards.
+fn family_lookup(c: &mut Criterion) {
+    use hash_rings::{jump, maglev, mpc, rendezvous, weighted_rendezvous};
+    let mut group = c.benchmark_group("family_lookup");
+    group.sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys = splitmix(29, BATCH);
+    let n = SHARDS as usize;
+    let nodes: Vec<u32> = (0..SHARDS).collect();
+    let ours = |group: &mut criterion::BenchmarkGroup<'_, _>, name: &str, spec: &str| {
+        let p = scheme(spec);
+        bench_keys(group, name, n, &keys, |k| {
+            p.shard_of(&k.to_be_bytes()) as usize
+        });
+    };
+    let crate_jump = Box::new(jump::Ring::new(SHARDS));
+    bench_keys(&mut group, "crate_jump", n, &keys, |k| {
+        crate_jump.get_node(k) as usize
+    });
+    ours(&mut group, "jump", "jump");
+    ours(&mut group, "jump_hash_none", "jump:hash=none");
+    let mut crate_hrw = Box::new(rendezvous::Ring::new());
+    nodes.iter().for_each(|id| crate_hrw.insert_node(id, 1));
+    bench_keys(&mut group, "crate_rendezvous", n, &keys, |k| {
+        *crate_hrw.get_node(k) as usize
+    });
+    let mut crate_whrw = Box::new(weighted_rendezvous::Ring::new());
+    nodes.iter().for_each(|id| crate_whrw.insert_node(id, 1.0));
+    bench_keys(&mut group, "crate_weighted_rendezvous", n, &keys, |k| {
+        *crate_whrw.get_node(k) as usize
+    });
+    ours(&mut group, "rendezvous", "rendezvous");
+    let weighted = {
+        let w = vec![1.0; n];
+        let ctx = BuildContext {
+            shards: SHARDS,
+            warmup_keys: &[],
+            key_type: workloads::KeyType::U64,
+            weights: Some(&w),
+        };
+        SchemeSpec::parse_list("rendezvous").unwrap()[0]
+            .build(&ctx)
+            .unwrap()
+    };
+    bench_keys(&mut group, "rendezvous_weighted", n, &keys, |k| {
+        weighted.shard_of(&k.to_be_bytes()) as usize
+    });
+    let crate_maglev = Box::new(maglev::Ring::new(nodes.iter().collect()));
+    bench_keys(&mut group, "crate_maglev_1601", n, &keys, |k| {
+        *crate_maglev.get_node(k) as usize
+    });
+    let crate_maglev_big = Box::new(maglev::Ring::with_capacity_hint(
+        nodes.iter().collect(),
+        65_537,
+    ));
+    bench_keys(&mut group, "crate_maglev_65537", n, &keys, |k| {
+        *crate_maglev_big.get_node(k) as usize
+    });
+    ours(&mut group, "maglev_1601", "maglev:table=1601");
+    ours(&mut group, "maglev_65537", "maglev");
+    let mut crate_mpc = Box::new(mpc::Ring::new(21));
+    nodes.iter().for_each(|id| crate_mpc.insert_node(id));
+    bench_keys(&mut group, "crate_multiprobe", n, &keys, |k| {
+        *crate_mpc.get_node(k) as usize
+    });
+    ours(&mut group, "multiprobe", "multiprobe");
+    ours(&mut group, "anchor", "anchor");
+    ours(&mut group, "anchor_capacity_32", "anchor:capacity=32");
+    ours(&mut group, "bounded_unlearned", "bounded");
+    ours(&mut group, "ring", "ring");
+    group.finish();
+}
+
 criterion_group! {
     name = lookups;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
         .sample_size(10);
-    targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup, systems_lookup
+    targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup, systems_lookup, family_lookup
 }
 criterion_main!(lookups);

@@ -87,6 +87,12 @@ pub trait Partitioner: Send + Sync {
         Ok(None)
     }
 
+    /// Bytes of memory the lookup structure holds (tables, points, arrays), for the
+    /// `router_bytes` metric; `None` when the scheme does not say.
+    fn router_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// True for schemes whose placement depends on the order in which keys first arrive
     /// (`bounded`): the replay (and `route`) then hands them every point key of the trace,
     /// in order, through [`Partitioner::learn_arrival`] before any key is routed.

@@ -18,7 +18,7 @@ use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::{
-    confidence, latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult,
+    confidence, latency, remap, router, split, LatencyConfig, SchemeResult, WorkloadResult,
 };
 use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
@@ -150,10 +150,12 @@ pub fn replay_targets(
         weights: cfg.weights.as_deref(),
     };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
-    let mut parts: Vec<Box<dyn Partitioner>> = fixed
+    let (mut parts, build_ns): (Vec<Box<dyn Partitioner>>, Vec<f64>) = fixed
         .iter()
-        .map(|s| s.build(&ctx))
-        .collect::<Result<_, _>>()?;
+        .map(|s| router::build_timed(s, &ctx))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
     drop(warmup_keys);
     if parts.iter().any(|p| p.learns_arrival()) {
         progress(Progress::Phase("arrival order"));
@@ -171,7 +173,8 @@ pub fn replay_targets(
     progress(Progress::Phase("remap"));
     let mut results = Vec::with_capacity(parts.len());
     let mut remaps: Vec<Vec<remap::Remap>> = Vec::with_capacity(parts.len());
-    for ((spec, part), sacc) in fixed.iter().zip(&parts).zip(acc.schemes) {
+    for (((spec, part), sacc), build_ns) in fixed.iter().zip(&parts).zip(acc.schemes).zip(build_ns)
+    {
         remaps.push(
             targets
                 .iter()
@@ -206,6 +209,7 @@ pub fn replay_targets(
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
+            router: router::cost(part.as_ref(), build_ns),
             extra_metrics,
             intervals: Vec::new(),
         });

@@ -240,14 +240,19 @@ impl<R: BufRead> KeyLines<R> {
 mod tests {
     use super::*;
 
-    fn router(schemes: &str, grow: Option<u32>, keys: &[&[u8]]) -> Router {
-        let specs = SchemeSpec::parse_list(schemes).unwrap();
-        let cfg = RouteConfig {
+    /// Four shards, byte keys, no weights.
+    fn config(grow: Option<u32>) -> RouteConfig<'static> {
+        RouteConfig {
             shards: 4,
             grow,
             key_type: KeyType::Bytes,
             weights: None,
-        };
+        }
+    }
+
+    fn router(schemes: &str, grow: Option<u32>, keys: &[&[u8]]) -> Router {
+        let specs = SchemeSpec::parse_list(schemes).unwrap();
+        let cfg = config(grow);
         let mut seen = SeenKeys::new();
         keys.iter().for_each(|k| seen.add(k));
         let mut router = Router::build(&specs, &cfg, seen).unwrap();
@@ -330,12 +335,7 @@ mod tests {
         let mut learned = router("bounded:c=1.0", Some(5), &refs);
         assert_eq!(owners(&mut learned), [250; 4]);
         let specs = SchemeSpec::parse_list("bounded:c=1.0").unwrap();
-        let cfg = RouteConfig {
-            shards: 4,
-            grow: None,
-            key_type: KeyType::Bytes,
-            weights: None,
-        };
+        let cfg = config(None);
         let mut streaming = Router::build(&specs, &cfg, SeenKeys::new()).unwrap();
         assert_eq!(owners(&mut streaming), [250; 4]);
     }
@@ -343,12 +343,7 @@ mod tests {
     #[test]
     fn dynamic_schemes_are_refused_with_the_reason() {
         let specs = SchemeSpec::parse_list("range-dynamic").unwrap();
-        let cfg = RouteConfig {
-            shards: 4,
-            grow: None,
-            key_type: KeyType::Bytes,
-            weights: None,
-        };
+        let cfg = config(None);
         let err = Router::build(&specs, &cfg, SeenKeys::new()).err().unwrap();
         assert!(err.to_string().contains("shardlab run"), "{err}");
     }

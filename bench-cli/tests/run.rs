@@ -232,7 +232,7 @@ fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
             .success();
         summary(&out)
             .into_iter()
-            .filter(|(k, _)| !k.2.starts_with("lookup") && k.2 != "lookups_per_sec")
+            .filter(|(k, _)| !analysis::metrics::is_timing(&k.2))
             .collect::<Vec<_>>()
     };
     let one = run("1", "one");

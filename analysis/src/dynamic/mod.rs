@@ -131,6 +131,7 @@ impl DynamicRun {
             fanout: self.fanout,
             latency: None,
             split: None,
+            router: Default::default(),
             extra_metrics: self.metric_values(),
             intervals: Vec::new(),
         }

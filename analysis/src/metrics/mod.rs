@@ -10,6 +10,7 @@ pub mod growth;
 pub mod latency;
 pub mod load;
 pub mod remap;
+pub mod router;
 pub mod split;
 
 use serde::Serialize;
@@ -19,6 +20,7 @@ pub use fanout::ScanFanout;
 pub use latency::{Latency, LatencyConfig};
 pub use load::ShardLoad;
 pub use remap::Remap;
+pub use router::RouterCost;
 pub use split::SplitBalance;
 
 /// Everything measured for one scheme on one workload.
@@ -40,6 +42,8 @@ pub struct SchemeResult {
     pub latency: Option<Latency>,
     /// Split quality of the hottest range (static range scheme only).
     pub split: Option<SplitBalance>,
+    /// Memory and build time of the lookup structure.
+    pub router: RouterCost,
     /// Metrics only this scheme has (e.g. the split and merge counts of `range-dynamic`),
     /// written after the common ones.
     #[serde(skip)]
@@ -149,6 +153,8 @@ metric_table! {
     "lookup_ns_p999", "ns", "99.9th percentile ns per lookup (of per-batch means).";
     "lookup_ns_mean", "ns", "Mean ns per lookup.";
     "lookups_per_sec", "lookups/s", "Single-threaded lookups per second (1e9 / mean).";
+    "router_bytes", "bytes", "Memory of the lookup structure (table, points, arrays); empty when the scheme does not say.";
+    "build_ns", "ns", "Time to build the lookup structure from its spec (one build; learning the arrival order not included).";
     "split_balance", "ratio", "Range only: |L-R|/(L+R) of the hottest range's point load split at its median distinct key.";
     "split_balance_optimal", "ratio", "Range only: the same at the exact load-halving key.";
 }
@@ -210,6 +216,8 @@ impl WorkloadResult {
             "lookup_ns_p999" => lat(|l| l.p999_ns),
             "lookup_ns_mean" => lat(|l| l.mean_ns),
             "lookups_per_sec" => lat(|l| l.lookups_per_sec),
+            "router_bytes" => Some(s.router.bytes.map(|b| b as f64)),
+            "build_ns" => Some(s.router.build_ns),
             "split_balance" => split(|x| x.median_balance),
             "split_balance_optimal" => split(|x| x.optimal_balance),
             _ => None,
@@ -242,5 +250,5 @@ impl WorkloadResult {
 
 /// True for metrics that measure time and so differ between identical runs.
 pub fn is_timing(name: &str) -> bool {
-    name.starts_with("lookup_ns_") || name == "lookups_per_sec"
+    name.starts_with("lookup_ns_") || name == "lookups_per_sec" || name == "build_ns"
 }

@@ -185,6 +185,25 @@ impl AnchorPartitioner {
 }
 
 impl Partitioner for AnchorPartitioner {
+    /// The arrays A, K, W, L, R and the bucket-shard maps.
+    fn router_bytes(&self) -> Option<u64> {
+        let arrays = [
+            &self.removed_at,
+            &self.successor,
+            &self.working,
+            &self.last,
+            &self.removed,
+            &self.shard_of_bucket,
+            &self.bucket_of_shard,
+        ];
+        Some(
+            arrays
+                .iter()
+                .map(|a| super::slice_bytes(a.as_slice()))
+                .sum(),
+        )
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -204,14 +223,9 @@ impl Partitioner for AnchorPartitioner {
         Some(format!("bucket={b} first={first}"))
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(

@@ -149,6 +149,15 @@ impl BoundedPartitioner {
 }
 
 impl Partitioner for BoundedPartitioner {
+    /// The ring, the learned placements (hash table entries of a key hash and a shard, plus
+    /// the arrival order) and the loads.
+    fn router_bytes(&self) -> Option<u64> {
+        let entry = std::mem::size_of::<(u64, ShardId)>() as u64 + 1;
+        let placed = self.placed.capacity() as u64 * entry;
+        let rest = super::slice_bytes(&self.order) + super::slice_bytes(&self.loads);
+        Some(self.ring.router_bytes().unwrap_or(0) + placed + rest)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -181,14 +190,9 @@ impl Partitioner for BoundedPartitioner {
         keys.iter().for_each(|k| self.learn_hash(hash64(k)));
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(
@@ -272,12 +276,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_refused() {
-        let ctx = BuildContext {
-            shards: 4,
-            warmup_keys: &[],
-            key_type: Default::default(),
-            weights: None,
-        };
+        let ctx = crate::schemes::testing::ctx(4);
         for (spec, want) in [
             ("bounded:c=0.5", "at least 1"),
             ("bounded:c=x", "not a number"),

@@ -54,6 +54,11 @@ impl ModHashPartitioner {
 }
 
 impl Partitioner for ModHashPartitioner {
+    /// No structure: the owner is arithmetic.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(0)
+    }
+
     fn without_shard(
         &self,
         shard: ShardId,

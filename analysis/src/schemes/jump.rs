@@ -108,6 +108,11 @@ impl JumpPartitioner {
 }
 
 impl Partitioner for JumpPartitioner {
+    /// No structure: the owner is arithmetic.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(0)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -121,14 +126,9 @@ impl Partitioner for JumpPartitioner {
         jump_bucket(self.input(key), self.shards)
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shards);
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(

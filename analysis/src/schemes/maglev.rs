@@ -188,6 +188,11 @@ impl MaglevPartitioner {
 }
 
 impl Partitioner for MaglevPartitioner {
+    /// The table of M owners and the shard identities.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(super::slice_bytes(&self.entries) + super::slice_bytes(&self.identities))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -207,14 +212,9 @@ impl Partitioner for MaglevPartitioner {
         Some(format!("slot={slot}"))
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(
@@ -305,12 +305,7 @@ mod tests {
 
     #[test]
     fn bad_tables_are_refused() {
-        let ctx = BuildContext {
-            shards: 16,
-            warmup_keys: &[],
-            key_type: Default::default(),
-            weights: None,
-        };
+        let ctx = crate::schemes::testing::ctx(16);
         for (spec, want) in [
             ("maglev:table=65536", "must be a prime"),
             ("maglev:table=13", "must exceed the shard count (16)"),

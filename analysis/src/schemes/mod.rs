@@ -182,6 +182,26 @@ pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
     crate::ShardCount::new(shards).map(drop)
 }
 
+/// The scan rule of hashed schemes: every shard, since hashing keeps no key order; an empty
+/// scan (`end <= start`) contacts only the owner of `start`, as the trait asks.
+pub(crate) fn scan_every_shard<P: Partitioner + ?Sized>(
+    part: &P,
+    start: &[u8],
+    end: &[u8],
+    out: &mut crate::ShardSet,
+) {
+    if end <= start {
+        out.insert(part.shard_of(start));
+    } else {
+        out.insert_all(part.shard_count());
+    }
+}
+
+/// Bytes of the elements of `items` (for [`Partitioner::router_bytes`]).
+pub(crate) fn slice_bytes<T>(items: &[T]) -> u64 {
+    std::mem::size_of_val(items) as u64
+}
+
 /// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
 /// the last shards) and new shards get unused numbers above every identity so far. Schemes
 /// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across

@@ -115,6 +115,11 @@ impl MultiProbePartitioner {
 }
 
 impl Partitioner for MultiProbePartitioner {
+    /// The points and the search index over them.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(super::slice_bytes(&self.points) + self.positions.heap_bytes() as u64)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -134,14 +139,9 @@ impl Partitioner for MultiProbePartitioner {
         Some(format!("probe={k} point={:#018x}", self.points[i].0))
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(

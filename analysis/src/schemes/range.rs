@@ -459,6 +459,16 @@ impl RangePartitioner {
 }
 
 impl Partitioner for RangePartitioner {
+    /// The start keys, the owners and the search index.
+    fn router_bytes(&self) -> Option<u64> {
+        let starts: u64 = self
+            .starts
+            .iter()
+            .map(|s| (std::mem::size_of::<Vec<u8>>() + s.len()) as u64)
+            .sum();
+        Some(starts + super::slice_bytes(&self.owners) + self.index.heap_bytes() as u64)
+    }
+
     fn without_shard(
         &self,
         shard: ShardId,

@@ -119,6 +119,12 @@ impl RendezvousPartitioner {
 }
 
 impl Partitioner for RendezvousPartitioner {
+    /// The shard identities and weights.
+    fn router_bytes(&self) -> Option<u64> {
+        let weights = self.weights.get().map_or(0, super::slice_bytes);
+        Some(super::slice_bytes(&self.identities) + weights)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
@@ -132,14 +138,9 @@ impl Partitioner for RendezvousPartitioner {
         self.owner_of_hash(hash64(key))
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(

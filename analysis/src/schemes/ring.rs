@@ -198,6 +198,12 @@ fn add_vnodes(points: &mut Vec<(u64, ShardId)>, shards: std::ops::Range<u32>, vn
 }
 
 impl Partitioner for RingPartitioner {
+    /// The points, their owners and the search index.
+    fn router_bytes(&self) -> Option<u64> {
+        let points = super::slice_bytes(&self.points) + super::slice_bytes(&self.owners);
+        Some(points + self.positions.heap_bytes() as u64)
+    }
+
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
         crate::placement::ring::replicas(self, key, rf, out)
     }

@@ -1,5 +1,6 @@
 //! What the scheme tests share: keys, shares and moves measured on them.
 
+use crate::schemes::BuildContext;
 use crate::Partitioner;
 
 /// `n` distinct 8-byte keys (the numbers 0..n, big-endian, as `--key-type u64` stores them).
@@ -60,4 +61,14 @@ pub fn moved_on_removal(
         })
         .count();
     moved as f64 / keys.len() as f64
+}
+
+/// A build context for `shards` shards: no warm-up, byte keys, no weights.
+pub fn ctx(shards: u32) -> BuildContext<'static> {
+    BuildContext {
+        shards,
+        warmup_keys: &[],
+        key_type: Default::default(),
+        weights: None,
+    }
 }

@@ -95,6 +95,8 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
                 }
             }
             b.push(comparison_table(data, w, p.shards));
+            b.push(Block::Heading(4, format!("Trade-offs at N = {}", p.shards)));
+            b.push(tradeoff_table(data, w, p.shards));
         }
         b.extend(figures(charts, Some(w)));
     }
@@ -570,6 +572,39 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
         header,
         rows,
         numeric_from: 2,
+    }
+}
+
+/// The metrics that trade against each other, one row per scheme: lookup time, balance,
+/// growth disruption (against the least any scheme must move) and router memory.
+fn tradeoff_table(data: &RunData, workload: &str, n: u32) -> Block {
+    const COLUMNS: [(&str, &str); 6] = [
+        ("lookup_ns_p50", "ns"),
+        ("hottest_shard_ratio", "ratio"),
+        ("remap_fraction", "share"),
+        ("remap_ideal", "share"),
+        ("router_bytes", "bytes"),
+        ("build_ns", "ns"),
+    ];
+    let mut header = vec!["scheme".to_string()];
+    header.extend(COLUMNS.iter().map(|(name, _)| name.to_string()));
+    let rows = data
+        .schemes_at(workload, n)
+        .iter()
+        .map(|s| {
+            let mut row = vec![s.to_string()];
+            row.extend(
+                COLUMNS
+                    .iter()
+                    .map(|(name, unit)| cell(data.metric(workload, s, n, name), unit)),
+            );
+            row
+        })
+        .collect();
+    Block::Table {
+        header,
+        rows,
+        numeric_from: 1,
     }
 }
 

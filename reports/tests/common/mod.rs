@@ -111,6 +111,7 @@ fn scheme_result(
             optimal_balance: 0.1,
             top_key_share: 0.2,
         }),
+        router: Default::default(),
         extra_metrics: Vec::new(),
         intervals: Vec::new(),
     }
