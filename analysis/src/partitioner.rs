@@ -86,6 +86,12 @@ pub trait Partitioner: Send + Sync {
         let _ = (shard, keys);
         Ok(None)
     }
+
+    /// Why [`Partitioner::without_shard`] refuses some shards, when the scheme has its own
+    /// reason (jump removes only its last bucket); `None` uses the general sentence.
+    fn removal_refusal(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A set of shards, as a bitset that remembers how many members it has.

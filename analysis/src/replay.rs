@@ -141,6 +141,7 @@ pub fn replay_targets(
         shards: cfg.shards,
         warmup_keys: &warmup_keys,
         key_type: input.key_type,
+        weights: None,
     };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
     let parts: Vec<Box<dyn Partitioner>> = fixed

@@ -58,6 +58,10 @@ pub enum Command {
     /// surviving failures; writes plan.csv.
     #[command(after_help = crate::plan::PLAN_EXAMPLES)]
     Plan(crate::plan::PlanArgs),
+    /// Where keys live under each scheme, and where after growth: CSV
+    /// `key,scheme,shard,detail[,shard_after]` on stdout.
+    #[command(after_help = crate::route::ROUTE_EXAMPLES)]
+    Route(crate::route::RouteArgs),
 }
 
 const INSPECT_EXAMPLES: &str = "\
@@ -487,6 +491,7 @@ impl SchemeArgs {
                 shards: n.get(),
                 warmup_keys: &[],
                 key_type,
+                weights: None,
             };
             for s in &schemes {
                 s.validate(&ctx)

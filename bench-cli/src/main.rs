@@ -7,6 +7,7 @@ mod inputs;
 mod inspect;
 mod plan;
 mod progress;
+mod route;
 mod run;
 mod sweep;
 mod usage;
@@ -24,6 +25,7 @@ fn main() {
         cli::Command::Gen(args) => gen::run(args),
         cli::Command::Convert(args) => convert::run(args),
         cli::Command::Plan(args) => plan::plan(args, &given),
+        cli::Command::Route(args) => route::route(args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -3,16 +3,25 @@
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
+pub mod anchor;
 pub mod cassandra;
 pub mod elasticsearch;
+pub mod growth;
 pub mod hash;
+pub mod jump;
 pub mod kafka;
+pub mod maglev;
+pub mod multiprobe;
 pub mod pinned_hash;
 pub mod range;
 pub mod range_dynamic;
 pub mod redis_cluster;
+pub mod rendezvous;
 pub mod ring;
 pub mod salted;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod weights;
 
 use crate::{AnalysisError, Partitioner};
 use workloads::{KeyType, Spec};
@@ -26,6 +35,9 @@ pub struct BuildContext<'a> {
     pub warmup_keys: &'a [Vec<u8>],
     /// How key text in files (boundaries) is read.
     pub key_type: KeyType,
+    /// Relative shard weights (`--weights`), one per shard; `None` when all are equal.
+    /// Schemes that cannot honour weights refuse them ([`weights::refuse`]).
+    pub weights: Option<&'a [f64]>,
 }
 
 /// A registered scheme family: its name, what it is, its parameters and its constructor.
@@ -53,6 +65,11 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &hash::KIND,
     &ring::KIND,
     &salted::KIND,
+    &jump::KIND,
+    &rendezvous::KIND,
+    &maglev::KIND,
+    &multiprobe::KIND,
+    &anchor::KIND,
     &redis_cluster::KIND,
     &kafka::KIND,
     &cassandra::KIND,
@@ -161,4 +178,15 @@ impl SchemeSpec {
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
     crate::ShardCount::new(shards).map(drop)
+}
+
+/// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
+/// the last shards) and new shards get unused numbers above every identity so far. Schemes
+/// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across
+/// renumbering, so a removal or a growth moves only the keys it must.
+pub(crate) fn resized_identities(identities: &[u32], shards: u32) -> Vec<u32> {
+    let next = identities.iter().max().map_or(0, |m| m + 1);
+    let kept = identities.iter().copied().take(shards as usize);
+    let added = (next..).take((shards as usize).saturating_sub(identities.len()));
+    kept.chain(added).collect()
 }

@@ -16,6 +16,7 @@ use std::path::Path;
 use workloads::key::display_bytes;
 use workloads::{KeyType, Spec};
 
+use super::growth::{self, GrowRule, RangeLayout, WeighedKeys, GROW_PARAM};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::KeyIndex;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -36,6 +37,7 @@ pub const KIND: SchemeKind = SchemeKind {
             "ranges_per_shard",
             "ranges per shard when boundaries are learned from the warm-up (default 8)",
         ),
+        GROW_PARAM,
     ],
     needs_warmup: learns_boundaries,
     build,
@@ -53,6 +55,7 @@ fn learns_boundaries(spec: &Spec) -> bool {
 /// Builds `range` from a boundaries file or from the warm-up keys.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
     let label = spec.to_string();
+    let grow = GrowRule::from_spec(spec)?;
     let partitioner = match spec.get("boundaries") {
         Some(path) => {
             if spec.get("ranges_per_shard").is_some() {
@@ -66,7 +69,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
             RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?
         }
     };
-    Ok(Box::new(partitioner))
+    Ok(Box::new(partitioner.with_grow_rule(grow)))
 }
 
 /// Reads a boundaries file: one split key per line, read as `key_type`, strictly increasing.
@@ -137,8 +140,8 @@ fn parse_split_line(
 /// assert_eq!((p.shard_of(b"apple"), p.shard_of(b"m"), p.shard_of(b"zebra")), (0, 1, 1));
 /// ```
 ///
-/// Growth and shrink rule (see [`RangePartitioner::resized_with`]): boundaries never change,
-/// only owners do, and keys are weighed as distinct keys seen.
+/// Growth and shrink rule: [`GrowRule`] (`grow=balanced` by default, see
+/// [`crate::schemes::growth`]; `grow=cheapest` is [`RangePartitioner::resized_with`]).
 #[derive(Clone, Debug)]
 pub struct RangePartitioner {
     label: String,
@@ -151,6 +154,8 @@ pub struct RangePartitioner {
     rule: OwnerRule,
     /// Search index over `starts[1..]` (the lookup layout; see [`crate::layout`]).
     index: KeyIndex,
+    /// How [`Partitioner::resized`] grows and shrinks the layout.
+    grow: GrowRule,
 }
 
 impl RangePartitioner {
@@ -199,7 +204,19 @@ impl RangePartitioner {
             owners,
             rule,
             index,
+            grow: GrowRule::default(),
         }
+    }
+
+    /// The same layout, resized by `grow` ([`GrowRule::Balanced`] unless set).
+    pub fn with_grow_rule(mut self, grow: GrowRule) -> Self {
+        self.grow = grow;
+        self
+    }
+
+    /// The rule by which [`Partitioner::resized`] grows and shrinks this layout.
+    pub fn grow_rule(&self) -> GrowRule {
+        self.grow
     }
 
     /// `splits.len() + 1` ranges starting at the empty key and then at each split key, owned
@@ -359,7 +376,9 @@ impl RangePartitioner {
         counts
     }
 
-    /// This layout on `shards` shards, given the distinct keys of every range.
+    /// This layout on `shards` shards by the `grow=cheapest` rule, given the distinct keys of
+    /// every range (the `grow=balanced` shrink passes requests instead, and so does the
+    /// removal of a failed shard's ranges by distinct keys; see [`crate::placement::range`]).
     ///
     /// Growth and shrink rule. The boundaries never change; whole ranges change owner.
     /// Growing from N to M shards: each new shard N..M-1 in turn takes whole ranges until it
@@ -390,7 +409,45 @@ impl RangePartitioner {
             Ordering::Equal => self.owners.clone(),
         };
         let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
-        Ok(Self::assemble(label, shards, starts, owners, index))
+        Ok(Self::assemble(label, shards, starts, owners, index).with_grow_rule(self.grow))
+    }
+
+    /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::schemes::growth`]),
+    /// weighing the measured keys `keys` (in this layout's key order).
+    pub fn resized_balanced<K, R, S>(
+        &self,
+        shards: u32,
+        keys: &WeighedKeys<'_, K, R, S>,
+    ) -> Result<RangePartitioner, AnalysisError>
+    where
+        R: Fn(&K) -> usize,
+        S: Fn(&K) -> Vec<u8>,
+    {
+        check_shard_count(shards)?;
+        let (mut distinct, mut requests) =
+            (vec![0u64; self.owners.len()], vec![0u64; self.owners.len()]);
+        for (key, count) in keys.keys {
+            let range = (keys.range_of)(key);
+            distinct[range] += 1;
+            requests[range] += count;
+        }
+        if requests.iter().all(|&r| r == 0) {
+            // Nothing to weigh: whole ranges by count, as `grow=cheapest` does.
+            return self.resized_with(shards, &distinct);
+        }
+        if shards <= self.shards {
+            return self.resized_with(shards, &requests);
+        }
+        let layout = RangeLayout {
+            starts: self.starts.clone(),
+            owners: self.owners.clone(),
+        };
+        let grown = growth::grow_balanced(&layout, self.shards, shards, keys);
+        let label = self.label.clone();
+        Ok(
+            Self::with_shard_count(label, shards, grown.starts, grown.owners)?
+                .with_grow_rule(self.grow),
+        )
     }
 }
 
@@ -422,14 +479,28 @@ impl Partitioner for RangePartitioner {
         }
     }
 
-    /// Moves whole ranges by the rule of [`RangePartitioner::resized_with`].
+    /// Resizes by the layout's [`GrowRule`]: [`RangePartitioner::resized_balanced`] or
+    /// [`RangePartitioner::resized_with`] (`grow=cheapest`).
     fn resized(
         &self,
         shards: u32,
         keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
-        Ok(Box::new(self.resized_with(shards, &counts)?))
+        let resized = match self.grow {
+            GrowRule::Balanced => self.resized_balanced(
+                shards,
+                &WeighedKeys {
+                    keys: &keys.sorted(),
+                    range_of: |k: &&[u8]| self.range_index_of(k),
+                    start_of: |k: &&[u8]| k.to_vec(),
+                },
+            )?,
+            GrowRule::Cheapest => {
+                let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
+                self.resized_with(shards, &counts)?
+            }
+        };
+        Ok(Box::new(resized))
     }
 
     fn range_starts(&self) -> Option<&[Vec<u8>]> {
@@ -629,6 +700,7 @@ mod tests {
             shards: 4,
             warmup_keys: &[],
             key_type: KeyType::U64,
+            weights: None,
         };
         assert!(!schemes[0].needs_warmup());
         let built = schemes[0].build(&ctx).unwrap();

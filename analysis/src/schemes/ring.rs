@@ -184,6 +184,16 @@ impl Partitioner for RingPartitioner {
         self.owner_of_hash(hash64(key))
     }
 
+    /// The key's ring position and the position of the point that owns it.
+    fn detail(&self, key: &[u8]) -> Option<String> {
+        let hash = hash64(key);
+        let i = self.points.partition_point(|p| p.0 < hash) % self.points.len();
+        Some(format!(
+            "hash={hash:#018x} point={:#018x}",
+            self.points[i].0
+        ))
+    }
+
     /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
     /// the owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
