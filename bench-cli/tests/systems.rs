@@ -6,7 +6,7 @@ use std::path::Path;
 
 mod common;
 
-use common::{shardlab, stderr_of, stdout_of};
+use common::{csv_rows, shardlab, stderr_of, stdout_of};
 
 const SYSTEMS: &str = "redis-cluster,kafka:brokers=3,cassandra,elasticsearch";
 
@@ -142,16 +142,6 @@ fn plan_sizes_the_four_systems() {
         assert!(stdout.contains(scheme), "{scheme} missing from:\n{stdout}");
     }
     assert!(out.join("plan.csv").exists());
-}
-
-/// The rows of a CSV text, header first.
-fn csv_rows(text: &str) -> Vec<Vec<String>> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(text.as_bytes())
-        .records()
-        .map(|r| r.unwrap().iter().map(str::to_string).collect())
-        .collect()
 }
 
 #[test]
