@@ -93,6 +93,16 @@ fn bad_parameters_are_refused_with_the_reason() {
     assert!(err("elasticsearch:routing_shards=30", 4).contains("multiple of the 4 shards"));
     assert!(err("redis-cluster", 16_385).contains("at most 16384 masters"));
     assert!(err("redis-cluster:x=1", 3).contains("unknown parameter"));
+    for spec in ["redis-cluster", "kafka", "cassandra", "elasticsearch"] {
+        let weighted = SchemeSpec::parse_list(spec).unwrap()[0].build(&BuildContext {
+            shards: 2,
+            warmup_keys: &[],
+            key_type: KeyType::Bytes,
+            weights: Some(&[1.0, 2.0]),
+        });
+        let why = weighted.err().expect("weights refused").to_string();
+        assert!(why.contains("cannot honour --weights"), "{spec}: {why}");
+    }
 }
 
 #[test]
@@ -115,6 +125,8 @@ fn kafka_growth_moves_exactly_the_keys_whose_partition_formula_changes() {
     let stay = 1.0 - moved as f64 / names.len() as f64;
     assert!((stay - 0.25).abs() < 0.02, "{stay}");
     assert!(twelve.without_shard(3, &keys).unwrap().is_none());
+    let why = analysis::placement::cannot_remove_message(twelve.as_ref());
+    assert!(why.contains("never removes a partition"), "{why}");
 }
 
 #[test]
@@ -129,6 +141,11 @@ fn elasticsearch_refuses_targets_that_split_and_shrink_cannot_reach() {
     assert_eq!(six.resized(3, &keys).unwrap().shard_count(), 3);
     assert!(six.resized(4, &keys).is_err());
     assert!(six.without_shard(0, &keys).unwrap().is_none());
+    let why = analysis::placement::cannot_remove_message(six.as_ref());
+    assert!(
+        why.contains("a lost primary is replaced by a replica"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -269,6 +269,52 @@ fn real_keyslots(port: u16, keys: &[Vec<u8>]) -> Vec<u16> {
         .collect()
 }
 
+/// `shardlab route --schemes redis-cluster --shards N --grow M` on every key that fits on a
+/// line of a keys file: (key, slot, shard, shard_after) per key, in order.
+fn route(keys: &[Vec<u8>], shards: u32, grow: u32) -> Vec<(Vec<u8>, u16, u32, u32)> {
+    let lines: Vec<&Vec<u8>> = keys
+        .iter()
+        .filter(|k| !k.contains(&b'\n') && !k.ends_with(b"\r"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("keys.txt");
+    let mut text = Vec::new();
+    lines.iter().for_each(|k| {
+        text.extend_from_slice(k);
+        text.push(b'\n');
+    });
+    std::fs::write(&file, text).unwrap();
+    let out = assert_cmd::Command::cargo_bin("shardlab")
+        .unwrap()
+        .args(["route", "--schemes", "redis-cluster"])
+        .args(["--shards", &shards.to_string(), "--grow", &grow.to_string()])
+        .arg("--keys")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let rows: Vec<csv::ByteRecord> = reader.byte_records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), lines.len(), "one row per key");
+    let number = |field: &[u8]| std::str::from_utf8(field).unwrap().parse::<u32>().unwrap();
+    lines
+        .into_iter()
+        .zip(rows)
+        .map(|(key, row)| {
+            (
+                key.clone(),
+                number(&row[3]) as u16,
+                number(&row[2]),
+                number(&row[4]),
+            )
+        })
+        .collect()
+}
+
 /// True when `program --version` runs.
 fn installed(program: &str) -> bool {
     Command::new(program)
@@ -319,12 +365,29 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
 
     // The slot map of `--cluster create`: master i is the i-th address given.
     let created = RedisClusterPartitioner::created("redis-cluster", MASTERS as u32).unwrap();
+    let created_map = slot_map(ports[0]);
     assert_eq!(
-        slot_map(ports[0]),
+        created_map,
         expected_map(&created, &ports),
         "slot map after create; log of the first node:\n{}",
         nodes.log(ports[0])
     );
+    // `shardlab route` on the same keys, now and after the two growths below.
+    let routed = route(&keys, MASTERS as u32, MASTERS as u32 + 2);
+    let real_slot: std::collections::HashMap<&[u8], u16> = keys
+        .iter()
+        .map(Vec::as_slice)
+        .zip(real.iter().copied())
+        .collect();
+    assert!(routed.len() > 4000, "{} keys routed", routed.len());
+    for (key, slot, shard, _) in &routed {
+        let name = String::from_utf8_lossy(key);
+        assert_eq!(*slot, real_slot[key.as_slice()], "route's slot of {name:?}");
+        assert_eq!(
+            ports[*shard as usize], created_map[*slot as usize],
+            "route's master"
+        );
+    }
 
     // Two more masters, one at a time: add-node, then rebalance onto it.
     let mut all_ports = ports.clone();
@@ -345,6 +408,15 @@ fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
             all_ports.len(),
             ranges_by_port(&real_map),
             ranges_by_port(&expected)
+        );
+    }
+
+    let grown_map = slot_map(ports[0]);
+    for (key, slot, _, after) in &routed {
+        let real_master = grown_map[*slot as usize];
+        assert_eq!(
+            all_ports[*after as usize], real_master,
+            "shard_after of {key:?}"
         );
     }
 

@@ -2,17 +2,7 @@
 
 mod common;
 
-use common::{shardlab, stderr_of, stdout_of};
-
-/// The rows of a CSV text, header first.
-fn rows(text: &str) -> Vec<Vec<String>> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(text.as_bytes())
-        .records()
-        .map(|r| r.unwrap().iter().map(str::to_string).collect())
-        .collect()
-}
+use common::{csv_rows as rows, shardlab, stderr_of, stdout_of};
 
 #[test]
 fn keys_given_as_arguments_get_one_row_per_scheme_with_the_exact_header() {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 mod common;
 
-use common::{shardlab, stderr_of, stdout_of};
+use common::{csv_rows, shardlab, stderr_of, stdout_of};
 
 const SYSTEMS: &str = "redis-cluster,kafka:brokers=3,cassandra,elasticsearch";
 
@@ -142,4 +142,53 @@ fn plan_sizes_the_four_systems() {
         assert!(stdout.contains(scheme), "{scheme} missing from:\n{stdout}");
     }
     assert!(out.join("plan.csv").exists());
+}
+
+#[test]
+fn route_gives_each_systems_slot_hash_or_token_and_its_owner_before_and_after_growth() {
+    let a = shardlab()
+        .args([
+            "route",
+            "--schemes",
+            "redis-cluster,kafka,cassandra,elasticsearch",
+        ])
+        .args(["--shards", "4", "--grow", "8", "foo", "21", "hello", "abc"])
+        .assert()
+        .success();
+    let rows = csv_rows(&stdout_of(&a));
+    assert_eq!(rows[0], ["key", "scheme", "shard", "detail", "shard_after"]);
+    let row = |key: &str, scheme: &str| {
+        rows.iter()
+            .find(|r| r[0] == key && r[1] == scheme)
+            .unwrap_or_else(|| panic!("no row for {key} {scheme}"))
+            .clone()
+    };
+    // CLUSTER KEYSLOT foo = 12182: the third of four create ranges (8192-12287). After four
+    // single-master growths the old masters keep their highest 2048 slots: 10240-12287.
+    assert_eq!(row("foo", "redis-cluster")[2..], ["2", "12182", "2"]);
+    // Kafka's UtilsTest: murmur2("21") = -973932308; toPositive = 1173551340 = 4 mod 8.
+    assert_eq!(row("21", "kafka")[2..], ["0", "-973932308", "4"]);
+    // Elasticsearch's test: murmur3("hello") = 0xd7c31989; floorMod(., 1024) = 393, so shard
+    // 393 / 256 = 1 of 4 and 393 / 128 = 3 of 8.
+    assert_eq!(row("hello", "elasticsearch")[2..], ["1", "-675079799", "3"]);
+    // The driver's token of "abc"; its owner depends on the seeded tokens.
+    let cassandra = row("abc", "cassandra");
+    assert_eq!(cassandra[3], "-5434086359492102041");
+    let before: u32 = cassandra[2].parse().unwrap();
+    let after: u32 = cassandra[4].parse().unwrap();
+    assert!(
+        before < 4 && (after == before || after >= 4),
+        "{cassandra:?}"
+    );
+    // u64 keys reach Redis as their decimal text: slot of "1234567".
+    let a = shardlab()
+        .args(["route", "--schemes", "redis-cluster,kafka", "--shards", "3"])
+        .args(["--key-type", "u64", "1234567"])
+        .assert()
+        .success();
+    let rows = csv_rows(&stdout_of(&a));
+    let slot = analysis::schemes::redis_cluster::key_hash_slot(b"1234567");
+    assert_eq!(rows[1][3], slot.to_string());
+    let kafka = analysis::schemes::kafka::murmur2(&1_234_567u64.to_be_bytes());
+    assert_eq!(rows[2][3], kafka.to_string());
 }

@@ -26,7 +26,7 @@ use workloads::Spec;
 
 use super::pinned_hash::hash64;
 use super::ring::RingPartitioner;
-use super::{check_shard_count, BuildContext, SchemeKind};
+use super::{check_shard_count, weights, BuildContext, SchemeKind};
 use crate::placement::ring::{replicas_at, ring_without};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
@@ -58,6 +58,8 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `cassandra` for `ctx.shards` nodes.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let why = "every node owns num_tokens tokens";
+    weights::refuse(ctx, &spec.to_string(), why)?;
     let num_tokens = spec.u64_at_least("num_tokens", DEFAULT_NUM_TOKENS, 1)?;
     if num_tokens > MAX_NUM_TOKENS {
         let message = format!("num_tokens={num_tokens} must be at most {MAX_NUM_TOKENS}");

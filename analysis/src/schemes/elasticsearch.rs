@@ -19,7 +19,7 @@
 use smallvec::SmallVec;
 use workloads::{KeyType, Spec};
 
-use super::{check_shard_count, BuildContext, SchemeKind};
+use super::{check_shard_count, weights, BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// The most shards the default routing_num_shards plans for (`log2MaxNumShards = 10`).
@@ -40,6 +40,8 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `elasticsearch` for an index of `ctx.shards` primary shards.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let why = "documents are routed evenly over the shards";
+    weights::refuse(ctx, &spec.to_string(), why)?;
     let index = match spec.get("routing_shards") {
         None => ElasticsearchPartitioner::new(spec.to_string(), ctx.shards)?,
         Some(_) => {
@@ -225,6 +227,16 @@ impl Partitioner for ElasticsearchPartitioner {
         }
         let index = Self::with_routing_shards(self.label.clone(), shards, self.routing_shards)?;
         Ok(Box::new(index.with_key_type(self.key_type)))
+    }
+
+    /// Elasticsearch never removes a shard of an index (see the module).
+    fn removal_refusal(&self) -> Option<String> {
+        Some(format!(
+            "scheme '{}' (Elasticsearch) never removes a shard of an index: a lost primary is \
+             replaced by a replica and every document keeps its shard; only _shrink reduces \
+             the shard count",
+            self.label
+        ))
     }
 
     /// The routing hash (signed, as Elasticsearch computes it).

@@ -19,7 +19,7 @@
 
 use workloads::Spec;
 
-use super::{check_shard_count, BuildContext, SchemeKind};
+use super::{check_shard_count, weights, BuildContext, SchemeKind};
 use crate::metrics::{MetricDef, MetricValue};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
@@ -68,6 +68,8 @@ pub static BROKER_METRICS: &[MetricDef] = &[
 
 /// Builds `kafka` for `ctx.shards` partitions.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let why = "the default partitioner spreads keys evenly over the partitions";
+    weights::refuse(ctx, &spec.to_string(), why)?;
     let brokers = match spec.get("brokers") {
         None => {
             if spec.get("rf").is_some() || spec.get("start").is_some() {
@@ -219,6 +221,15 @@ impl Partitioner for KafkaPartitioner {
             shards,
             self.brokers,
         )?))
+    }
+
+    /// Kafka never removes a partition (see the module).
+    fn removal_refusal(&self) -> Option<String> {
+        Some(format!(
+            "scheme '{}' (Kafka) never removes a partition: a failed broker hands its \
+             leaderships to in-sync followers and every key keeps its partition",
+            self.label
+        ))
     }
 
     /// The signed murmur2 value Kafka computes.

@@ -21,7 +21,7 @@
 use crc::{Crc, CRC_16_XMODEM};
 use workloads::{KeyType, Spec};
 
-use super::{check_shard_count, BuildContext, SchemeKind};
+use super::{check_shard_count, weights, BuildContext, SchemeKind};
 use crate::placement::{check_removable, renumbered};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
@@ -47,6 +47,8 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `redis-cluster` for `ctx.shards` masters.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let why = "redis-cli --cluster create gives every master an equal slot range";
+    weights::refuse(ctx, &spec.to_string(), why)?;
     let cluster = RedisClusterPartitioner::created(spec.to_string(), ctx.shards)?;
     Ok(Box::new(cluster.with_key_type(ctx.key_type)))
 }

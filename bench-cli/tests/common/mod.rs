@@ -34,3 +34,13 @@ pub fn stderr_of(assert: &Assert) -> String {
 pub fn manifest(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
 }
+
+/// The rows of a CSV text, header first, as strings.
+pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
