@@ -347,6 +347,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "K|worst", value_parser = parse_fail, help_heading = SCHEMES)]
     pub fail: Option<FailTarget>,
 
+    /// Relative shard weights for machines of unequal size: `W1,...,WN` or a file with one
+    /// per line. ring (vnodes), rendezvous (scores), maglev (table slots) and learned range
+    /// boundaries follow them; other schemes refuse. Balance is then measured per weight.
+    #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
+    pub weights: Option<String>,
+
+    /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
+    /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
+    /// block bootstrap over its windows instead.
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000), help_heading = MEASUREMENT)]
+    pub repeat: u32,
+
     /// Events per window for the windowed hottest-shard share.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
     pub window: u64,
@@ -486,6 +498,7 @@ impl SchemeArgs {
         &self,
         shards: &[ShardCount],
         key_type: KeyType,
+        weights: Option<&[f64]>,
     ) -> anyhow::Result<Vec<SchemeSpec>> {
         use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
@@ -500,7 +513,7 @@ impl SchemeArgs {
                 shards: n.get(),
                 warmup_keys: &[],
                 key_type,
-                weights: None,
+                weights,
             };
             for s in &schemes {
                 s.validate(&ctx)

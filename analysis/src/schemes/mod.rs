@@ -4,14 +4,19 @@
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
 pub mod anchor;
+pub mod bounded;
+pub mod cassandra;
+pub mod elasticsearch;
 pub mod growth;
 pub mod hash;
 pub mod jump;
+pub mod kafka;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
 pub mod range;
 pub mod range_dynamic;
+pub mod redis_cluster;
 pub mod rendezvous;
 pub mod ring;
 pub mod salted;
@@ -54,6 +59,8 @@ pub struct SchemeKind {
 pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
+/// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
+/// come after the abstract schemes and are not in [`DEFAULT_SCHEMES`].
 pub static SCHEMES: &[&SchemeKind] = &[
     &range::KIND,
     &hash::KIND,
@@ -64,6 +71,11 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &maglev::KIND,
     &multiprobe::KIND,
     &anchor::KIND,
+    &bounded::KIND,
+    &redis_cluster::KIND,
+    &kafka::KIND,
+    &cassandra::KIND,
+    &elasticsearch::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
