@@ -116,6 +116,7 @@ fn weights_are_honoured_or_refused_clearly() {
         .args(["--weights", "1,2", "--quiet", "--out"])
         .arg(dir.path().join("x"))
         .assert()
+        // Options that conflict are a usage error (README: exit statuses).
         .code(2);
     let err = stderr_of(&refused);
     assert!(
