@@ -347,6 +347,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "K|worst", value_parser = parse_fail, help_heading = SCHEMES)]
     pub fail: Option<FailTarget>,
 
+    /// Relative shard weights for machines of unequal size: `W1,...,WN` or a file with one
+    /// per line. ring (vnodes), rendezvous (scores), maglev (table slots) and learned range
+    /// boundaries follow them; other schemes refuse. Balance is then measured per weight.
+    #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
+    pub weights: Option<String>,
+
     /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
     /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
     /// block bootstrap over its windows instead.
@@ -492,6 +498,7 @@ impl SchemeArgs {
         &self,
         shards: &[ShardCount],
         key_type: KeyType,
+        weights: Option<&[f64]>,
     ) -> anyhow::Result<Vec<SchemeSpec>> {
         use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
@@ -506,7 +513,7 @@ impl SchemeArgs {
                 shards: n.get(),
                 warmup_keys: &[],
                 key_type,
-                weights: None,
+                weights,
             };
             for s in &schemes {
                 s.validate(&ctx)

@@ -6,6 +6,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use analysis::route::{KeyLines, Placement, RouteConfig, Router, SeenKeys};
+use analysis::schemes::weights;
 use analysis::schemes::SchemeSpec;
 use analysis::ShardCount;
 use anyhow::{Context, Result};
@@ -43,6 +44,11 @@ pub struct RouteArgs {
     #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
     pub key_type: String,
 
+    /// Relative shard weights, `W1,...,WN` or a file with one per line (schemes that cannot
+    /// honour weights refuse them).
+    #[arg(long, value_name = "W,...|FILE")]
+    pub weights: Option<String>,
+
     /// Read the keys from FILE, one per line.
     #[arg(long = "keys", value_name = "FILE", conflicts_with = "keys")]
     pub keys_file: Option<PathBuf>,
@@ -67,12 +73,14 @@ pub fn route(args: RouteArgs) -> Result<()> {
             "--schemes is empty; give at least one scheme, e.g. --schemes hash,ring",
         ));
     }
+    let weights = args.weights.as_deref().map(weights::parse).transpose()?;
     let cfg = RouteConfig {
         shards: args.shards.get(),
         grow: args.grow.map(ShardCount::get),
         key_type: KeyType::from_name(&args.key_type).unwrap_or_default(),
+        weights: weights.as_deref(),
     };
-    // Standard input is spooled when it must be read twice (once to learn, once to route).
+    // Standard input is spooled when it must be read more than once.
     let mut spool = None;
     let keys = match (&args.keys_file, args.keys.as_slice()) {
         (Some(path), _) => Keys::File(path),
@@ -86,30 +94,42 @@ pub fn route(args: RouteArgs) -> Result<()> {
         }
         (None, given) => Keys::Given(given),
     };
+    let spooled = spool.is_some();
     let mut seen = SeenKeys::new();
     if Router::needs_keys(&schemes, &cfg) {
-        for_each_key(&keys, cfg.key_type, spool.is_some(), |_, key| {
+        for_each_key(&keys, cfg.key_type, spooled, |_, key| {
             seen.add(key);
             Ok(())
         })?;
     }
-    let router = Router::build(&schemes, &cfg, seen)?;
+    let mut router = Router::build(&schemes, &cfg, seen)?;
+    if router.grows() {
+        // The grown layouts place every learned key again: learn them all first.
+        if router.learns_arrival() {
+            for_each_key(&keys, cfg.key_type, spooled, |_, key| {
+                router.learn(key);
+                Ok(())
+            })?;
+        }
+        router.finish_learning()?;
+    }
+    let labels = router.labels();
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
     let mut header = vec!["key", "scheme", "shard", "detail"];
     if router.grows() {
         header.push("shard_after");
     }
     out.write_record(&header)?;
-    let mut placements: Vec<Placement<'_>> = Vec::with_capacity(schemes.len());
-    for_each_key(&keys, cfg.key_type, spool.is_some(), |text, key| {
+    let mut placements: Vec<Placement> = Vec::with_capacity(labels.len());
+    for_each_key(&keys, cfg.key_type, spooled, |text, key| {
         placements.clear();
         router.place(key, &mut placements);
-        for p in &placements {
+        for (p, label) in placements.iter().zip(&labels) {
             let shard = p.shard.to_string();
             let after = p.shard_after.map(|s| s.to_string());
             let mut row: Vec<&[u8]> = vec![
                 text,
-                p.scheme.as_bytes(),
+                label.as_bytes(),
                 shard.as_bytes(),
                 p.detail.as_deref().unwrap_or("").as_bytes(),
             ];

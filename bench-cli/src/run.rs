@@ -28,12 +28,20 @@ pub const DEFAULT_SUITE: [&str; 3] = [
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
+    let weights = args
+        .weights
+        .as_deref()
+        .map(analysis::schemes::weights::parse)
+        .transpose()
+        .map_err(crate::usage::config_is_usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;
     let key_type = match &trace {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
     };
-    let schemes = args.schemes.checked(&args.shards.0, key_type)?;
+    let schemes = args
+        .schemes
+        .checked(&args.shards.0, key_type, weights.as_deref())?;
     // Every combination of shard count and target, checked before any replay.
     let sweep = args
         .shards
@@ -64,6 +72,7 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         latency: (!args.no_latency).then(LatencyConfig::default),
         distinct_key_limit: args.distinct_limit as usize,
         fail: args.fail,
+        weights: weights.clone(),
         ..ReplayConfig::default()
     };
     let pool = args.threads.pool()?;
