@@ -15,7 +15,9 @@
 //! 5. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
 //! 6. Then **lookup time** (`lookup_ns_p50`), only when the faster is more than
-//!    [`LOOKUP_TIE`] faster and by more than [`LOOKUP_TIE_NS`] (timings are noisy).
+//!    [`LOOKUP_TIE`] faster, by more than [`LOOKUP_TIE_NS`], and its `lookup_ns_p99` is
+//!    below the slower's median (the batch timings do not overlap): timings are noisy, and
+//!    rows decided by lookup time are the only ones that may differ between identical runs.
 //! 7. Schemes still tied after every criterion are reported as a tie: no scheme is named.
 //!
 //! Every decision says which criterion decided, by what margin (in that criterion's unit)
@@ -35,10 +37,11 @@ pub const CAPACITY_TIE: f64 = 0.02;
 pub const GROWTH_TIE: f64 = 0.02;
 /// Scan fan-outs within this fraction of the smaller are tied.
 pub const FANOUT_TIE: f64 = 0.10;
-/// Lookup medians within this fraction of the faster are tied.
-pub const LOOKUP_TIE: f64 = 0.25;
+/// Lookup medians within this fraction of the faster are tied (a few ns per lookup rarely
+/// matter beside a network round trip, and timings wander between runs).
+pub const LOOKUP_TIE: f64 = 0.5;
 /// Lookup medians closer than this many ns are tied.
-pub const LOOKUP_TIE_NS: f64 = 2.0;
+pub const LOOKUP_TIE_NS: f64 = 5.0;
 
 /// What decided a recommendation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +132,8 @@ struct Candidate<'a> {
     capacity: Figure,
     growth: Option<Growth>,
     fanout: Option<Figure>,
-    lookup: Option<f64>,
+    /// `lookup_ns_p50`, with (p50, p99) as its spread.
+    lookup: Option<Figure>,
 }
 
 impl<'a> Candidate<'a> {
@@ -159,7 +163,12 @@ impl<'a> Candidate<'a> {
             capacity: figure("usable_capacity")?,
             growth,
             fanout: figure("scan_fanout_mean"),
-            lookup: r.figure(s, "lookup_ns_p50").map(|(v, _)| v),
+            lookup: r.figure(s, "lookup_ns_p50").map(|(p50, _)| Figure {
+                value: p50,
+                ci: r
+                    .figure(s, "lookup_ns_p99")
+                    .map(|(p99, _)| (p50, p99.max(p50))),
+            }),
         })
     }
 }
@@ -322,10 +331,10 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
             Narrowed::Tied(rest) => left = rest,
         }
     }
-    let lookup = |c: &Candidate| c.lookup.map(|value| Figure { value, ci: None });
+    let lookup = |c: &Candidate| c.lookup;
     if let Some(step) = narrow(&left, lookup, |a, b| {
         let (fast, slow) = (a.value.min(b.value), a.value.max(b.value));
-        slow - fast <= LOOKUP_TIE_NS || slow <= fast * (1.0 + LOOKUP_TIE)
+        a.ties(b, LOOKUP_TIE_NS) || slow <= fast * (1.0 + LOOKUP_TIE)
     }) {
         match step {
             Narrowed::Decided(w, margin) => {

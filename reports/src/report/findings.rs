@@ -674,12 +674,17 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
     let by_name = |s: &str| p.schemes.iter().find(|x| x.scheme == s);
     let growth_of = |s: &str| growth.iter().find(|g| g.scheme == s);
     let Some(chosen) = row.scheme.as_deref().and_then(by_name) else {
-        let headline = if row.decided_by == "tie" {
+        let headline = if let Some(s) = &row.scheme {
+            format!("{s} (its figures are missing from summary.csv)")
+        } else if row.decided_by == "tie" {
             format!("tie between {}", row.tied_with.join(", "))
         } else {
             "no recommendation".into()
         };
-        let mut reasoning = vec![capitalised(&row.warning)];
+        let mut reasoning: Vec<String> = Some(capitalised(&row.warning))
+            .filter(|w| !w.is_empty())
+            .into_iter()
+            .collect();
         for s in row.tied_with.iter().filter_map(|s| by_name(s)) {
             reasoning.push(summary_line(s, growth_of(&s.scheme)));
         }
