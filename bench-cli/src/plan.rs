@@ -16,12 +16,13 @@ use reports::output::OutputDir;
 use reports::table::aligned;
 use reports::Manifest;
 use serde::Serialize;
-use workloads::trace::TraceFormat;
-use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
+use workloads::trace::{TraceFormat, TraceOptions};
+use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::TraceArgs;
 use crate::progress::{events_bar, on_replay_progress, PhaseClock};
 use crate::run::DEFAULT_SUITE;
+use crate::trace_source::{self, Opener};
 
 /// Examples shown by `shardlab plan --help`.
 pub const PLAN_EXAMPLES: &str = "\
@@ -123,8 +124,8 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 0.1, value_parser = parse_warmup)]
     pub warmup: f64,
 
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads (default: all cores; at most 256). Results do not depend on it.
+    #[arg(long, value_parser = crate::cli::parse_threads)]
     pub threads: Option<u64>,
 
     /// Output directory for plan.csv and plan-manifest.json (default results/plan-<UTC time>/);
@@ -274,11 +275,10 @@ struct PlanInput {
     description: String,
     key_type: KeyType,
     windows: Windows,
-    open: Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>,
-    /// For a trace: the file to checksum, the path as given and its format.
-    trace: Option<(PathBuf, String, TraceFormat)>,
-    /// Standard input copied to a file (the plan may read a trace twice).
-    _spool: Option<workloads::trace::input::Spool>,
+    open: Opener,
+    /// For a trace: its options (the file to checksum, or the tally of an input read once),
+    /// the path as given and its format.
+    trace: Option<(TraceOptions, String, TraceFormat)>,
 }
 
 /// The trace and the synthetic workloads (or the built-in suite), each with its clock.
@@ -319,7 +319,6 @@ fn plan_inputs(args: &PlanArgs, window_ns: u64) -> Result<Vec<PlanInput>> {
             windows,
             open: Box::new(move || spec.open(seed, events)),
             trace: None,
-            _spool: None,
         });
     }
     Ok(inputs)
@@ -327,7 +326,7 @@ fn plan_inputs(args: &PlanArgs, window_ns: u64) -> Result<Vec<PlanInput>> {
 
 /// The trace at `given`, opened once to check it and learn its format, key type and clock.
 fn trace_input(args: &PlanArgs, given: &Path, window_ns: u64) -> Result<PlanInput> {
-    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
+    let (opts, opened) = args.read.open_checked(given, args.format)?;
     let clock = match (args.rate, &args.time_unit) {
         (Some(_), Some(_)) => bail!(
             "--rate places the trace's events evenly in time and --time-unit reads its \
@@ -344,15 +343,13 @@ fn trace_input(args: &PlanArgs, given: &Path, window_ns: u64) -> Result<PlanInpu
         },
     };
     let shown = opts.shown().display().to_string();
-    let file = opts.path.clone();
     Ok(PlanInput {
         label: shown.clone(),
         description: format!("recorded trace {shown} ({})", opened.format),
         key_type: opened.key_type,
         windows: Windows::new(clock, window_ns)?,
-        open: Box::new(move || workloads::trace::open(&opts)),
-        trace: Some((file, given.display().to_string(), opened.format)),
-        _spool: spool,
+        open: trace_source::opener(opts.clone(), opened.source),
+        trace: Some((opts, given.display().to_string(), opened.format)),
     })
 }
 
@@ -369,9 +366,12 @@ fn input_checksums(inputs: &[PlanInput]) -> Result<Vec<InputFile>> {
     inputs
         .iter()
         .filter_map(|i| i.trace.as_ref())
-        .map(|(file, given, format)| {
-            let sum = InputFile::checksum(file)
-                .with_context(|| format!("cannot checksum input '{given}'"))?;
+        .map(|(opts, given, format)| {
+            let sum = match &opts.tally {
+                Some(tally) => trace_source::tallied(tally),
+                None => InputFile::checksum(&opts.path)
+                    .with_context(|| format!("cannot checksum input '{given}'"))?,
+            };
             Ok(InputFile {
                 path: given.clone(),
                 format: Some(format.name().to_string()),

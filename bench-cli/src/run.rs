@@ -1,7 +1,7 @@
 //! `shardlab run`: build the workloads and schemes, replay, print and export.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use analysis::metrics::LatencyConfig;
@@ -11,13 +11,13 @@ use anyhow::{bail, Context, Result};
 use reports::manifest::{now_utc, InputFile};
 use reports::output::OutputDir;
 use reports::{exporters, Manifest, RunReport};
-use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::{TraceFormat, TraceOptions};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
 use crate::progress::{events_bar, on_replay_progress, phase_line, PhaseClock};
 use crate::sweep;
+use crate::trace_source::{self, Opener, PrefixProfile};
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
 pub const DEFAULT_SUITE: [&str; 3] = [
@@ -31,7 +31,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
-    let trace = trace_input(&args)?;
+    let (trace, trace_opener) = trace_input(&args)?.unzip();
     let key_type = match &trace {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
@@ -42,13 +42,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         check_schemes(&schemes, n, key_type)?;
         sweep.push((n, sweep::targets(n, args.grow.as_ref())?));
     }
-    let inputs = workload_inputs(&args, trace.as_ref())?;
-    let out = OutputDir::claim(&default_out(&args), args.force)?;
-    // The trace's checksum is read beside the replay rather than after it.
-    let trace_checksum = trace.as_ref().map(|t| {
-        let path = t.opts.path.clone();
-        std::thread::spawn(move || InputFile::checksum(&path))
-    });
+    if let Some(t) = trace.as_ref().filter(|t| t.opts.tally.is_some()) {
+        t.check_read_once(&args, &sweep, &schemes)?;
+    }
+    let inputs = workload_inputs(&args, trace.as_ref(), trace_opener)?;
+    let out = OutputDir::claim_staged(&default_out(&args), args.force)?;
+    // The checksum of a trace that can be read again is read beside the replay rather than
+    // after it; one read once is tallied as it is read.
+    let trace_checksum = trace
+        .as_ref()
+        .filter(|t| t.opts.tally.is_none())
+        .map(|t| {
+            let path = t.opts.path.clone();
+            std::thread::spawn(move || InputFile::checksum(&path))
+        });
 
     let base = ReplayConfig {
         window: args.window,
@@ -103,6 +110,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "shards_and_targets": sweep,
             "trace_profile": trace.as_ref().map(profile_trace).transpose()?,
             "chunk_events": base.chunk_events,
+            "warmup_rule": analysis::warmup::warmup_rule(args.warmup),
             "latency_sample_keys": base.latency_sample,
         }),
         inputs: input_checksums(&schemes, trace.as_ref(), trace_checksum)?,
@@ -115,11 +123,15 @@ pub fn run(args: RunArgs) -> Result<()> {
             .collect(),
     };
     let report = RunReport { results, manifest };
+    // The directory is written whole under a temporary name, then renamed into place.
+    let staging = out.path().to_path_buf();
+    crate::interrupt::stage(&staging, || out.create())?;
     let mut written = out.write_all(&report, &exporters::all())?;
     bar.set_message("report");
     written.extend(
-        reports::report::render_dir(out.path()).context("rendering the charts and report")?,
+        reports::report::render_into(&out).context("rendering the charts and report")?,
     );
+    let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     bar.finish_and_clear();
     let (phases, replayed) = clock.finish();
     if !args.quiet {
@@ -133,7 +145,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         writeln!(
             stdout,
             "report: {} ({} files)",
-            out.path().display(),
+            out_path.display(),
             written.len()
         )?;
     }
@@ -145,7 +157,7 @@ struct Input {
     label: String,
     description: String,
     key_type: KeyType,
-    open: Box<dyn Fn() -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>,
+    open: Opener,
 }
 
 /// The trace of the run, opened once to check it and learn its format and key type.
@@ -155,36 +167,69 @@ struct TraceInput {
     opts: TraceOptions,
     format: TraceFormat,
     key_type: KeyType,
-    /// Standard input copied to a temporary file (the replay may read the trace twice).
-    _spool: Option<workloads::trace::input::Spool>,
+    /// The profile of its first events, taken during the replay.
+    profile: PrefixProfile,
 }
 
-/// `--trace` with the trace-reading options, checked before anything is written.
-fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
+impl TraceInput {
+    /// Refuses, before anything is read, a run that would read a trace twice when it can be
+    /// read only once.
+    fn check_read_once(
+        &self,
+        args: &RunArgs,
+        sweep: &[(u32, Vec<u32>)],
+        schemes: &[SchemeSpec],
+    ) -> Result<()> {
+        let why = if sweep.len() > 1 {
+            "a sweep over --shards replays the trace once per shard count".to_string()
+        } else if let Some(s) = schemes.iter().find(|s| s.is_dynamic()) {
+            format!("the dynamic scheme '{}' replays the trace a second time", s.label())
+        } else {
+            return Ok(());
+        };
+        bail!(
+            "trace '{}' is read once (standard input, a FIFO or a process substitution), but {why}; \
+             save it to a regular file first (e.g. zstdcat t.zst > t.csv) and pass that to --trace",
+            args.trace.as_deref().unwrap_or(Path::new("-")).display()
+        )
+    }
+}
+
+/// `--trace` with the trace-reading options, checked before anything is written; with the
+/// opener of its stream.
+fn trace_input(args: &RunArgs) -> Result<Option<(TraceInput, Opener)>> {
     let Some(given) = &args.trace else {
         return Ok(None);
     };
-    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
-    Ok(Some(TraceInput {
-        given: given.clone(),
-        format: opened.format,
-        key_type: opened.key_type,
-        opts,
-        _spool: spool,
-    }))
+    let (opts, opened) = args.read.open_checked(given, args.format)?;
+    let profile = PrefixProfile::new(PROFILE_EVENTS);
+    let open = trace_source::opener(opts.clone(), profile.watch(opened.source));
+    Ok(Some((
+        TraceInput {
+            given: given.clone(),
+            format: opened.format,
+            key_type: opened.key_type,
+            opts,
+            profile,
+        },
+        open,
+    )))
 }
 
 /// The workloads of the run: the trace, the given specs, or the built-in suite.
-fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Input>> {
+fn workload_inputs(
+    args: &RunArgs,
+    trace: Option<&TraceInput>,
+    trace_opener: Option<Opener>,
+) -> Result<Vec<Input>> {
     let mut inputs = Vec::new();
-    if let Some(t) = trace {
-        let opts = t.opts.clone();
-        let shown = opts.shown().display().to_string();
+    if let (Some(t), Some(open)) = (trace, trace_opener) {
+        let shown = t.opts.shown().display().to_string();
         inputs.push(Input {
             label: shown.clone(),
             description: format!("recorded trace {shown} ({})", t.format),
             key_type: t.key_type,
-            open: Box::new(move || workloads::trace::open(&opts)),
+            open,
         });
     }
     let specs: Vec<String> = if args.workloads.is_empty() && args.trace.is_none() {
@@ -245,13 +290,16 @@ fn input_checksums(
     let failed = |p: &std::path::Path| format!("cannot checksum input '{}'", p.display());
     let checksum = |p: &std::path::Path| InputFile::checksum(p).with_context(|| failed(p));
     let mut inputs = Vec::new();
-    if let (Some(t), Some(sum)) = (trace, trace_checksum) {
+    if let Some(t) = trace {
         let skipped = t.opts.invalid.log.skipped();
         crate::inspect::report_skipped(&t.opts.invalid.log);
-        let sum = sum
-            .join()
-            .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
-            .with_context(|| failed(&t.opts.path))?;
+        let sum = match (trace_checksum, &t.opts.tally) {
+            (Some(sum), _) => sum
+                .join()
+                .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
+                .with_context(|| failed(&t.opts.path))?,
+            (None, tally) => trace_source::tallied(&tally.clone().unwrap_or_default()),
+        };
         inputs.push(InputFile {
             path: t.given.display().to_string(),
             format: Some(t.format.name().to_string()),
@@ -287,26 +335,14 @@ fn machine() -> serde_json::Value {
     })
 }
 
-/// Events of the trace profiled for the report (a prefix: a full second pass over a
-/// multi-GB trace would cost more than the replay; `shardlab inspect` profiles it all).
+/// Events of the trace profiled for the report (a prefix, profiled as the replay reads it;
+/// `shardlab inspect` profiles it all).
 const PROFILE_EVENTS: usize = 2_000_000;
 
 /// The `shardlab inspect` figures of the trace's first [`PROFILE_EVENTS`] events, for the
 /// report's account of what was run; `profiled_events` says how many were read.
 fn profile_trace(trace: &TraceInput) -> Result<serde_json::Map<String, serde_json::Value>> {
-    let mut profiler = Profiler::new(&InspectConfig::default());
-    let mut source = workloads::trace::open(&trace.opts)?;
-    let mut chunk = workloads::EventChunk::with_capacity(1 << 16);
-    let mut read = 0;
-    while read < PROFILE_EVENTS {
-        chunk.clear();
-        let n = source.fill(&mut chunk, (PROFILE_EVENTS - read).min(1 << 16))?;
-        if n == 0 {
-            break;
-        }
-        read += n;
-        profiler.add_chunk(&chunk);
-    }
+    let (profiler, read) = trace.profile.take();
     let profile = profiler.finish(trace.format.time_unit_ns());
     let mut rows: serde_json::Map<String, serde_json::Value> = profile
         .rows()

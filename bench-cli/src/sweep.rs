@@ -3,6 +3,10 @@
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+/// The most shards a run measures, for `--shards` and every `--grow` target: each shard costs
+/// a counter per window, scheme and worker, and the ring and salted tables grow with it.
+pub const MAX_SHARDS: u32 = 65_536;
+
 /// The shard counts of `--shards`, in the order given, without repeats.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShardCounts(pub Vec<u32>);
@@ -34,22 +38,36 @@ impl GrowStep {
             GrowStep::Times(k) => n.checked_mul(k),
         };
         match m {
-            Some(m) if m >= 1 => Ok(m),
-            _ => bail!("--grow {self:?} from {n} shards gives no valid shard count (it must be at least 1)"),
+            Some(m) if (1..=MAX_SHARDS).contains(&m) => Ok(m),
+            Some(0) => bail!(
+                "--grow {self} from {n} shards gives no valid shard count (it must be at least 1)"
+            ),
+            _ => bail!(
+                "--grow {self} from {n} shards gives more than {MAX_SHARDS} shards, the most a run \
+                 measures (each shard costs counters per window, scheme and thread)"
+            ),
         }
     }
 }
 
-/// Parses `--shards` (a clap value parser): comma-separated counts, each at least 1.
+/// Parses `--shards` (a clap value parser): comma-separated counts, each from 1 to
+/// [`MAX_SHARDS`].
 pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
     for t in text.split(',').map(str::trim) {
-        let n: u32 = t.parse().map_err(|_| {
+        let n = parse_count(t).ok_or_else(|| {
             format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)")
         })?;
         if n == 0 {
             return Err("the shard count must be at least 1 (got 0)".into());
         }
+        if n > u64::from(MAX_SHARDS) {
+            return Err(format!(
+                "{t} shards is too many: a run measures at most {MAX_SHARDS} shards (each shard \
+                 costs counters per window, scheme and thread)"
+            ));
+        }
+        let n = n as u32;
         if !out.contains(&n) {
             out.push(n);
         }
@@ -74,12 +92,37 @@ fn parse_steps(text: &str) -> Result<Vec<GrowStep>> {
                 Some('x') | Some('*') => (GrowStep::Times, &t[1..]),
                 _ => (GrowStep::Absolute, t),
             };
-            let k: u32 = digits.parse().ok().filter(|&k| k > 0).with_context(|| {
+            let k = parse_count(digits).filter(|&k| k > 0).with_context(|| {
                 format!("'{t}' is not a shard count (M), a step (+K, -K) or a factor (xK), K >= 1")
             })?;
-            Ok(ctor(k))
+            if k > u64::from(MAX_SHARDS) {
+                bail!(
+                    "'{t}' is too large: shard counts, steps and factors are at most {MAX_SHARDS}"
+                );
+            }
+            Ok(ctor(k as u32))
         })
         .collect()
+}
+
+/// A whole number of any size (so that a huge one is told apart from one that is not a
+/// number); `u64::MAX` stands for anything larger.
+fn parse_count(digits: &str) -> Option<u64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse().unwrap_or(u64::MAX))
+}
+
+impl std::fmt::Display for GrowStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GrowStep::Absolute(m) => write!(f, "{m}"),
+            GrowStep::Plus(k) => write!(f, "+{k}"),
+            GrowStep::Minus(k) => write!(f, "-{k}"),
+            GrowStep::Times(k) => write!(f, "x{k}"),
+        }
+    }
 }
 
 /// The distinct target shard counts for `n` shards, in the order given; `+1` when no step is
@@ -117,5 +160,20 @@ mod tests {
         assert_eq!(parse_shards("4, 8,16,8").unwrap().0, [4, 8, 16]);
         assert!(parse_shards("0").is_err());
         assert!(parse_shards("4,x").unwrap_err().contains("'x'"));
+        assert_eq!(parse_shards("65536").unwrap().0, [MAX_SHARDS]);
+        for huge in ["65537", "99999999999", "99999999999999999999999"] {
+            let e = parse_shards(huge).unwrap_err();
+            assert!(e.contains("too many") && e.contains("65536"), "{e}");
+        }
+    }
+
+    #[test]
+    fn grow_targets_stay_within_the_shard_limit() {
+        let e = parse_grow("x1000000").unwrap_err();
+        assert!(e.contains("too large") && e.contains("65536"), "{e}");
+        let steps = parse_grow("x8192").unwrap();
+        assert_eq!(targets(8, Some(&steps)).unwrap(), [MAX_SHARDS]);
+        let e = targets(16, Some(&steps)).unwrap_err().to_string();
+        assert!(e.contains("--grow x8192 from 16 shards gives more than 65536"), "{e}");
     }
 }

@@ -51,7 +51,7 @@ use vscsi::VscsiVersion;
 
 pub use self::csv::{Column, CsvColumns};
 pub use delimited::detect_delimiter;
-pub use input::{spool_stdin, Compression};
+pub use input::{rereadable, ByteTally, Compression};
 pub use invalid::{InvalidLog, InvalidPolicy};
 pub use ops::OpMap;
 pub use write::{TraceWriter, WriteOptions, WriteSummary};
@@ -245,8 +245,10 @@ pub struct TraceOptions {
     pub block_size: Option<u64>,
     /// What to do with malformed records.
     pub invalid: InvalidPolicy,
-    /// The name used in messages instead of `path` (for a spooled standard input).
+    /// The name used in messages instead of `path`.
     pub shown_as: Option<PathBuf>,
+    /// Sees every raw byte read, for the checksum of an input read once.
+    pub tally: Option<ByteTally>,
 }
 
 impl TraceOptions {
@@ -263,6 +265,7 @@ impl TraceOptions {
             block_size: None,
             invalid: InvalidPolicy::strict(),
             shown_as: None,
+            tally: None,
         }
     }
 
@@ -335,7 +338,7 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
         path: shown.clone(),
         message,
     };
-    let input = Input::open(&opts.path, &shown)?;
+    let input = Input::open(&opts.path, &shown, opts.tally.as_ref())?;
     let format = match opts.format {
         Some(f) => f,
         None => TraceFormat::detect(&opts.path, &input.head).map_err(trace_error)?,
