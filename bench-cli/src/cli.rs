@@ -378,7 +378,7 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Replace the files of an existing output directory.
+    /// Replace an existing run directory, whole, once the new one is complete.
     #[arg(long)]
     pub force: bool,
 

@@ -33,10 +33,17 @@ impl OutputDir {
     }
 
     /// Claims `path` to be written whole under a temporary sibling name and renamed at the
-    /// end: refused when it exists unless `force` (it is then replaced by the rename, not
-    /// before). Call [`OutputDir::create`] before writing.
+    /// end: refused when it exists unless `force`, and then unless it is an empty directory or
+    /// a run directory (with a `manifest.json`), which the rename replaces whole, not before.
+    /// Call [`OutputDir::create`] before writing.
     pub fn claim_staged(path: &Path, force: bool) -> Result<OutputDir, ReportError> {
         let claimed = OutputDir::claim(path, force)?;
+        if path.exists() {
+            let empty = fs::read_dir(path).is_ok_and(|mut d| d.next().is_none());
+            if !empty && !path.join("manifest.json").is_file() {
+                return Err(ReportError::NotARun(path.to_path_buf()));
+            }
+        }
         let name = path.file_name().map_or_else(
             || "output".into(),
             |n| n.to_string_lossy().into_owned(),
@@ -228,11 +235,18 @@ mod tests {
         assert_eq!(names(dir.path()), ["run"]);
         assert_eq!(names(&run), ["charts", "summary.csv"]);
 
-        // --force replaces the whole directory, at the commit only.
+        // --force replaces the whole directory, at the commit only; only a run directory.
+        let not_a_run = dir.path().join("mine");
+        fs::create_dir(&not_a_run).unwrap();
+        fs::write(not_a_run.join("notes.txt"), b"mine").unwrap();
+        let err = OutputDir::claim_staged(&not_a_run, true).unwrap_err();
+        assert!(err.to_string().contains("not a shardlab run directory"), "{err}");
+        fs::remove_dir_all(&not_a_run).unwrap();
+        fs::write(run.join("manifest.json"), b"{}").unwrap();
         let out = OutputDir::claim_staged(&run, true).unwrap();
         out.create().unwrap();
         out.write_file("other.csv", b"y\n").unwrap();
-        assert_eq!(names(&run), ["charts", "summary.csv"]);
+        assert_eq!(names(&run), ["charts", "manifest.json", "summary.csv"]);
         out.commit().unwrap();
         assert_eq!(names(dir.path()), ["run"]);
         assert_eq!(names(&run), ["other.csv"]);
