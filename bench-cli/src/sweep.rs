@@ -167,6 +167,26 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text given to --shards and --grow, from any shard count, is parsed or refused
+        /// with a message; every target is within 1..=MAX_SHARDS.
+        #[test]
+        fn any_shard_or_grow_text_is_parsed_or_refused(
+            shards in "[0-9x+*, -]{0,24}|[0-9]{1,30}",
+            grow in "[0-9x+*, -]{0,24}|[+x-]?[0-9]{1,30}",
+            n in 1u32..=MAX_SHARDS,
+        ) {
+            if let Ok(counts) = parse_shards(&shards) {
+                proptest::prop_assert!(counts.0.iter().all(|&c| (1..=MAX_SHARDS).contains(&c)));
+            }
+            if let Ok(steps) = parse_grow(&grow) {
+                if let Ok(targets) = targets(n, Some(&steps)) {
+                    proptest::prop_assert!(targets.iter().all(|&m| (1..=MAX_SHARDS).contains(&m)));
+                }
+            }
+        }
+    }
+
     #[test]
     fn grow_targets_stay_within_the_shard_limit() {
         let e = parse_grow("x1000000").unwrap_err();
