@@ -3,7 +3,7 @@
 //! ```
 //! use analysis::schemes::{BuildContext, SchemeSpec};
 //! let spec = &SchemeSpec::parse_list("hash").unwrap()[0];
-//! let ctx = BuildContext { shards: 16, warmup_keys: &[], key_type: Default::default() };
+//! let ctx = BuildContext { shards: 16, warmup_keys: &[], key_type: Default::default(), weights: None };
 //! let hash = spec.build(&ctx).unwrap();
 //! assert!(hash.shard_of(b"user42") < 16);
 //! ```
@@ -16,10 +16,13 @@ pub mod partitioner;
 pub mod placement;
 pub mod plan;
 pub mod schemes;
+pub mod shard_count;
 
 pub use error::AnalysisError;
 pub use key_counts::KeyCounts;
 pub use partitioner::{Partitioner, ShardId, ShardSet};
+pub use shard_count::ShardCount;
 pub mod metrics;
 pub mod replay;
+pub mod route;
 pub mod warmup;

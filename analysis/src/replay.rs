@@ -43,6 +43,9 @@ pub struct ReplayConfig {
     pub distinct_key_limit: usize,
     /// Also measure the load after this shard fails (`run --fail`).
     pub fail: Option<FailTarget>,
+    /// Relative shard weights (`--weights`), one per shard: schemes that can honour them
+    /// do, the others refuse, and balance is measured per weight.
+    pub weights: Option<Vec<f64>>,
 }
 
 impl Default for ReplayConfig {
@@ -57,6 +60,7 @@ impl Default for ReplayConfig {
             latency_sample: 1 << 16,
             distinct_key_limit: crate::key_counts::DEFAULT_DISTINCT_LIMIT,
             fail: None,
+            weights: None,
         }
     }
 }
@@ -111,10 +115,13 @@ pub fn replay_targets(
     targets: &[u32],
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    if cfg.shards == 0 || targets.is_empty() || targets.contains(&0) {
+    if targets.is_empty() {
         return Err(AnalysisError::Config(
-            "shard counts must be at least 1".into(),
+            "no target shard count to measure".into(),
         ));
+    }
+    for &n in targets.iter().chain([&cfg.shards]) {
+        crate::ShardCount::new(n)?;
     }
     let source = (input.open)()?;
     progress(Progress::Started {
@@ -130,13 +137,18 @@ pub fn replay_targets(
         shards: cfg.shards,
         warmup_keys: &warmup_keys,
         key_type: input.key_type,
+        weights: cfg.weights.as_deref(),
     };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
-    let parts: Vec<Box<dyn Partitioner>> = fixed
+    let mut parts: Vec<Box<dyn Partitioner>> = fixed
         .iter()
         .map(|s| s.build(&ctx))
         .collect::<Result<_, _>>()?;
     drop(warmup_keys);
+    if parts.iter().any(|p| p.learns_arrival()) {
+        progress(Progress::Phase("arrival order"));
+        learn_arrival(&mut parts, (input.open)()?.as_mut())?;
+    }
 
     progress(Progress::Phase("replay"));
     let acc = replay_measured(source, &parts, cfg, progress)?;
@@ -162,10 +174,15 @@ pub fn replay_targets(
                 })
                 .collect::<Result<_, AnalysisError>>()?,
         );
-        let extra_metrics = match cfg.fail {
-            Some(target) => failure::measure(part.as_ref(), target, &acc.keys)?.metric_values(),
-            None => Vec::new(),
+        let load = match &cfg.weights {
+            Some(w) => sacc.load.finish().per_weight(w),
+            None => sacc.load.finish(),
         };
+        let mut extra_metrics = part.shard_load_metrics(&load.shard_requests);
+        if let Some(target) = cfg.fail {
+            extra_metrics
+                .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
+        }
         let split = match (spec.kind().name, part.range_starts()) {
             ("range", Some(starts)) => split::measure(starts, &acc.keys),
             _ => None,
@@ -174,7 +191,7 @@ pub fn replay_targets(
             scheme: spec.label(),
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
-            load: sacc.load.finish(),
+            load,
             remap: remaps[remaps.len() - 1][0],
             fanout: sacc.fanout.finish(),
             latency: None,
@@ -290,6 +307,29 @@ fn read_warmup(
         progress(Progress::Events(n as u64));
     }
     Ok(keys.into_sorted())
+}
+
+/// Hands every point key of the whole stream (warm-up included), in order, to the schemes
+/// whose placement depends on the order of first appearance ([`Partitioner::learns_arrival`]).
+fn learn_arrival(
+    parts: &mut [Box<dyn Partitioner>],
+    source: &mut dyn EventSource,
+) -> Result<(), AnalysisError> {
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    loop {
+        chunk.clear();
+        if source.fill(&mut chunk, 1 << 16)? == 0 {
+            return Ok(());
+        }
+        let keys: Vec<&[u8]> = chunk
+            .iter()
+            .filter(|ev| ev.op.is_point())
+            .map(|ev| ev.key)
+            .collect();
+        for part in parts.iter_mut().filter(|p| p.learns_arrival()) {
+            part.learn_arrival(&keys);
+        }
+    }
 }
 
 /// Per-scheme accumulators of one worker.

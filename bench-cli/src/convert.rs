@@ -15,14 +15,14 @@ use crate::progress::events_bar;
 pub fn run(args: ConvertArgs) -> Result<()> {
     let format = match args.format {
         Some(f) => f,
-        None => format_of_name(&args.out).with_context(|| {
-            format!("cannot tell the output format from '{}'; pass --format csv, text or oracle-general", args.out.display())
+        None => format_of_name(&args.out).ok_or_else(|| {
+            crate::usage::usage(format!("cannot tell the output format from '{}'; pass --format csv, text or oracle-general", args.out.display()))
         })?,
     };
     let opts = args
         .read
         .options(&args.input, args.from)
-        .map_err(anyhow::Error::msg)?;
+        .map_err(crate::usage::usage)?;
     let shown = opts.shown();
     refuse_existing(&args.out, args.force)?;
     let mut opened = trace::open_detected(&opts)?;
@@ -34,9 +34,11 @@ pub fn run(args: ConvertArgs) -> Result<()> {
     let (dir, prefix) = workloads::trace::write::staging(&args.out);
     crate::interrupt::stage_prefixed(&dir, &prefix);
     let mut writer = TraceWriter::create(&args.out, write)?;
-    let bar = events_bar(args.quiet);
-    bar.set_length(opened.source.len_hint().unwrap_or(0));
-    bar.set_prefix(shown.display().to_string());
+    let bar = events_bar(
+        args.quiet,
+        shown.display().to_string(),
+        opened.source.len_hint(),
+    );
     trace::stream(opened.source.as_mut(), |chunk| {
         bar.inc(chunk.len() as u64);
         writer.write_chunk(chunk)

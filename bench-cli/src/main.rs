@@ -3,29 +3,35 @@
 mod cli;
 mod convert;
 mod gen;
+mod inputs;
 mod inspect;
 mod interrupt;
 mod plan;
 mod progress;
+mod route;
 mod run;
 mod sweep;
 mod trace_source;
+mod usage;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let cli = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let given = cli::options_given(&matches);
+    let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(err) = interrupt::install() {
         eprintln!("Error: cannot watch for interruptions: {err}");
         std::process::exit(1);
     }
     let result = match cli.command {
-        cli::Command::Run(args) => run::run(args),
+        cli::Command::Run(args) => run::run(args, &given),
         cli::Command::Report(args) => report(&args),
         cli::Command::Inspect(args) => inspect::run(args),
         cli::Command::Gen(args) => gen::run(args),
         cli::Command::Convert(args) => convert::run(args),
-        cli::Command::Plan(args) => plan::plan(args),
+        cli::Command::Plan(args) => plan::plan(args, &given),
+        cli::Command::Route(args) => route::route(args),
     };
     interrupt::settle();
     if let Err(err) = result {
@@ -33,7 +39,7 @@ fn main() {
             std::process::exit(0);
         }
         eprintln!("Error: {}", error_text(&err));
-        std::process::exit(1);
+        std::process::exit(usage::exit_status(&err));
     }
 }
 

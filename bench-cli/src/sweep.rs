@@ -1,5 +1,6 @@
 //! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
 
+use analysis::ShardCount;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
@@ -9,7 +10,7 @@ pub const MAX_SHARDS: u32 = 65_536;
 
 /// The shard counts of `--shards`, in the order given, without repeats.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ShardCounts(pub Vec<u32>);
+pub struct ShardCounts(pub Vec<ShardCount>);
 
 /// The steps of `--grow`, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -29,8 +30,9 @@ pub enum GrowStep {
 }
 
 impl GrowStep {
-    /// The target shard count for `n` shards; errors when it would be 0.
-    pub fn target(self, n: u32) -> Result<u32> {
+    /// The target shard count for `n` shards; errors when it would be 0 or overflow.
+    pub fn target(self, n: ShardCount) -> Result<ShardCount> {
+        let n = n.get();
         let m = match self {
             GrowStep::Absolute(m) => Some(m),
             GrowStep::Plus(k) => n.checked_add(k),
@@ -38,14 +40,15 @@ impl GrowStep {
             GrowStep::Times(k) => n.checked_mul(k),
         };
         match m {
-            Some(m) if (1..=MAX_SHARDS).contains(&m) => Ok(m),
-            Some(0) => bail!(
-                "--grow {self} from {n} shards gives no valid shard count (it must be at least 1)"
-            ),
-            _ => bail!(
+            Some(m) if m > MAX_SHARDS => Err(crate::usage::usage(format!(
                 "--grow {self} from {n} shards gives more than {MAX_SHARDS} shards, the most a run \
                  measures (each shard costs counters per window, scheme and thread)"
-            ),
+            ))),
+            _ => m.and_then(|m| ShardCount::new(m).ok()).ok_or_else(|| {
+                crate::usage::usage(format!(
+                    "--grow {self} from {n} shards gives no valid shard count (it must be at least 1)"
+                ))
+            }),
         }
     }
 }
@@ -54,20 +57,17 @@ impl GrowStep {
 /// [`MAX_SHARDS`].
 pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
-    for t in text.split(',').map(str::trim) {
-        let n = parse_count(t).ok_or_else(|| {
-            format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)")
-        })?;
-        if n == 0 {
-            return Err("the shard count must be at least 1 (got 0)".into());
-        }
-        if n > u64::from(MAX_SHARDS) {
+    for t in text.split(',') {
+        let t = t.trim();
+        if parse_count(t).is_some_and(|n| n > u64::from(MAX_SHARDS)) {
             return Err(format!(
                 "{t} shards is too many: a run measures at most {MAX_SHARDS} shards (each shard \
                  costs counters per window, scheme and thread)"
             ));
         }
-        let n = n as u32;
+        let n: ShardCount = t
+            .parse()
+            .map_err(|e| format!("{e} (e.g. --shards 16 or --shards 4,8,16)"))?;
         if !out.contains(&n) {
             out.push(n);
         }
@@ -127,7 +127,7 @@ impl std::fmt::Display for GrowStep {
 
 /// The distinct target shard counts for `n` shards, in the order given; `+1` when no step is
 /// given.
-pub fn targets(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
+pub fn targets(n: ShardCount, steps: Option<&GrowSteps>) -> Result<Vec<ShardCount>> {
     let steps = steps.map_or(&[GrowStep::Plus(1)][..], |s| &s.0[..]);
     let mut out = Vec::new();
     for step in steps {
@@ -143,13 +143,18 @@ pub fn targets(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
 mod tests {
     use super::*;
 
+    fn counts(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
+        let n = ShardCount::new(n).unwrap();
+        Ok(targets(n, steps)?.into_iter().map(u32::from).collect())
+    }
+
     #[test]
     fn grow_steps_are_relative_or_absolute() {
         let steps = parse_grow("17,+1,x2,-1").unwrap();
-        assert_eq!(targets(16, Some(&steps)).unwrap(), [17, 32, 15]);
-        assert_eq!(targets(4, Some(&steps)).unwrap(), [17, 5, 8, 3]);
-        assert_eq!(targets(4, None).unwrap(), [5]);
-        assert!(targets(1, Some(&parse_grow("-1").unwrap())).is_err());
+        assert_eq!(counts(16, Some(&steps)).unwrap(), [17, 32, 15]);
+        assert_eq!(counts(4, Some(&steps)).unwrap(), [17, 5, 8, 3]);
+        assert_eq!(counts(4, None).unwrap(), [5]);
+        assert!(counts(1, Some(&parse_grow("-1").unwrap())).is_err());
         for bad in ["", "+", "x0", "abc", "0", "1.5"] {
             assert!(parse_grow(bad).is_err(), "{bad}");
         }
@@ -157,14 +162,30 @@ mod tests {
 
     #[test]
     fn shard_lists_are_counts_of_at_least_one() {
-        assert_eq!(parse_shards("4, 8,16,8").unwrap().0, [4, 8, 16]);
+        let parsed: Vec<u32> = parse_shards("4, 8,16,8")
+            .unwrap()
+            .0
+            .into_iter()
+            .map(u32::from)
+            .collect();
+        assert_eq!(parsed, [4, 8, 16]);
         assert!(parse_shards("0").is_err());
         assert!(parse_shards("4,x").unwrap_err().contains("'x'"));
-        assert_eq!(parse_shards("65536").unwrap().0, [MAX_SHARDS]);
+        assert_eq!(parse_shards("65536").unwrap().0[0].get(), MAX_SHARDS);
         for huge in ["65537", "99999999999", "99999999999999999999999"] {
             let e = parse_shards(huge).unwrap_err();
             assert!(e.contains("too many") && e.contains("65536"), "{e}");
         }
+    }
+
+    #[test]
+    fn grow_targets_stay_within_the_shard_limit() {
+        let e = parse_grow("x1000000").unwrap_err();
+        assert!(e.contains("too large") && e.contains("65536"), "{e}");
+        let steps = parse_grow("x8192").unwrap();
+        assert_eq!(counts(8, Some(&steps)).unwrap(), [MAX_SHARDS]);
+        let e = counts(16, Some(&steps)).unwrap_err().to_string();
+        assert!(e.contains("--grow x8192 from 16 shards gives more than 65536"), "{e}");
     }
 
     proptest::proptest! {
@@ -176,24 +197,14 @@ mod tests {
             grow in "[0-9x+*, -]{0,24}|[+x-]?[0-9]{1,30}",
             n in 1u32..=MAX_SHARDS,
         ) {
-            if let Ok(counts) = parse_shards(&shards) {
-                proptest::prop_assert!(counts.0.iter().all(|&c| (1..=MAX_SHARDS).contains(&c)));
+            if let Ok(parsed) = parse_shards(&shards) {
+                proptest::prop_assert!(parsed.0.iter().all(|c| (1..=MAX_SHARDS).contains(&c.get())));
             }
             if let Ok(steps) = parse_grow(&grow) {
-                if let Ok(targets) = targets(n, Some(&steps)) {
-                    proptest::prop_assert!(targets.iter().all(|&m| (1..=MAX_SHARDS).contains(&m)));
+                if let Ok(targets) = counts(n, Some(&steps)) {
+                    proptest::prop_assert!(targets.iter().all(|m| (1..=MAX_SHARDS).contains(m)));
                 }
             }
         }
-    }
-
-    #[test]
-    fn grow_targets_stay_within_the_shard_limit() {
-        let e = parse_grow("x1000000").unwrap_err();
-        assert!(e.contains("too large") && e.contains("65536"), "{e}");
-        let steps = parse_grow("x8192").unwrap();
-        assert_eq!(targets(8, Some(&steps)).unwrap(), [MAX_SHARDS]);
-        let e = targets(16, Some(&steps)).unwrap_err().to_string();
-        assert!(e.contains("--grow x8192 from 16 shards gives more than 65536"), "{e}");
     }
 }

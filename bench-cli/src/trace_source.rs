@@ -10,13 +10,12 @@ use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::{ByteTally, TraceOptions};
 use workloads::{EventChunk, EventSource, WorkloadError};
 
-/// Opens a workload's event stream from its start.
-pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
+use crate::inputs::Opener;
 
 /// The opener of a trace whose first stream, `first`, is already open: it is handed out
 /// once; later calls reopen a regular file and refuse an input read once.
-pub fn opener(opts: TraceOptions, first: Box<dyn EventSource>) -> Opener {
-    let first = Mutex::new(Some(first));
+pub fn opener(opts: TraceOptions, first: Option<Box<dyn EventSource>>) -> Opener {
+    let first = Mutex::new(first);
     Box::new(move || {
         if let Some(source) = first.lock().ok().and_then(|mut f| f.take()) {
             return Ok(source);

@@ -17,6 +17,11 @@ pub struct OutputDir {
     path: PathBuf,
     /// The final name of a staged directory, until it is committed.
     staged_for: Option<PathBuf>,
+    /// Staged under a name of its own choosing: at the commit, `-2`, `-3`, ... is appended
+    /// to the final name while it is taken.
+    unique: bool,
+    /// Created by [`OutputDir::create_unique`]: removed again if nothing was written to it.
+    created: bool,
 }
 
 impl OutputDir {
@@ -29,7 +34,51 @@ impl OutputDir {
         Ok(OutputDir {
             path: path.to_path_buf(),
             staged_for: None,
+            unique: false,
+            created: false,
         })
+    }
+
+    /// Creates a new directory under `parent` named `{prefix}<UTC time to the millisecond>Z`
+    /// (colons left out so the name is portable), with `-2`, `-3`, ... appended when that
+    /// name is taken. Creating it is the claim (`create_dir` fails on an existing
+    /// directory), so two commands started at the same moment never share one. If the
+    /// command fails before writing a file, the empty directory is removed again.
+    pub fn create_unique(parent: &Path, prefix: &str) -> Result<OutputDir, ReportError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ReportError::Io { path, source }
+        };
+        fs::create_dir_all(parent).map_err(io(parent))?;
+        let stem = unique_stem(prefix);
+        for n in 1u32.. {
+            let path = match n {
+                1 => parent.join(&stem),
+                _ => parent.join(format!("{stem}-{n}")),
+            };
+            match fs::create_dir(&path) {
+                Ok(()) => {
+                    return Ok(OutputDir {
+                        path,
+                        staged_for: None,
+                        unique: false,
+                        created: true,
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&path)(e)),
+            }
+        }
+        unreachable!("a free name is found before u32::MAX attempts")
+    }
+
+    /// A directory under `parent` named `{prefix}<UTC time to the millisecond>Z`, written whole
+    /// under a temporary sibling name like [`OutputDir::claim_staged`]; the name is made
+    /// unique (`-2`, `-3`, ...) at the commit, so two commands started at once never share one.
+    pub fn claim_staged_unique(parent: &Path, prefix: &str) -> Result<OutputDir, ReportError> {
+        let mut out = OutputDir::claim_staged(&parent.join(unique_stem(prefix)), false)?;
+        out.unique = true;
+        Ok(out)
     }
 
     /// Claims `path` to be written whole under a temporary sibling name and renamed at the
@@ -51,6 +100,8 @@ impl OutputDir {
         Ok(OutputDir {
             path: sibling(path, &format!(".{name}.partial-{}", std::process::id())),
             staged_for: Some(claimed.path.clone()),
+            unique: false,
+            created: false,
         })
     }
 
@@ -90,6 +141,9 @@ impl OutputDir {
             || "output".into(),
             |n| n.to_string_lossy().into_owned(),
         );
+        if self.unique {
+            return self.commit_unique(target);
+        }
         let old = sibling(&target, &format!(".{name}.old-{}", std::process::id()));
         let replaced = target.exists();
         if replaced {
@@ -110,6 +164,39 @@ impl OutputDir {
         }
         self.path = target.clone();
         Ok(target)
+    }
+
+    /// Renames the staging directory to `target`, or `target-2`, `target-3`, ... when taken.
+    fn commit_unique(mut self, target: PathBuf) -> Result<PathBuf, ReportError> {
+        let name = target.file_name().map_or_else(
+            || "output".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        for n in 1u32.. {
+            let candidate = match n {
+                1 => target.clone(),
+                _ => sibling(&target, &format!("{name}-{n}")),
+            };
+            if candidate.exists() {
+                continue;
+            }
+            match fs::rename(&self.path, &candidate) {
+                Ok(()) => {
+                    self.path = candidate.clone();
+                    return Ok(candidate);
+                }
+                // Taken in the meantime by a directory with files: the next name.
+                Err(_) if candidate.exists() => continue,
+                Err(source) => {
+                    self.staged_for = Some(target);
+                    return Err(ReportError::Io {
+                        path: candidate,
+                        source,
+                    });
+                }
+            }
+        }
+        unreachable!("a free name is found before u32::MAX attempts")
     }
 
     /// Renders every exporter first (so a rendering error writes nothing), then writes each
@@ -164,12 +251,26 @@ impl OutputDir {
 }
 
 impl Drop for OutputDir {
-    /// An uncommitted staging directory is removed.
+    /// An uncommitted staging directory is removed, and so is a directory this claim created
+    /// that is still empty (the command failed before writing; `remove_dir` leaves a
+    /// directory with files alone).
     fn drop(&mut self) {
         if self.staged_for.is_some() {
             let _ = fs::remove_dir_all(&self.path);
+        } else if self.created {
+            let _ = fs::remove_dir(&self.path);
         }
     }
+}
+
+/// `{prefix}<UTC time to the millisecond>Z`, colons left out so the name is portable.
+fn unique_stem(prefix: &str) -> String {
+    format!(
+        "{prefix}{}",
+        humantime::format_rfc3339_millis(std::time::SystemTime::now())
+            .to_string()
+            .replace(':', "")
+    )
 }
 
 /// `path`'s sibling called `name`.
@@ -267,6 +368,48 @@ mod tests {
         fs::remove_dir_all(out.path()).unwrap();
         assert!(out.write_file("charts/a.svg", b"<svg/>").is_err());
         assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn default_directories_created_at_once_never_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let outs: Vec<OutputDir> = (0..5)
+            .map(|_| OutputDir::create_unique(dir.path(), "plan-").unwrap())
+            .collect();
+        let mut paths: Vec<&Path> = outs.iter().map(OutputDir::path).collect();
+        paths.sort();
+        paths.dedup();
+        assert_eq!(paths.len(), 5);
+        assert!(paths.iter().all(|p| p.is_dir()));
+        let name = paths[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("plan-") && name.contains('.') && !name.contains(':'),
+            "{name}"
+        );
+        // Each is created on claiming; the empty ones go when dropped, a written one stays.
+        outs[0].write_file("a.csv", b"x").unwrap();
+        let kept = outs[0].path().to_path_buf();
+        drop(outs);
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+        assert!(kept.join("a.csv").is_file());
+    }
+
+    #[test]
+    fn a_staged_default_directory_takes_the_next_free_name_at_its_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::claim_staged_unique(dir.path(), "run-").unwrap();
+        out.create().unwrap();
+        out.write_file("a.csv", b"x").unwrap();
+        // Another command took the name meanwhile.
+        let taken = out.final_path().to_path_buf();
+        fs::create_dir(&taken).unwrap();
+        fs::write(taken.join("other.csv"), b"y").unwrap();
+        let committed = out.commit().unwrap();
+        let name = committed.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("run-") && name.ends_with("Z-2"), "{name}");
+        assert!(committed.join("a.csv").is_file() && taken.join("other.csv").is_file());
+        assert_eq!(names(dir.path()).len(), 2);
     }
 
     #[test]

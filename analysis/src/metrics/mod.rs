@@ -112,8 +112,8 @@ metric_table! {
     "distinct_keys", "keys", "Distinct keys of measured point operations.";
     "hottest_key_share", "share", "Point requests of the most requested key / all point requests. No scheme can spread one key.";
     "hottest_shard_share", "share", "Max shard requests / all requests, over the whole trace.";
-    "hottest_shard_ratio", "ratio", "hottest_shard_share x N; 1.0 is a perfect spread.";
-    "load_cv", "ratio", "Coefficient of variation (population) of shard requests.";
+    "hottest_shard_ratio", "ratio", "hottest_shard_share x N; 1.0 is a perfect spread. With --weights: the largest share / weight share over the shards.";
+    "load_cv", "ratio", "Coefficient of variation (population) of shard requests (with --weights: of requests / weight).";
     "hottest_shard_share_windowed", "share", "Mean over consecutive windows of --window events of the hottest shard's share within the window.";
     "remap_fraction", "share", "Distinct keys whose owner changes from N to M shards / distinct keys.";
     "remap_fraction_traffic", "share", "Point requests whose key changes owner from N to M / point requests.";

@@ -46,7 +46,9 @@ pub fn range_without(
         o => o - 1,
     };
     let owners = shrunk.owners().iter().map(|&o| in_order(o)).collect();
-    RangePartitioner::with_shard_count(range.label(), last, shrunk.starts().to_vec(), owners)
+    let starts = shrunk.starts().to_vec();
+    let without = RangePartitioner::with_shard_count(range.label(), last, starts, owners)?;
+    Ok(without.with_grow_rule(range.grow_rule()))
 }
 
 #[cfg(test)]

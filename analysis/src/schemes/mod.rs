@@ -3,12 +3,26 @@
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
+pub mod anchor;
+pub mod bounded;
+pub mod cassandra;
+pub mod elasticsearch;
+pub mod growth;
 pub mod hash;
+pub mod jump;
+pub mod kafka;
+pub mod maglev;
+pub mod multiprobe;
 pub mod pinned_hash;
 pub mod range;
 pub mod range_dynamic;
+pub mod redis_cluster;
+pub mod rendezvous;
 pub mod ring;
 pub mod salted;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod weights;
 
 use crate::{AnalysisError, Partitioner};
 use workloads::{KeyType, Spec};
@@ -22,6 +36,9 @@ pub struct BuildContext<'a> {
     pub warmup_keys: &'a [Vec<u8>],
     /// How key text in files (boundaries) is read.
     pub key_type: KeyType,
+    /// Relative shard weights (`--weights`), one per shard; `None` when all are equal.
+    /// Schemes that cannot honour weights refuse them ([`weights::refuse`]).
+    pub weights: Option<&'a [f64]>,
 }
 
 /// A registered scheme family: its name, what it is, its parameters and its constructor.
@@ -42,7 +59,24 @@ pub struct SchemeKind {
 pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
-pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
+/// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
+/// come after the abstract schemes and are not in [`DEFAULT_SCHEMES`].
+pub static SCHEMES: &[&SchemeKind] = &[
+    &range::KIND,
+    &hash::KIND,
+    &ring::KIND,
+    &salted::KIND,
+    &jump::KIND,
+    &rendezvous::KIND,
+    &maglev::KIND,
+    &multiprobe::KIND,
+    &anchor::KIND,
+    &bounded::KIND,
+    &redis_cluster::KIND,
+    &kafka::KIND,
+    &cassandra::KIND,
+    &elasticsearch::KIND,
+];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
 /// registering a new scheme does not change the default suite's results.
@@ -147,11 +181,7 @@ impl SchemeSpec {
 
     /// Builds the partitioner for `ctx.shards` shards.
     pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        if ctx.shards == 0 {
-            return Err(AnalysisError::Config(
-                "the shard count must be at least 1 (got 0)".into(),
-            ));
-        }
+        check_shard_count(ctx.shards)?;
         (self.kind.build)(&self.spec, ctx)
     }
 }
@@ -159,10 +189,16 @@ impl SchemeSpec {
 /// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
-    if shards == 0 {
-        return Err(AnalysisError::Config(
-            "the shard count must be at least 1 (got 0)".into(),
-        ));
-    }
-    Ok(())
+    crate::ShardCount::new(shards).map(drop)
+}
+
+/// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
+/// the last shards) and new shards get unused numbers above every identity so far. Schemes
+/// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across
+/// renumbering, so a removal or a growth moves only the keys it must.
+pub(crate) fn resized_identities(identities: &[u32], shards: u32) -> Vec<u32> {
+    let next = identities.iter().max().map_or(0, |m| m + 1);
+    let kept = identities.iter().copied().take(shards as usize);
+    let added = (next..).take((shards as usize).saturating_sub(identities.len()));
+    kept.chain(added).collect()
 }

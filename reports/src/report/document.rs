@@ -29,6 +29,13 @@ pub enum Block {
     Recommendation(Recommendation),
     /// A chart: inline SVG in HTML, a PNG link in Markdown.
     Figure(RenderedChart),
+    /// Blocks folded away under a one-line summary (`<details>`).
+    Details {
+        /// The line shown while folded.
+        summary: String,
+        /// What unfolds.
+        blocks: Vec<Block>,
+    },
 }
 
 /// The whole report.
@@ -310,20 +317,45 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
     ];
     let mut params = Vec::new();
     let mut parameters = m.parameters.clone();
-    let profile = parameters
-        .as_object_mut()
-        .and_then(|p| p.remove("trace_profile"));
+    let object = parameters.as_object_mut();
+    let (profile, given) = match object {
+        Some(p) => (p.remove("trace_profile"), p.remove("options_given")),
+        None => (None, None),
+    };
     flatten("", &parameters, &mut params);
-    facts.extend(
-        params
-            .into_iter()
-            .map(|(k, v)| (format!("parameter {k}"), v)),
-    );
+    // The command's options as given on the command line stay in view; the rest (defaults
+    // and options not used) fold away. A manifest that does not say which were given shows
+    // them all.
+    let given: Option<Vec<String>> = given.and_then(|g| serde_json::from_value(g).ok());
+    let is_default = |key: &str| {
+        let option = key.split_once('.').map(|(command, option)| {
+            (matches!(command, "run" | "plan") && !option.contains('.')).then_some(option)
+        });
+        match (option, &given) {
+            (Some(Some(option)), Some(given)) => !given.iter().any(|g| g == option),
+            _ => false,
+        }
+    };
+    let (defaults, set): (Vec<_>, Vec<_>) = params.into_iter().partition(|(k, _)| is_default(k));
+    facts.extend(set.into_iter().map(|(k, v)| (format!("parameter {k}"), v)));
     b.push(Block::Table {
         header: vec!["".into(), "".into()],
         rows: facts.into_iter().map(|(k, v)| vec![k, v]).collect(),
         numeric_from: 2,
     });
+    if !defaults.is_empty() {
+        b.push(Block::Details {
+            summary: format!("{} more options, at their defaults", defaults.len()),
+            blocks: vec![Block::Table {
+                header: vec!["".into(), "".into()],
+                rows: defaults
+                    .into_iter()
+                    .map(|(k, v)| vec![format!("parameter {k}"), v])
+                    .collect(),
+                numeric_from: 2,
+            }],
+        });
+    }
 
     if let Some(serde_json::Value::Object(rows)) = profile {
         b.push(Block::Heading(3, "The trace (shardlab inspect)".into()));

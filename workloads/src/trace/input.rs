@@ -230,6 +230,31 @@ impl<R: Read> Read for Decompressed<R> {
     }
 }
 
+/// Standard input copied to a temporary file, removed when this is dropped (for a command
+/// that must read its keys twice, `route --grow`; `run` and `plan` read once).
+#[derive(Debug)]
+pub struct Spool(tempfile::TempPath);
+
+impl Spool {
+    /// The temporary file.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// Copies standard input to a temporary file, so that it can be read more than once.
+pub fn spool_stdin() -> Result<Spool, WorkloadError> {
+    let shown = PathBuf::from("<stdin>");
+    let io_error = |source| WorkloadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let mut file = tempfile::NamedTempFile::new().map_err(io_error)?;
+    io::copy(&mut io::stdin().lock(), file.as_file_mut()).map_err(io_error)?;
+    io::Write::flush(file.as_file_mut()).map_err(io_error)?;
+    Ok(Spool(file.into_temp_path()))
+}
+
 /// True when `path` can be opened and read again from its start: a regular file, not
 /// standard input, a FIFO or a process substitution (`<(cmd)`), which are read once.
 pub fn rereadable(path: &Path) -> bool {
