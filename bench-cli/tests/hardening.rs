@@ -169,7 +169,7 @@ fn shard_counts_threads_and_grow_factors_are_bounded_up_front() {
     );
     fails_with(
         &["run", "--shards", "16", "--grow", "x8192", "--events", "1000"],
-        1,
+        2,
         &["--grow x8192 from 16 shards gives more than 65536 shards"],
     );
     fails_with(
@@ -372,7 +372,7 @@ fn a_second_pass_over_an_input_read_once_is_refused_before_reading() {
         .args(["run", "--quiet", "--trace", "-", "--shards", "4,8"])
         .write_stdin(bytes)
         .assert()
-        .code(1);
+        .code(2);
     let err = stderr_of(&assert);
     assert!(
         err.contains("is read once") && err.contains("save it to a regular file"),
