@@ -17,7 +17,9 @@ use crate::key_counts::{KeyParts, PartCounts};
 use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
-use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
+use crate::metrics::{
+    confidence, latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult,
+};
 use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -197,6 +199,7 @@ pub fn replay_targets(
             latency: None,
             split,
             extra_metrics,
+            intervals: Vec::new(),
         });
     }
     if let Some(lcfg) = &cfg.latency {
@@ -231,6 +234,12 @@ pub fn replay_targets(
         };
         results.push(row);
         remaps.push(remap);
+    }
+    for row in &mut results {
+        let seed = xxhash_rust::xxh3::xxh3_64(
+            format!("{}\0{}\0{}", input.label, row.scheme, row.shards).as_bytes(),
+        );
+        row.intervals = confidence::bootstrap(&row.load, cfg.window, acc.events, seed);
     }
     let hottest_key = acc.keys.hottest().map(|h| (h.key, h.count));
     let result = WorkloadResult {

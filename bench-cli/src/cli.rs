@@ -344,6 +344,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
     pub weights: Option<String>,
 
+    /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
+    /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
+    /// block bootstrap over its windows instead.
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000), help_heading = MEASUREMENT)]
+    pub repeat: u32,
+
     /// Events per window for the windowed hottest-shard share (at most 4294967295: the
     /// per-window counters are 32-bit).
     #[arg(long, default_value_t = 10_000, value_parser = parse_window, help_heading = MEASUREMENT)]

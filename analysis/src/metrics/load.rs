@@ -177,6 +177,16 @@ impl ShardLoad {
         };
         self
     }
+
+    /// Each shard's share of all requests; `None` without requests.
+    pub fn shard_shares(&self) -> Option<Vec<f64>> {
+        (self.requests > 0).then(|| {
+            self.shard_requests
+                .iter()
+                .map(|&r| share(r, self.requests))
+                .collect()
+        })
+    }
 }
 
 fn share(part: u64, total: u64) -> f64 {

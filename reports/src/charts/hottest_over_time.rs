@@ -39,8 +39,9 @@ fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
         .map(|l| Series {
             label: l.scheme.clone(),
             color: style::scheme_color(data, &l.scheme),
-            points: points(&l.window_hottest_share()),
+            points: points(&l.window_hottest_share),
             stroke: Stroke::Solid,
+            whiskers: Vec::new(),
         })
         .collect();
     (n, lines)
@@ -90,6 +91,7 @@ impl Chart for HottestOverTime {
             color: style::REFERENCE,
             points: vec![(0.0, fair), (last, fair)],
             stroke: Stroke::Dashed,
+            whiskers: Vec::new(),
         });
         let legend = style::legend_of(&lines);
         let area = style::titled(

@@ -29,6 +29,7 @@ fn panels(input: &ChartInput<'_>) -> Vec<(u32, Vec<Series>)> {
                     color: style::scheme_color(data, scheme),
                     points,
                     stroke: Stroke::Points,
+                    whiskers: Vec::new(),
                 });
             }
         }
@@ -56,6 +57,7 @@ fn ideal_series(n: u32, lines: &[Series]) -> Series {
             .map(|m| (m as f64, ideal(n, m)))
             .collect(),
         stroke: Stroke::Dashed,
+        whiskers: Vec::new(),
     }
 }
 

@@ -345,6 +345,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Solid with dots, or dashed.
     pub stroke: Stroke,
+    /// 95% intervals drawn as vertical bars: (x, low, high), from summary.csv's
+    /// `ci_low,ci_high` (empty where none was estimated).
+    pub whiskers: Vec<(f64, f64, f64)>,
 }
 
 /// A line panel: a caption, labelled axes and its series.
@@ -384,8 +387,14 @@ pub fn panel_chart<'a, 'b>(
 /// Draws a line panel into `area`.
 pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
     let points = || panel.series.iter().flat_map(|s| s.points.iter());
+    let whisker_ends = || {
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.whiskers.iter().flat_map(|w| [w.1, w.2]))
+    };
     let (x_lo, x_hi) = bounds(points().map(|p| p.0));
-    let (y_lo, y_hi) = bounds(points().map(|p| p.1));
+    let (y_lo, y_hi) = bounds(points().map(|p| p.1).chain(whisker_ends()));
     let mut chart = panel_chart(area, &panel.caption, 64).build_cartesian_2d(
         padded(x_lo, x_hi, false),
         padded(y_lo, y_hi, panel.y_from_zero),
@@ -415,6 +424,11 @@ pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
                 ))?;
             }
         }
+        chart.draw_series(
+            s.whiskers
+                .iter()
+                .map(|&(x, lo, hi)| PathElement::new([(x, lo), (x, hi)], s.color.stroke_width(1))),
+        )?;
     }
     Ok(())
 }

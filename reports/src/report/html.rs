@@ -136,8 +136,8 @@ fn block_html(block: &Block, out: &mut String) {
             out.push_str("<div class=\"recommendation\">\n");
             out.push_str(&format!(
                 "<p><strong>{}: {}</strong></p>\n<ul>\n",
-                escape(&r.workload),
-                escape(&r.scheme)
+                escape(&r.title),
+                escape(&r.headline)
             ));
             for line in &r.reasoning {
                 out.push_str(&format!("<li>{}</li>\n", escape(line)));

@@ -64,8 +64,8 @@ fn block_md(block: &Block, out: &mut String) {
         Block::Recommendation(r) => {
             out.push_str(&format!(
                 "**{}: {}**\n\n",
-                escape(&r.workload),
-                escape(&r.scheme)
+                escape(&r.title),
+                escape(&r.headline)
             ));
             for line in &r.reasoning {
                 out.push_str(&format!("- {}\n", escape(line)));
