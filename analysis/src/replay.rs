@@ -67,8 +67,8 @@ impl Default for ReplayConfig {
     }
 }
 
-/// A workload to replay: its label, description and a way to open its event stream (twice
-/// when the length must be counted before the warm-up can be sized).
+/// A workload to replay: its label, description and a way to open its event stream (read
+/// once, but opened again to simulate a dynamic scheme).
 pub struct WorkloadInput<'a> {
     /// Label in reports.
     pub label: String,
@@ -125,23 +125,15 @@ pub fn replay_targets(
     for &n in targets.iter().chain([&cfg.shards]) {
         crate::ShardCount::new(n)?;
     }
-    let mut source = (input.open)()?;
-    let total = match source.len_hint() {
-        Some(n) => Some(n),
-        None if schemes.iter().any(SchemeSpec::needs_warmup) => {
-            Some(workloads::source::count((input.open)()?.as_mut())?)
-        }
-        None => None,
-    };
+    let source = (input.open)()?;
     progress(Progress::Started {
         workload: &input.label,
-        events: total,
+        events: source.len_hint(),
     });
-    let warmup_events = if schemes.iter().any(SchemeSpec::needs_warmup) {
-        (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64
-    } else {
-        0
-    };
+    // The input is read once: the warm-up is sized without counting the events first.
+    let learns = schemes.iter().any(SchemeSpec::needs_warmup);
+    let (warmup_events, mut source) =
+        crate::warmup::size_warmup(source, if learns { cfg.warmup_fraction } else { 0.0 })?;
     let warmup_keys = read_warmup(source.as_mut(), warmup_events, progress)?;
     let ctx = BuildContext {
         shards: cfg.shards,
@@ -507,7 +499,14 @@ fn replay_measured(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Measured, AnalysisError> {
     let window = cfg.window.max(1);
-    let chunk_events = (cfg.chunk_events.max(1) as u64).div_ceil(window) * window;
+    // Chunks hold whole windows; a window longer than a chunk spans several, whose counts the
+    // load accumulators add up (chunk memory never follows the window length).
+    let base = cfg.chunk_events.max(1) as u64;
+    let chunk_events = if window <= base {
+        base.div_ceil(window) * window
+    } else {
+        base
+    };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
     let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<Arc<EventChunk>>(2)).unzip();

@@ -9,7 +9,10 @@
 //! distinct warm-up keys thus learns from 0.5 to 1 million of them, whose quantiles lie within
 //! about 0.1% (by rank) of the exact ones, in some 60 MiB instead of over a gigabyte.
 
+use std::collections::VecDeque;
+
 use workloads::stats::KeyTable;
+use workloads::{EventChunk, EventSource, WorkloadError};
 
 /// The most distinct warm-up keys kept exactly (2^20).
 pub const WARMUP_KEY_LIMIT: usize = 1 << 20;
@@ -95,10 +98,145 @@ impl WarmupKeys {
     }
 }
 
+/// The events over which the warm-up share is taken: the whole stream when it has at most
+/// this many events, its first this many otherwise (see [`size_warmup`]).
+pub const WARMUP_HORIZON_EVENTS: u64 = 1_000_000;
+
+/// Key bytes held at most while the horizon is read; a stream of huge keys ends its horizon
+/// sooner, at the event that passes this.
+pub const WARMUP_HORIZON_BYTES: usize = 256 << 20;
+
+/// The rule of [`size_warmup`] in one sentence, for manifests.
+pub fn warmup_rule(fraction: f64) -> String {
+    format!(
+        "floor({fraction} x H) events, H = the stream's length up to {WARMUP_HORIZON_EVENTS} \
+         events, else {WARMUP_HORIZON_EVENTS} (or the events read ahead within \
+         {WARMUP_HORIZON_BYTES} bytes of keys), when a scheme learns boundaries; 0 otherwise"
+    )
+}
+
+/// Sizes the warm-up of a stream that is read once, and returns it with the stream replayed
+/// from its start.
+///
+/// The warm-up is `floor(fraction x H)` events, where H is the stream's length when it has at
+/// most [`WARMUP_HORIZON_EVENTS`] events and that many otherwise. A stream that knows its
+/// length is not buffered; any other is read ahead up to the horizon (bounded memory: at most
+/// [`WARMUP_HORIZON_EVENTS`] events or [`WARMUP_HORIZON_BYTES`] of keys, whichever comes
+/// first) to learn whether it ends there. Results are thus those of a warm-up of
+/// `fraction x length` for every stream of up to a million events, and no input is read twice.
+pub fn size_warmup(
+    mut source: Box<dyn EventSource>,
+    fraction: f64,
+) -> Result<(u64, Box<dyn EventSource>), WorkloadError> {
+    let share = |events: u64| (events as f64 * fraction).floor() as u64;
+    if fraction <= 0.0 {
+        return Ok((0, source));
+    }
+    if let Some(n) = source.len_hint() {
+        return Ok((share(n.min(WARMUP_HORIZON_EVENTS)), source));
+    }
+    let mut buffered = VecDeque::new();
+    let (mut events, mut bytes) = (0u64, 0usize);
+    while events < WARMUP_HORIZON_EVENTS && bytes < WARMUP_HORIZON_BYTES {
+        let mut chunk = EventChunk::with_capacity(1 << 16);
+        let max = (WARMUP_HORIZON_EVENTS - events).min(1 << 16) as usize;
+        if source.fill(&mut chunk, max)? == 0 {
+            break;
+        }
+        events += chunk.len() as u64;
+        bytes += chunk
+            .iter()
+            .map(|ev| ev.key.len() + ev.end.map_or(0, <[u8]>::len))
+            .sum::<usize>();
+        buffered.push_back(chunk);
+    }
+    let replayed = Replayed {
+        buffered,
+        next: 0,
+        rest: source,
+    };
+    Ok((share(events), Box::new(replayed)))
+}
+
+/// Events read ahead, handed out again before the rest of their stream.
+struct Replayed {
+    buffered: VecDeque<EventChunk>,
+    /// The next event of the first buffered chunk.
+    next: usize,
+    rest: Box<dyn EventSource>,
+}
+
+impl EventSource for Replayed {
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        let Some(front) = self.buffered.front() else {
+            return self.rest.fill(chunk, max);
+        };
+        let n = max.min(front.len() - self.next);
+        for i in self.next..self.next + n {
+            chunk.push(front.get(i));
+        }
+        self.next += n;
+        if self.next == front.len() {
+            self.buffered.pop_front();
+            self.next = 0;
+        }
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use workloads::stats::sample_hash;
+
+    /// Events with keys 0, 1, ... of a stream that does not say its length.
+    struct Counting(u64, u64);
+
+    impl EventSource for Counting {
+        fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+            let n = (max as u64).min(self.1 - self.0).min(1000);
+            for k in self.0..self.0 + n {
+                chunk.push(workloads::Event {
+                    op: workloads::Op::Get,
+                    key: &k.to_be_bytes(),
+                    end: None,
+                    timestamp: Some(k),
+                    size: None,
+                });
+            }
+            self.0 += n;
+            Ok(n as usize)
+        }
+    }
+
+    /// The warm-up size and every key of the replayed stream, in order.
+    fn sized(events: u64, fraction: f64) -> (u64, Vec<u64>) {
+        let (warmup, mut source) = size_warmup(Box::new(Counting(0, events)), fraction).unwrap();
+        let all = workloads::collect(source.as_mut()).unwrap();
+        let keys = all
+            .iter()
+            .map(|ev| u64::from_be_bytes(ev.key.try_into().unwrap()))
+            .collect();
+        (warmup, keys)
+    }
+
+    #[test]
+    fn the_warm_up_is_a_share_of_the_stream_up_to_the_horizon_and_nothing_is_lost() {
+        let h = WARMUP_HORIZON_EVENTS;
+        for (events, fraction, want) in [
+            (0, 0.1, 0),
+            (9, 0.1, 0),
+            (12_345, 0.1, 1_234),
+            (h, 0.1, h / 10),
+            (h + 1, 0.1, h / 10),
+            (h + 70_000, 0.5, h / 2),
+            (5_000, 0.0, 0),
+        ] {
+            let (warmup, keys) = sized(events, fraction);
+            assert_eq!(warmup, want, "{events} events at {fraction}");
+            assert!(keys.iter().copied().eq(0..events), "{events} events replayed in order");
+        }
+    }
 
     #[test]
     fn keys_of_mixed_lengths_come_out_distinct_and_in_byte_order() {

@@ -143,29 +143,20 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Options for the trace at `given`, with standard input (`-`) spooled to a temporary file
-    /// so that the replay may read it twice, and the trace opened once to check it and learn
-    /// its format. Keep the returned spool alive as long as the options are used.
+    /// Options for the trace at `given`, and the trace opened to check it and learn its
+    /// format. A trace that cannot be read again (standard input, a FIFO, `<(cmd)`) gets a
+    /// byte tally for its checksum, since its opened stream is the only read.
     pub fn open_checked(
         &self,
         given: &Path,
         format: Option<TraceFormat>,
-    ) -> anyhow::Result<(
-        TraceOptions,
-        workloads::trace::OpenedTrace,
-        Option<workloads::trace::input::Spool>,
-    )> {
+    ) -> anyhow::Result<(TraceOptions, workloads::trace::OpenedTrace)> {
         let mut opts = self.options(given, format).map_err(crate::usage::usage)?;
-        let spool = if workloads::trace::input::is_stdio(given) {
-            let spool = workloads::trace::spool_stdin()?;
-            opts.shown_as = Some(PathBuf::from("<stdin>"));
-            opts.path = spool.path().to_path_buf();
-            Some(spool)
-        } else {
-            None
-        };
+        if !workloads::trace::rereadable(given) {
+            opts.tally = Some(workloads::trace::ByteTally::default());
+        }
         let opened = workloads::trace::open_detected(&opts)?;
-        Ok((opts, opened, spool))
+        Ok((opts, opened))
     }
 
     /// The reader options for the trace at `path` (`-` for standard input).
@@ -359,8 +350,9 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000), help_heading = MEASUREMENT)]
     pub repeat: u32,
 
-    /// Events per window for the windowed hottest-shard share.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
+    /// Events per window for the windowed hottest-shard share (at most 4294967295: the
+    /// per-window counters are 32-bit).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_window, help_heading = MEASUREMENT)]
     pub window: u64,
 
     /// Distinct keys counted exactly; beyond, key metrics are estimated from a hash sample of
@@ -563,8 +555,8 @@ fn schemes_help() -> String {
 #[derive(Debug, Args, Serialize)]
 #[command(next_help_heading = MEASUREMENT)]
 pub struct ThreadArgs {
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads (default: all cores; at most 256). Results do not depend on it.
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<u64>,
 }
 
@@ -589,8 +581,8 @@ pub struct OutputArgs {
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Write into an existing output directory, replacing the files this command writes
-    /// (other files are left alone).
+    /// Use an existing output directory: `run` replaces a run directory whole once the new
+    /// one is complete; `plan` replaces the files it writes (other files are left alone).
     #[arg(long)]
     pub force: bool,
 
@@ -600,6 +592,16 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
+    /// Like [`OutputArgs::claim`], but written whole under a temporary sibling name and
+    /// renamed into place by its commit (`run`).
+    pub fn claim_staged(&self, prefix: &str) -> anyhow::Result<OutputDir> {
+        let out = match &self.out {
+            Some(dir) => OutputDir::claim_staged(dir, self.force)?,
+            None => OutputDir::claim_staged_unique(Path::new("results"), prefix)?,
+        };
+        Ok(out)
+    }
+
     /// `--out` claimed (refused when it exists, unless `--force`), or a new directory under
     /// `results/` named `{prefix}<UTC time>`, created here so that two commands started at
     /// once never share it.
@@ -632,16 +634,48 @@ fn parse_column(s: &str) -> Result<Column, String> {
     s.parse()
 }
 
-/// `tab` or `\t` is a tab; otherwise exactly one ASCII character.
+/// `tab` or `\t` is a tab; otherwise exactly one ASCII character that is not the quote or a
+/// line end.
 fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
-        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" => {
-            Ok(s.as_bytes()[0])
-        }
+        "\"" => Err("'\"' cannot be the delimiter: it is the quote character of csv fields; use \
+                     `,`, `tab`, `|`, `;` or another single character"
+            .into()),
+        "\n" | "\r" => Err("a line end cannot be the delimiter: it ends records; use `,`, \
+                             `tab`, `|`, `;` or another single character"
+            .into()),
+        _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
         _ => Err(format!(
             "'{s}' is not one character; use `,`, `tab`, `|`, `;` or another single character"
         )),
+    }
+}
+
+/// The most worker threads (each holds its own accumulators).
+const MAX_THREADS: u64 = 256;
+
+/// `--threads`: 1 to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<u64, String> {
+    parse_bounded(s, 1, MAX_THREADS, "worker threads (each holds its own accumulators)")
+}
+
+/// `--window`: 1 to `u32::MAX` events.
+fn parse_window(s: &str) -> Result<u64, String> {
+    let why = "events per window (the per-window counters are 32-bit)";
+    parse_bounded(s, 1, u64::from(u32::MAX), why)
+}
+
+/// A whole number in `min..=max`; `what` says what it counts and why it is bounded.
+fn parse_bounded(s: &str, min: u64, max: u64, what: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a whole number"));
+    }
+    match t.parse::<u64>() {
+        Ok(n) if n < min => Err(format!("{n} is too small: at least {min}")),
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("{t} is too large: at most {max} {what}")),
     }
 }
 
@@ -699,6 +733,7 @@ mod tests {
         for bad in [
             &["--key-col", "0"][..],
             &["--delimiter", "ab"],
+            &["--delimiter", "\""],
             &["--format", "parquet"],
         ] {
             assert!(

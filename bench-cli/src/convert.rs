@@ -31,6 +31,8 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         key_type: opened.key_type,
         hash_keys: args.hash_keys,
     };
+    let (dir, prefix) = workloads::trace::write::staging(&args.out);
+    crate::interrupt::stage_prefixed(&dir, &prefix);
     let mut writer = TraceWriter::create(&args.out, write)?;
     let bar = events_bar(
         args.quiet,

@@ -27,6 +27,8 @@ pub fn run(args: GenArgs) -> Result<()> {
         key_type: KeyType::U64,
         hash_keys: false,
     };
+    let (dir, prefix) = workloads::trace::write::staging(&args.out);
+    crate::interrupt::stage_prefixed(&dir, &prefix);
     let mut writer = TraceWriter::create(&args.out, opts)?;
     let bar = events_bar(args.quiet, spec.label(), Some(args.events));
     trace::stream(source.as_mut(), |chunk| {

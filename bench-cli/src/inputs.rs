@@ -2,6 +2,7 @@
 //! workloads (or the built-in suite), and the checksums of the input files for the manifest.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 
 use analysis::replay::WorkloadInput;
@@ -13,6 +14,7 @@ use workloads::trace::TraceOptions;
 use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
 
 use crate::cli::{InputArgs, TraceArgs};
+use crate::trace_source::{self, PrefixProfile};
 
 /// Opens a workload's events from the start (called once per pass).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
@@ -30,15 +32,15 @@ pub struct Input {
 }
 
 impl Input {
-    /// The trace as a workload.
+    /// The trace as a workload: its first opening is the stream opened to check it (read
+    /// once, nothing is copied aside).
     pub fn of_trace(t: &TraceInput) -> Input {
-        let opts = t.opts.clone();
-        let shown = opts.shown().display().to_string();
+        let shown = t.opts.shown().display().to_string();
         Input {
             label: shown.clone(),
             description: format!("recorded trace {shown} ({})", t.format),
             key_type: t.key_type,
-            open: Box::new(move || workloads::trace::open(&opts)),
+            open: trace_source::opener(t.opts.clone(), t.take_first()),
         }
     }
 
@@ -74,8 +76,8 @@ pub struct TraceInput {
     pub format: TraceFormat,
     /// Its key type, given or detected.
     pub key_type: KeyType,
-    /// Standard input copied to a temporary file (the replay may read the trace twice).
-    _spool: Option<workloads::trace::input::Spool>,
+    /// The stream opened to check it, until the replay takes it.
+    first: Mutex<Option<Box<dyn EventSource>>>,
 }
 
 impl TraceInput {
@@ -85,20 +87,43 @@ impl TraceInput {
         let Some(given) = &input.trace else {
             return Ok(None);
         };
-        let (opts, opened, spool) = read.open_checked(given, input.format)?;
+        let (opts, opened) = read.open_checked(given, input.format)?;
         Ok(Some(TraceInput {
             given: given.clone(),
             format: opened.format,
             key_type: opened.key_type,
             opts,
-            _spool: spool,
+            first: Mutex::new(Some(opened.source)),
         }))
     }
 
-    /// Starts checksumming the trace on its own thread (it runs beside the replay).
-    pub fn spawn_checksum(&self) -> JoinHandle<std::io::Result<InputFile>> {
+    /// True when the trace is read once (standard input, a FIFO, `<(cmd)`): it cannot be
+    /// replayed a second time.
+    pub fn read_once(&self) -> bool {
+        self.opts.tally.is_some()
+    }
+
+    /// The profile of the trace's first `limit` events, taken as the replay reads them.
+    pub fn watch_profile(&self, limit: usize) -> PrefixProfile {
+        let profile = PrefixProfile::new(limit);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        *first = first.take().map(|source| profile.watch(source));
+        profile
+    }
+
+    /// The stream opened to check the trace (once).
+    fn take_first(&self) -> Option<Box<dyn EventSource>> {
+        self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Starts checksumming the trace on its own thread (it runs beside the replay); `None`
+    /// for a trace read once, whose bytes are tallied as the replay reads them.
+    pub fn spawn_checksum(&self) -> Option<JoinHandle<std::io::Result<InputFile>>> {
+        if self.read_once() {
+            return None;
+        }
         let path = self.opts.path.clone();
-        std::thread::spawn(move || InputFile::checksum(&path))
+        Some(std::thread::spawn(move || InputFile::checksum(&path)))
     }
 }
 
@@ -117,21 +142,24 @@ pub fn workload_specs(input: &InputArgs, sweep: bool) -> Result<Vec<WorkloadSpec
 }
 
 /// The inputs with their checksums: the trace (with its format and the records skipped,
-/// which are also printed), whose checksum `trace_checksum` computes on its own thread, and
-/// every boundaries file of the schemes.
+/// which are also printed), whose checksum is computed on its own thread (or tallied as it
+/// was read, for a trace read once), and every boundaries file of the schemes.
 pub fn input_checksums(
     schemes: &[SchemeSpec],
-    trace: Option<(&TraceInput, JoinHandle<std::io::Result<InputFile>>)>,
+    trace: Option<(&TraceInput, Option<JoinHandle<std::io::Result<InputFile>>>)>,
 ) -> Result<Vec<InputFile>> {
     let failed = |p: &Path| format!("cannot checksum input '{}'", p.display());
     let mut inputs = Vec::new();
     if let Some((t, sum)) = trace {
         let skipped = t.opts.invalid.log.skipped();
         crate::inspect::report_skipped(&t.opts.invalid.log);
-        let sum = sum
-            .join()
-            .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
-            .with_context(|| failed(&t.opts.path))?;
+        let sum = match (sum, &t.opts.tally) {
+            (Some(sum), _) => sum
+                .join()
+                .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
+                .with_context(|| failed(&t.opts.path))?,
+            (None, tally) => trace_source::tallied(&tally.clone().unwrap_or_default()),
+        };
         inputs.push(InputFile {
             path: t.given.display().to_string(),
             format: Some(t.format.name().to_string()),

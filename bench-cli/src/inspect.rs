@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use reports::output::OutputDir;
 use workloads::inspect::{format_number, InspectConfig, Profiler, SizeStats, TraceProfile};
 use workloads::synthetic::common::thousands;
@@ -42,8 +42,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
         profiler.add_chunk(chunk);
         bar.inc(chunk.len() as u64);
         Ok::<(), workloads::WorkloadError>(())
-    })
-    .with_context(|| format!("reading trace '{}'", shown.display()))?;
+    })?;
     bar.finish_and_clear();
     report_skipped(&opts.invalid.log);
     let profile = profiler.finish(opened.format.time_unit_ns());

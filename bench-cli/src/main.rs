@@ -5,11 +5,13 @@ mod convert;
 mod gen;
 mod inputs;
 mod inspect;
+mod interrupt;
 mod plan;
 mod progress;
 mod route;
 mod run;
 mod sweep;
+mod trace_source;
 mod usage;
 
 use clap::{CommandFactory, FromArgMatches};
@@ -18,6 +20,10 @@ fn main() {
     let matches = cli::Cli::command().get_matches();
     let given = cli::options_given(&matches);
     let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(err) = interrupt::install() {
+        eprintln!("Error: cannot watch for interruptions: {err}");
+        std::process::exit(1);
+    }
     let result = match cli.command {
         cli::Command::Run(args) => run::run(args, &given),
         cli::Command::Report(args) => report(&args),
@@ -27,11 +33,12 @@ fn main() {
         cli::Command::Plan(args) => plan::plan(args, &given),
         cli::Command::Route(args) => route::route(args),
     };
+    interrupt::settle();
     if let Err(err) = result {
         if is_broken_pipe(&err) {
             std::process::exit(0);
         }
-        eprintln!("Error: {err:#}");
+        eprintln!("Error: {}", error_text(&err));
         std::process::exit(usage::exit_status(&err));
     }
 }
@@ -43,6 +50,22 @@ fn report(args: &cli::ReportArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot render the report of '{}'", args.dir.display()))?;
     println!("report: {} ({} files)", args.dir.display(), written.len());
     Ok(())
+}
+
+/// The error and its causes, each said once: a cause whose text its context already quotes
+/// (an I/O error inside "cannot read trace 'F': ...") is not repeated.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain().map(|c| c.to_string()) {
+        if text.contains(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    text
 }
 
 /// A closed stdout (`shardlab run | head`) is not an error worth reporting.

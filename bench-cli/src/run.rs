@@ -6,16 +6,16 @@ use std::time::Instant;
 use analysis::metrics::{confidence, LatencyConfig, WorkloadResult};
 use analysis::replay::{replay_targets, ReplayConfig};
 use analysis::schemes::SchemeSpec;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use reports::manifest::now_utc;
 use reports::{exporters, Manifest, RunReport};
-use workloads::inspect::{InspectConfig, Profiler};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
 use crate::inputs::{input_checksums, workload_specs, Input, TraceInput};
 use crate::progress::{phase_line, ReplayProgress};
 use crate::sweep;
+use crate::trace_source::PrefixProfile;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
 pub const DEFAULT_SUITE: [&str; 3] = [
@@ -49,6 +49,10 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         .iter()
         .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
         .collect::<Result<Vec<_>>>()?;
+    if let Some(t) = trace.as_ref().filter(|t| t.read_once()) {
+        check_read_once(t, &sweep, &schemes)?;
+    }
+    let profile = trace.as_ref().map(|t| t.watch_profile(PROFILE_EVENTS));
     let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
     // Beside each input, its spec when `--repeat` replays it with other seeds.
     let mut repeatable: Vec<Option<WorkloadSpec>> = inputs.iter().map(|_| None).collect();
@@ -62,8 +66,9 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
             args.input.events,
         ));
     }
-    let out = args.output.claim("")?;
-    // The trace's checksum is read beside the replay rather than after it.
+    let out = args.output.claim_staged("")?;
+    // The trace's checksum is read beside the replay rather than after it (or tallied as it
+    // is read, for a trace read once).
     let trace_checksum = trace.as_ref().map(TraceInput::spawn_checksum);
 
     let base = ReplayConfig {
@@ -143,8 +148,9 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
             "machine": machine(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
             "shards_and_targets": sweep,
-            "trace_profile": trace.as_ref().map(profile_trace).transpose()?,
+            "trace_profile": trace.as_ref().zip(profile.as_ref()).map(profile_trace),
             "chunk_events": base.chunk_events,
+            "warmup_rule": analysis::warmup::warmup_rule(args.schemes.warmup),
             "latency_sample_keys": base.latency_sample,
         }),
         inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
@@ -158,10 +164,14 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     };
     let report = RunReport { results, manifest };
     let spinner = progress.phase("report");
+    // The directory is written whole under a temporary name, then renamed into place.
+    let staging = out.path().to_path_buf();
+    crate::interrupt::stage(&staging, || out.create())?;
     let mut written = out.write_all(&report, &exporters::all())?;
     written.extend(
-        reports::report::render_dir(out.path()).context("rendering the charts and report")?,
+        reports::report::render_into(&out).context("rendering the charts and report")?,
     );
+    let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();
     if !args.output.quiet {
@@ -178,11 +188,32 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         writeln!(
             stdout,
             "report: {} ({} files)",
-            out.path().display(),
+            out_path.display(),
             written.len()
         )?;
     }
     Ok(())
+}
+
+/// Refuses, before anything is read, a run that would read a trace twice when it can be read
+/// only once.
+fn check_read_once(
+    trace: &TraceInput,
+    sweep: &[(analysis::ShardCount, Vec<analysis::ShardCount>)],
+    schemes: &[SchemeSpec],
+) -> Result<()> {
+    let why = if sweep.len() > 1 {
+        "a sweep over --shards replays the trace once per shard count".to_string()
+    } else if let Some(s) = schemes.iter().find(|s| s.is_dynamic()) {
+        format!("the dynamic scheme '{}' replays the trace a second time", s.label())
+    } else {
+        return Ok(());
+    };
+    bail!(crate::usage::usage(format!(
+        "trace '{}' is read once (standard input, a FIFO or a process substitution), but {why}; \
+         save it to a regular file first (e.g. zstdcat t.zst > t.csv) and pass that to --trace",
+        trace.given.display()
+    )))
 }
 
 /// The machine the run measured on: cores, OS, architecture and CPU model (when known).
@@ -203,26 +234,16 @@ fn machine() -> serde_json::Value {
     })
 }
 
-/// Events of the trace profiled for the report (a prefix: a full second pass over a
-/// multi-GB trace would cost more than the replay; `shardlab inspect` profiles it all).
+/// Events of the trace profiled for the report (a prefix, profiled as the replay reads it;
+/// `shardlab inspect` profiles it all).
 const PROFILE_EVENTS: usize = 2_000_000;
 
 /// The `shardlab inspect` figures of the trace's first [`PROFILE_EVENTS`] events, for the
 /// report's account of what was run; `profiled_events` says how many were read.
-fn profile_trace(trace: &TraceInput) -> Result<serde_json::Map<String, serde_json::Value>> {
-    let mut profiler = Profiler::new(&InspectConfig::default());
-    let mut source = workloads::trace::open(&trace.opts)?;
-    let mut chunk = workloads::EventChunk::with_capacity(1 << 16);
-    let mut read = 0;
-    while read < PROFILE_EVENTS {
-        chunk.clear();
-        let n = source.fill(&mut chunk, (PROFILE_EVENTS - read).min(1 << 16))?;
-        if n == 0 {
-            break;
-        }
-        read += n;
-        profiler.add_chunk(&chunk);
-    }
+fn profile_trace(
+    (trace, profile): (&TraceInput, &PrefixProfile),
+) -> serde_json::Map<String, serde_json::Value> {
+    let (profiler, read) = profile.take();
     let profile = profiler.finish(trace.format.time_unit_ns());
     let mut rows: serde_json::Map<String, serde_json::Value> = profile
         .rows()
@@ -236,5 +257,5 @@ fn profile_trace(trace: &TraceInput) -> Result<serde_json::Map<String, serde_jso
         format!("the first {read} events (shardlab inspect reads all)")
     };
     rows.insert("profiled_events".into(), note.into());
-    Ok(rows)
+    rows
 }

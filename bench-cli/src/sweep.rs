@@ -1,8 +1,12 @@
 //! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
 
 use analysis::ShardCount;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
+
+/// The most shards a run measures, for `--shards` and every `--grow` target: each shard costs
+/// a counter per window, scheme and worker, and the ring and salted tables grow with it.
+pub const MAX_SHARDS: u32 = 65_536;
 
 /// The shard counts of `--shards`, in the order given, without repeats.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -35,15 +39,32 @@ impl GrowStep {
             GrowStep::Minus(k) => n.checked_sub(k),
             GrowStep::Times(k) => n.checked_mul(k),
         };
-        m.and_then(|m| ShardCount::new(m).ok())
-            .ok_or_else(|| crate::usage::usage(format!("--grow {self:?} from {n} shards gives no valid shard count (it must be at least 1)")))
+        match m {
+            Some(m) if m > MAX_SHARDS => Err(crate::usage::usage(format!(
+                "--grow {self} from {n} shards gives more than {MAX_SHARDS} shards, the most a run \
+                 measures (each shard costs counters per window, scheme and thread)"
+            ))),
+            _ => m.and_then(|m| ShardCount::new(m).ok()).ok_or_else(|| {
+                crate::usage::usage(format!(
+                    "--grow {self} from {n} shards gives no valid shard count (it must be at least 1)"
+                ))
+            }),
+        }
     }
 }
 
-/// Parses `--shards` (a clap value parser): comma-separated counts, each at least 1.
+/// Parses `--shards` (a clap value parser): comma-separated counts, each from 1 to
+/// [`MAX_SHARDS`].
 pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
     for t in text.split(',') {
+        let t = t.trim();
+        if parse_count(t).is_some_and(|n| n > u64::from(MAX_SHARDS)) {
+            return Err(format!(
+                "{t} shards is too many: a run measures at most {MAX_SHARDS} shards (each shard \
+                 costs counters per window, scheme and thread)"
+            ));
+        }
         let n: ShardCount = t
             .parse()
             .map_err(|e| format!("{e} (e.g. --shards 16 or --shards 4,8,16)"))?;
@@ -71,12 +92,37 @@ fn parse_steps(text: &str) -> Result<Vec<GrowStep>> {
                 Some('x') | Some('*') => (GrowStep::Times, &t[1..]),
                 _ => (GrowStep::Absolute, t),
             };
-            let k: u32 = digits.parse().ok().filter(|&k| k > 0).with_context(|| {
+            let k = parse_count(digits).filter(|&k| k > 0).with_context(|| {
                 format!("'{t}' is not a shard count (M), a step (+K, -K) or a factor (xK), K >= 1")
             })?;
-            Ok(ctor(k))
+            if k > u64::from(MAX_SHARDS) {
+                bail!(
+                    "'{t}' is too large: shard counts, steps and factors are at most {MAX_SHARDS}"
+                );
+            }
+            Ok(ctor(k as u32))
         })
         .collect()
+}
+
+/// A whole number of any size (so that a huge one is told apart from one that is not a
+/// number); `u64::MAX` stands for anything larger.
+fn parse_count(digits: &str) -> Option<u64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse().unwrap_or(u64::MAX))
+}
+
+impl std::fmt::Display for GrowStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GrowStep::Absolute(m) => write!(f, "{m}"),
+            GrowStep::Plus(k) => write!(f, "+{k}"),
+            GrowStep::Minus(k) => write!(f, "-{k}"),
+            GrowStep::Times(k) => write!(f, "x{k}"),
+        }
+    }
 }
 
 /// The distinct target shard counts for `n` shards, in the order given; `+1` when no step is
@@ -125,5 +171,40 @@ mod tests {
         assert_eq!(parsed, [4, 8, 16]);
         assert!(parse_shards("0").is_err());
         assert!(parse_shards("4,x").unwrap_err().contains("'x'"));
+        assert_eq!(parse_shards("65536").unwrap().0[0].get(), MAX_SHARDS);
+        for huge in ["65537", "99999999999", "99999999999999999999999"] {
+            let e = parse_shards(huge).unwrap_err();
+            assert!(e.contains("too many") && e.contains("65536"), "{e}");
+        }
+    }
+
+    #[test]
+    fn grow_targets_stay_within_the_shard_limit() {
+        let e = parse_grow("x1000000").unwrap_err();
+        assert!(e.contains("too large") && e.contains("65536"), "{e}");
+        let steps = parse_grow("x8192").unwrap();
+        assert_eq!(counts(8, Some(&steps)).unwrap(), [MAX_SHARDS]);
+        let e = counts(16, Some(&steps)).unwrap_err().to_string();
+        assert!(e.contains("--grow x8192 from 16 shards gives more than 65536"), "{e}");
+    }
+
+    proptest::proptest! {
+        /// Any text given to --shards and --grow, from any shard count, is parsed or refused
+        /// with a message; every target is within 1..=MAX_SHARDS.
+        #[test]
+        fn any_shard_or_grow_text_is_parsed_or_refused(
+            shards in "[0-9x+*, -]{0,24}|[0-9]{1,30}",
+            grow in "[0-9x+*, -]{0,24}|[+x-]?[0-9]{1,30}",
+            n in 1u32..=MAX_SHARDS,
+        ) {
+            if let Ok(parsed) = parse_shards(&shards) {
+                proptest::prop_assert!(parsed.0.iter().all(|c| (1..=MAX_SHARDS).contains(&c.get())));
+            }
+            if let Ok(steps) = parse_grow(&grow) {
+                if let Ok(targets) = counts(n, Some(&steps)) {
+                    proptest::prop_assert!(targets.iter().all(|m| (1..=MAX_SHARDS).contains(m)));
+                }
+            }
+        }
     }
 }

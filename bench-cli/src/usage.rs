@@ -51,7 +51,7 @@ fn is_usage(e: &(dyn std::error::Error + 'static)) -> bool {
         )
         || matches!(
             e.downcast_ref::<reports::ReportError>(),
-            Some(reports::ReportError::Exists(_))
+            Some(reports::ReportError::Exists(_) | reports::ReportError::NotARun(_))
         )
 }
 

@@ -247,6 +247,7 @@ fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
 fn an_existing_output_directory_is_kept_unless_forced() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
+    let run_dir = dir.path().join("run");
     let args = [
         "run",
         "--workload",
@@ -259,13 +260,26 @@ fn an_existing_output_directory_is_kept_unless_forced() {
     let assert = shardlab().args(args).arg(dir.path()).assert().failure();
     assert!(stderr_of(&assert).contains("--force"));
     assert!(!dir.path().join("summary.csv").exists());
-    shardlab()
+    // --force replaces only a run directory (one with a manifest.json), and whole.
+    let assert = shardlab()
         .args(args)
         .arg(dir.path())
         .arg("--force")
         .assert()
+        .failure();
+    assert!(stderr_of(&assert).contains("not a shardlab run directory"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    shardlab().args(args).arg(&run_dir).assert().success();
+    std::fs::write(run_dir.join("stale.csv"), "old").unwrap();
+    shardlab().args(args).arg(&run_dir).assert().failure();
+    shardlab()
+        .args(args)
+        .arg(&run_dir)
+        .arg("--force")
+        .assert()
         .success();
-    assert!(dir.path().join("summary.csv").exists() && dir.path().join("keep.txt").exists());
+    assert!(run_dir.join("summary.csv").exists() && !run_dir.join("stale.csv").exists());
+    assert!(dir.path().join("keep.txt").exists());
 }
 
 #[test]

@@ -405,7 +405,7 @@ fn standard_input_reads_like_the_file() {
         text.contains("format,twitter") && text.contains("events,100"),
         "{text}"
     );
-    // `run` reads standard input twice (count, then replay) through a spooled copy.
+    // `run` reads standard input once, as it replays it.
     let run_out = dir.path().join("run");
     shardlab()
         .args(["run", "--quiet", "--no-latency", "--trace", "-", "--out"])

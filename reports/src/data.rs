@@ -713,7 +713,13 @@ fn load_entry<'a>(
     scheme: &str,
     shards: u32,
 ) -> &'a mut SchemeLoad {
-    let i = match loads
+    let i = load_index(loads, workload, scheme, shards);
+    &mut loads[i]
+}
+
+/// The position of [`load_entry`]'s entry.
+fn load_index(loads: &mut Vec<SchemeLoad>, workload: &str, scheme: &str, shards: u32) -> usize {
+    match loads
         .iter()
         .position(|l| l.workload == workload && l.scheme == scheme && l.shards == shards)
     {
@@ -731,8 +737,7 @@ fn load_entry<'a>(
             });
             loads.len() - 1
         }
-    };
-    &mut loads[i]
+    }
 }
 
 /// Checks that `shard` is a shard of an `shards`-shard cluster, and that the cluster is no
@@ -799,7 +804,9 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
             "workload", "scheme", "shards", "window", "shard", "requests",
         ],
     )?;
-    let mut seen: HashMap<(String, String, u32, u32, u32), ()> = HashMap::new();
+    // Per load, the (window, shard) cells read: a repeated row is ignored. A flag per cell,
+    // not a set of labels, so that a long windows.csv costs no string or hash per row.
+    let mut seen: Vec<Vec<bool>> = Vec::new();
     let rows = table.rows()?;
     for r in &rows {
         let (workload, scheme) = (r.text("workload"), r.text("scheme"));
@@ -813,23 +820,17 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
             )));
         }
         let requests = r.whole("requests")?;
-        if seen
-            .insert(
-                (
-                    workload.to_string(),
-                    scheme.to_string(),
-                    shards,
-                    window,
-                    shard,
-                ),
-                (),
-            )
-            .is_some()
-        {
+        let i = load_index(loads, workload, scheme, shards);
+        seen.resize(loads.len(), Vec::new());
+        let cell = window as usize * shards as usize + shard as usize;
+        if seen[i].len() <= cell {
+            seen[i].resize(cell + 1, false);
+        }
+        if std::mem::replace(&mut seen[i][cell], true) {
             continue;
         }
         let hottest = r.number("window_hottest_share")?;
-        let load = load_entry(loads, workload, scheme, shards);
+        let load = &mut loads[i];
         if load.window_requests.len() <= window as usize {
             load.window_requests
                 .resize(window as usize + 1, vec![0; shards as usize]);

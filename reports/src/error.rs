@@ -8,6 +8,9 @@ pub enum ReportError {
     /// The output directory exists and `--force` was not given.
     #[error("output directory '{0}' already exists; choose another --out or pass --force to replace its files")]
     Exists(PathBuf),
+    /// `--force` names something that is not a run directory, which it would replace whole.
+    #[error("'{0}' exists and is not a shardlab run directory (it has no manifest.json); --force replaces only a run directory, whole: choose another --out")]
+    NotARun(PathBuf),
     /// A file could not be written.
     #[error("cannot write '{path}': {source}")]
     Io {

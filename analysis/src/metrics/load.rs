@@ -10,7 +10,8 @@ pub struct LoadAccumulator {
     window: u64,
     /// Requests per shard over everything recorded.
     pub totals: Vec<u64>,
-    /// Per window index, the requests per shard (windows are whole within a chunk).
+    /// Per window index, the requests per shard (a window longer than a chunk comes in parts,
+    /// added up by [`LoadAccumulator::finish`]).
     windows: Vec<(u64, Vec<u32>)>,
 }
 
@@ -62,8 +63,7 @@ impl LoadAccumulator {
         }
     }
 
-    /// Adds another accumulator's counts (its windows must not overlap this one's partially:
-    /// the replay cuts chunks at window boundaries, so a window is never split).
+    /// Adds another accumulator's counts (parts of one window are added up at the end).
     pub fn merge(&mut self, other: LoadAccumulator) {
         for (t, o) in self.totals.iter_mut().zip(&other.totals) {
             *t += o;
@@ -75,10 +75,17 @@ impl LoadAccumulator {
     /// order in which chunks were merged.
     pub fn finish(mut self) -> ShardLoad {
         self.windows.sort_unstable_by_key(|(w, _)| *w);
-        ShardLoad::from_counts(
-            self.totals,
-            self.windows.into_iter().map(|(_, c)| c).collect(),
-        )
+        let mut windows: Vec<(u64, Vec<u32>)> = Vec::with_capacity(self.windows.len());
+        for (w, counts) in self.windows {
+            match windows.last_mut() {
+                // A window's counts never pass its length, which is at most u32::MAX events.
+                Some((last, sum)) if *last == w => {
+                    sum.iter_mut().zip(counts).for_each(|(s, c)| *s += c)
+                }
+                _ => windows.push((w, counts)),
+            }
+        }
+        ShardLoad::from_counts(self.totals, windows.into_iter().map(|(_, c)| c).collect())
     }
 }
 
@@ -236,6 +243,18 @@ mod tests {
         let (one, run) = (one.finish(), run.finish());
         assert_eq!(one.window_requests, run.window_requests);
         assert_eq!(run.window_requests.len(), 6); // events 13..36: windows 2 to 7
+    }
+
+    #[test]
+    fn the_parts_of_a_window_split_between_accumulators_are_added_up() {
+        // Window of 10 events split at event 4 between two workers: one window of 5 + 5.
+        let (mut a, mut b) = (LoadAccumulator::new(2, 10), LoadAccumulator::new(2, 10));
+        a.record_run(0, &[0, 0, 1, 0]);
+        b.record_run(4, &[1, 1, 1, 0, 0, 1]);
+        b.merge(a);
+        let load = b.finish();
+        assert_eq!(load.window_requests, [vec![5, 5]]);
+        assert_eq!(load.window_hottest_share, [0.5]);
     }
 
     #[test]

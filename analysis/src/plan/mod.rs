@@ -319,22 +319,14 @@ pub fn plan_workload(
 ) -> Result<WorkloadPlan, AnalysisError> {
     cfg.check()?;
     check_schemes(schemes)?;
-    let mut source = (input.open)()?;
-    let learns = schemes.iter().any(SchemeSpec::needs_warmup);
-    let total = match source.len_hint() {
-        Some(n) => Some(n),
-        None if learns => Some(workloads::source::count((input.open)()?.as_mut())?),
-        None => None,
-    };
+    let source = (input.open)()?;
     progress(Progress::Started {
         workload: &input.label,
-        events: total,
+        events: source.len_hint(),
     });
-    let warmup = if learns {
-        (total.unwrap_or(0) as f64 * cfg.warmup_fraction).floor() as u64
-    } else {
-        0
-    };
+    let learns = schemes.iter().any(SchemeSpec::needs_warmup);
+    let (warmup, mut source) =
+        crate::warmup::size_warmup(source, if learns { cfg.warmup_fraction } else { 0.0 })?;
     let traffic = Traffic::read(source.as_mut(), windows, warmup, &|n| {
         progress(Progress::Events(n))
     })?;
@@ -367,9 +359,6 @@ fn describe(
     let per_window = traffic.events_per_window();
     let secs = traffic.window_secs();
     let windows = traffic.windows();
-    let mut sorted = per_window.clone();
-    sorted.sort_unstable();
-    let rank = (windows * 99).div_ceil(100).max(1) as usize;
     WorkloadPlan {
         workload: input.label.clone(),
         description: input.description.clone(),
@@ -380,7 +369,7 @@ fn describe(
         window_secs: secs,
         mean_rate: traffic.events() as f64 / (windows as f64 * secs),
         peak_rate: per_window.iter().copied().max().unwrap_or(0) as f64 / secs,
-        p99_rate: sorted.get(rank - 1).copied().unwrap_or(0) as f64 / secs,
+        p99_rate: window_load::nearest_rank_p99(per_window, windows) as f64 / secs,
         hot_key: hot_key::hottest_key(traffic, cfg.policy),
         rows,
         warnings,

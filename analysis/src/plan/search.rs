@@ -30,25 +30,44 @@ pub const LINEAR_STEPS: u32 = 64;
 /// The smallest shard count any scheme could use at growth `growth`, and the limit that
 /// sets it: `N >= F + ceil(G x busiest-window requests / (W x rate limit))` (the survivors of
 /// F failures serve every request, each read once and each write on every replica);
-/// `N >= F + ceil(G x rf x stored bytes / byte limit)`; `N >= F + rf`; `N >= 1`.
-pub fn lower_bound(traffic: &Traffic, cfg: &PlanConfig, growth: f64) -> (u32, Binding) {
+/// `N >= F + ceil(G x rf x stored bytes / byte limit)`; `N >= F + rf`; `N >= 1`. A bound
+/// past 4,294,967,295 shards cannot be counted: it is an error that names the capacity.
+pub fn lower_bound(
+    traffic: &Traffic,
+    cfg: &PlanConfig,
+    growth: f64,
+) -> Result<(u32, Binding), AnalysisError> {
     let limits = cfg.limits();
     let (f, rf) = (cfg.failures, cfg.policy.replicas);
-    let need = |total: f64, limit: f64| {
-        (total / (limit * (1.0 + FIT_TOLERANCE)))
-            .ceil()
-            .min(f64::from(u32::MAX)) as u32
+    let need = |total: f64, limit: f64, what: &str| {
+        let n = (total / (limit * (1.0 + FIT_TOLERANCE))).ceil() + f64::from(f);
+        if n <= f64::from(u32::MAX) {
+            Ok(n as u32)
+        } else {
+            Err(AnalysisError::Config(format!(
+                "{} {what} at growth x{growth} would need about {} shards of {} each \
+                 (capacity x headroom), more than the 4,294,967,295 a plan can count; check the \
+                 capacity's unit",
+                figure(total),
+                figure(n),
+                figure(limit)
+            )))
+        }
     };
     let after = |b: Binding, failed: Binding| if f > 0 { failed } else { b };
     let window_rate = traffic.max_window_requests(rf) as f64 / traffic.window_secs();
     let mut terms = vec![(
-        f.saturating_add(need(growth * window_rate, limits.rate)),
+        need(
+            growth * window_rate,
+            limits.rate,
+            "requests/s in the busiest window (--capacity)",
+        )?,
         after(Binding::Rate, Binding::RateAfterFailure),
     )];
     if let Some(bytes) = limits.bytes {
         let stored = growth * f64::from(rf) * traffic.total_bytes() as f64;
         terms.push((
-            f.saturating_add(need(stored, bytes)),
+            need(stored, bytes, "stored bytes (--capacity-bytes)")?,
             after(Binding::Bytes, Binding::BytesAfterFailure),
         ));
     }
@@ -59,10 +78,19 @@ pub fn lower_bound(traffic: &Traffic, cfg: &PlanConfig, growth: f64) -> (u32, Bi
             (0, Binding::None),
             |best, t| if t.0 > best.0 { t } else { best },
         );
-    if n <= 1 {
+    Ok(if n <= 1 {
         (1, Binding::None)
     } else {
         (n, binding)
+    })
+}
+
+/// A number for a message: plain when of everyday size, else in scientific notation.
+fn figure(x: f64) -> String {
+    if (1e-3..1e12).contains(&x.abs()) {
+        format!("{}", (x * 1e3).round() / 1e3)
+    } else {
+        format!("{x:.3e}")
     }
 }
 
@@ -217,7 +245,7 @@ impl<'a> SchemeSearch<'a> {
     /// The plan row of this scheme at growth `growth`.
     pub fn row(&mut self, growth: f64) -> Result<PlanRow, AnalysisError> {
         let limits = self.cfg.limits();
-        let (bound, bound_binding) = lower_bound(self.traffic, self.cfg, growth);
+        let (bound, bound_binding) = lower_bound(self.traffic, self.cfg, growth)?;
         let mut row = self.empty_row(growth, bound);
         if let Some(hot) = hottest_key(self.traffic, self.cfg.policy) {
             if growth * hot.rate_per_replica > limits.rate * (1.0 + FIT_TOLERANCE) {

@@ -197,17 +197,19 @@ impl Traffic {
         self.events
     }
 
-    /// Events (points and scans) in every window, in window order, empty windows included.
+    /// Events (points and scans) in every window that has traffic, in window order (the
+    /// others have none; there may be billions of them, so they are not listed).
     pub fn events_per_window(&self) -> Vec<u64> {
-        let mut out = vec![0u64; self.windows as usize];
-        for g in &self.groups {
-            let points: u64 = self.entries[g.entries.clone()]
-                .iter()
-                .map(|e| e.reads + e.writes)
-                .sum();
-            out[g.window as usize] = points + g.scans.len() as u64;
-        }
-        out
+        self.groups
+            .iter()
+            .map(|g| {
+                let points: u64 = self.entries[g.entries.clone()]
+                    .iter()
+                    .map(|e| e.reads + e.writes)
+                    .sum();
+                points + g.scans.len() as u64
+            })
+            .collect()
     }
 
     /// The most requests all shards together serve in one window with `replicas` copies of
@@ -288,12 +290,16 @@ impl Collector {
             .map(|c| c.0)
             .chain(self.scans.iter().map(|s| s.0));
         let (first, last) = windows.fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
-        let span = last - first + 1;
-        if span > u64::from(u32::MAX) {
+        // Window numbers are 32-bit; empty windows cost nothing, so only the count is bounded.
+        let span = (last - first).checked_add(1).filter(|&s| s <= u64::from(u32::MAX));
+        let Some(span) = span else {
             return Err(AnalysisError::Config(format!(
-                "the trace spans {span} rate windows; choose a longer --rate-window (or check the time unit)"
+                "the trace spans {} rate windows (windows {first} to {last} from time 0), more than \
+                 the 4,294,967,295 a plan can number; choose a longer --rate-window (or check the \
+                 time unit, --time-unit)",
+                u128::from(last - first) + 1
             )));
-        }
+        };
         let mut entries: Vec<Entry> = self
             .cells
             .into_iter()
@@ -475,7 +481,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(0, 0..2, 0..0), (2, 2..3, 0..1)]
         );
-        assert_eq!(t.events_per_window(), [3, 0, 2]);
+        assert_eq!(t.events_per_window(), [3, 2]);
         assert_eq!(t.max_window_requests(3), 2 + 3); // window 0: 2 reads + 1 write on 3 replicas
         assert_eq!(t.counts().count(b"a"), 3);
         assert_eq!(

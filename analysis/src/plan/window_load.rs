@@ -450,7 +450,7 @@ impl LayoutLoad {
 
 /// The 99th percentile by nearest rank of `values` padded with zeros to `windows` values:
 /// the value at rank `ceil(0.99 * windows)` in increasing order.
-fn nearest_rank_p99(mut values: Vec<u64>, windows: u64) -> u64 {
+pub(crate) fn nearest_rank_p99(mut values: Vec<u64>, windows: u64) -> u64 {
     values.sort_unstable();
     let windows = windows.max(values.len() as u64);
     if windows == 0 {

@@ -117,10 +117,20 @@ impl SchemeSpec {
 
     /// Parses a comma-separated list such as `range,ring:vnodes=64,hash`.
     pub fn parse_list(text: &str) -> Result<Vec<SchemeSpec>, AnalysisError> {
-        Spec::parse_list(text)?
+        let schemes: Vec<SchemeSpec> = Spec::parse_list(text)?
             .into_iter()
             .map(SchemeSpec::new)
-            .collect()
+            .collect::<Result<_, _>>()?;
+        for (i, s) in schemes.iter().enumerate() {
+            if schemes[..i].iter().any(|t| t.label() == s.label()) {
+                return Err(AnalysisError::Config(format!(
+                    "scheme '{}' is given twice in --schemes; each scheme is measured once \
+                     (give different parameters to compare variants)",
+                    s.label()
+                )));
+            }
+        }
+        Ok(schemes)
     }
 
     /// The default set: the [`DEFAULT_SCHEMES`] with default parameters.

@@ -98,8 +98,13 @@ pub fn read_boundaries(path: &Path, key_type: KeyType) -> Result<Vec<Vec<u8>>, A
 
 /// Parses the text of a boundaries file; an error is `(1-based line, message)`.
 fn parse_boundaries(text: &[u8], key_type: KeyType) -> Result<Vec<Vec<u8>>, (usize, String)> {
-    if text.is_empty() {
-        return Ok(Vec::new());
+    if matches!(text, b"" | b"\n" | b"\r\n") {
+        return Err((
+            1,
+            "the boundaries file is empty; it needs one split key per line (K - 1 lines \
+             for K ranges)"
+                .into(),
+        ));
     }
     let body = text.strip_suffix(b"\n").unwrap_or(text);
     let mut splits: Vec<Vec<u8>> = Vec::new();
@@ -871,13 +876,16 @@ mod tests {
     #[test]
     fn boundary_text_allows_only_the_final_newline_to_be_empty() {
         let parse = |t: &[u8]| parse_boundaries(t, KeyType::Bytes);
-        assert_eq!(parse(b"").unwrap().len(), 0);
+        for empty in [&b""[..], b"\n", b"\r\n"] {
+            let (line, message) = parse(empty).unwrap_err();
+            assert_eq!(line, 1);
+            assert!(message.contains("the boundaries file is empty"), "{message}");
+        }
         assert_eq!(parse(b"a\nb").unwrap(), [b"a".to_vec(), b"b".to_vec()]);
         assert_eq!(
             parse(b"a\r\nb\r\n").unwrap(),
             [b"a".to_vec(), b"b".to_vec()]
         );
-        assert_eq!(parse(b"\n").unwrap_err().0, 1);
         assert_eq!(parse(b"a\n\nb\n").unwrap_err().0, 2);
         assert_eq!(parse(b"a\nb\n\n").unwrap_err().0, 3);
         let (line, message) = parse(b"a\nc\nb\n").unwrap_err();

@@ -8,6 +8,26 @@ use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 /// Hottest-shard share over time.
 pub struct HottestOverTime;
 
+/// The most points drawn per line: past it, each point is the largest share over a run of
+/// consecutive windows (a hot spot is never averaged away), so that a short `--window` on a
+/// long trace draws in the time of any other chart.
+const MAX_POINTS: usize = 2_000;
+
+/// Windows per point for `windows` windows.
+fn windows_per_point(windows: usize) -> usize {
+    windows.div_ceil(MAX_POINTS).max(1)
+}
+
+/// The points of one line: (first window, largest share) of each run of windows.
+fn points(shares: &[f64]) -> Vec<(f64, f64)> {
+    let per = windows_per_point(shares.len());
+    shares
+        .chunks(per)
+        .enumerate()
+        .map(|(i, run)| ((i * per) as f64, run.iter().copied().fold(0.0, f64::max)))
+        .collect()
+}
+
 /// One series per scheme with windows, and the shard count they share.
 fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
     let (data, w) = (input.data, input.workload());
@@ -19,13 +39,7 @@ fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
         .map(|l| Series {
             label: l.scheme.clone(),
             color: style::scheme_color(data, &l.scheme),
-            points: l
-                .window_hottest_share
-                .iter()
-                .copied()
-                .enumerate()
-                .map(|(i, v)| (i as f64, v))
-                .collect(),
+            points: points(&l.window_hottest_share),
             stroke: Stroke::Solid,
             whiskers: Vec::new(),
         })
@@ -50,8 +64,17 @@ impl Chart for HottestOverTime {
             .then(|| "windows.csv has no rows for this workload".into())
     }
     fn caption(&self, input: &ChartInput<'_>) -> String {
+        let windows = windowed_loads(input)
+            .iter()
+            .map(|l| l.window_requests.len())
+            .max()
+            .unwrap_or(0);
         let (n, _) = series(input);
-        format!("In each window of events, the share of requests taken by that window's hottest shard, N = {n}; dashed: fair share 1/N.")
+        let per = match windows_per_point(windows) {
+            1 => String::new(),
+            k => format!(" Each point is the largest share over {k} consecutive windows."),
+        };
+        format!("In each window of events, the share of requests taken by that window's hottest shard, N = {n}; dashed: fair share 1/N.{per}")
     }
     fn size(&self, _input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(1)
@@ -60,10 +83,8 @@ impl Chart for HottestOverTime {
         let (n, mut lines) = series(input);
         let last = lines
             .iter()
-            .map(|s| s.points.len())
-            .max()
-            .unwrap_or(1)
-            .saturating_sub(1) as f64;
+            .filter_map(|s| s.points.last().map(|p| p.0))
+            .fold(0.0, f64::max);
         let fair = 1.0 / n.max(1) as f64;
         lines.push(Series {
             label: format!("fair share {}", percent(&fair)),
@@ -90,5 +111,21 @@ impl Chart for HottestOverTime {
                 series: lines,
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_keep_the_largest_share_of_each_run_of_windows() {
+        assert_eq!(points(&[0.1, 0.5, 0.2]), [(0.0, 0.1), (1.0, 0.5), (2.0, 0.2)]);
+        let mut shares = vec![0.1; 5_000];
+        shares[4_321] = 0.9;
+        let p = points(&shares);
+        assert_eq!(p.len(), 1_667); // 3 windows per point
+        assert_eq!(p[1_440], (4_320.0, 0.9));
+        assert!(p.iter().filter(|q| q.1 == 0.9).count() == 1);
     }
 }

@@ -53,9 +53,13 @@ pub fn render(data: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
 /// rendered before anything is written, so an error leaves the directory as it was. Returns
 /// the paths written.
 pub fn render_dir(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let data = RunData::load(dir)?;
+    render_into(&OutputDir::claim(dir, true)?)
+}
+
+/// [`render_dir`] on an output directory being written (a staged one stays staged).
+pub fn render_into(out: &OutputDir) -> Result<Vec<PathBuf>, ReportError> {
+    let data = RunData::load(out.path())?;
     let files = render(&data)?;
-    let out = OutputDir::claim(dir, true)?;
     files
         .iter()
         .map(|(name, bytes)| out.write_file(name, bytes))

@@ -451,14 +451,20 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_file_is_an_io_error_naming_the_path() {
+    fn a_missing_file_is_an_open_error_naming_the_path_once() {
         let path = fixture("no_such_trace.csv");
         let e = read(csv_opts(&path, KeyType::U64)).unwrap_err();
         assert!(
-            matches!(&e, WorkloadError::Io { path: p, .. } if p == &path),
+            matches!(&e, WorkloadError::Open { path: p, .. } if p == &path),
             "{e:?}"
         );
-        assert!(e.to_string().contains("no_such_trace.csv"), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("cannot open trace '")
+                && text.ends_with("no_such_trace.csv': No such file or directory"),
+            "{text}"
+        );
+        assert!(std::error::Error::source(&e).is_none(), "the cause is said once");
     }
 
     #[test]

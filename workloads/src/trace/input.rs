@@ -6,8 +6,11 @@
 //! that says the file is truncated or corrupt and how far it got.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use xxhash_rust::xxh3::Xxh3;
 
 use crate::WorkloadError;
 
@@ -108,8 +111,13 @@ pub struct Input {
 
 impl Input {
     /// Opens `path` (`-` for standard input), recognises compression by the first bytes and
-    /// reads the head. `shown` is the name used in messages.
-    pub fn open(path: &Path, shown: &Path) -> Result<Input, WorkloadError> {
+    /// reads the head. `shown` is the name used in messages; `tally`, when given, sees every
+    /// raw byte read.
+    pub fn open(
+        path: &Path,
+        shown: &Path,
+        tally: Option<&ByteTally>,
+    ) -> Result<Input, WorkloadError> {
         let io_error = |source| WorkloadError::Io {
             path: shown.to_path_buf(),
             source,
@@ -117,8 +125,12 @@ impl Input {
         let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if is_stdio(path) {
             (Box::new(io::stdin()), None)
         } else {
-            let file = File::open(path).map_err(io_error)?;
-            let meta = file.metadata().map_err(io_error)?;
+            let open_error = |error| WorkloadError::Open {
+                path: shown.to_path_buf(),
+                error,
+            };
+            let file = File::open(path).map_err(open_error)?;
+            let meta = file.metadata().map_err(open_error)?;
             if meta.is_dir() {
                 return Err(WorkloadError::Trace {
                     path: shown.to_path_buf(),
@@ -126,6 +138,13 @@ impl Input {
                 });
             }
             (Box::new(file), meta.is_file().then_some(meta.len()))
+        };
+        let raw: Box<dyn Read + Send> = match tally {
+            Some(tally) => Box::new(Tallied {
+                inner: raw,
+                tally: tally.clone(),
+            }),
+            None => raw,
         };
         let mut raw = BufReader::with_capacity(BUFFER_BYTES, raw);
         let mut magic = Vec::with_capacity(8);
@@ -211,7 +230,8 @@ impl<R: Read> Read for Decompressed<R> {
     }
 }
 
-/// Standard input copied to a temporary file, removed when this is dropped.
+/// Standard input copied to a temporary file, removed when this is dropped (for a command
+/// that must read its keys twice, `route --grow`; `run` and `plan` read once).
 #[derive(Debug)]
 pub struct Spool(tempfile::TempPath);
 
@@ -222,8 +242,7 @@ impl Spool {
     }
 }
 
-/// Copies standard input to a temporary file, so that a trace piped in can be read more than
-/// once (the replay counts events before it measures them).
+/// Copies standard input to a temporary file, so that it can be read more than once.
 pub fn spool_stdin() -> Result<Spool, WorkloadError> {
     let shown = PathBuf::from("<stdin>");
     let io_error = |source| WorkloadError::Io {
@@ -232,18 +251,65 @@ pub fn spool_stdin() -> Result<Spool, WorkloadError> {
     };
     let mut file = tempfile::NamedTempFile::new().map_err(io_error)?;
     io::copy(&mut io::stdin().lock(), file.as_file_mut()).map_err(io_error)?;
-    file.as_file_mut().flush().map_err(io_error)?;
+    io::Write::flush(file.as_file_mut()).map_err(io_error)?;
     Ok(Spool(file.into_temp_path()))
+}
+
+/// True when `path` can be opened and read again from its start: a regular file, not
+/// standard input, a FIFO or a process substitution (`<(cmd)`), which are read once.
+pub fn rereadable(path: &Path) -> bool {
+    !is_stdio(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The size and XXH3-128 hash of the raw (still compressed) bytes of a trace, taken as they
+/// are read: the checksum of an input that cannot be read a second time.
+#[derive(Clone, Default)]
+pub struct ByteTally(Arc<Mutex<(Xxh3, u64)>>);
+
+impl ByteTally {
+    /// Bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.0.lock().map_or(0, |t| t.1)
+    }
+
+    /// The XXH3-128 hash of the bytes read so far.
+    pub fn xxh3_128(&self) -> u128 {
+        self.0.lock().map_or(0, |t| t.0.digest128())
+    }
+}
+
+impl std::fmt::Debug for ByteTally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ByteTally({} bytes)", self.bytes())
+    }
+}
+
+/// A reader that adds every byte it reads to a [`ByteTally`].
+struct Tallied<R> {
+    inner: R,
+    tally: ByteTally,
+}
+
+impl<R: Read> Read for Tallied<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Ok(mut t) = self.tally.0.lock() {
+            t.0.update(&buf[..n]);
+            t.1 += n as u64;
+        }
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn open_bytes(bytes: &[u8]) -> Result<(Input, Vec<u8>), WorkloadError> {
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), bytes).unwrap();
-        let mut input = Input::open(file.path(), Path::new("t"))?;
+        let mut input = Input::open(file.path(), Path::new("t"), None)?;
         let mut all = Vec::new();
         input
             .reader

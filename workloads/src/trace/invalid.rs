@@ -111,6 +111,7 @@ impl InvalidCounter {
 fn error_path(error: &WorkloadError) -> std::path::PathBuf {
     match error {
         WorkloadError::Io { path, .. }
+        | WorkloadError::Open { path, .. }
         | WorkloadError::Invalid { path, .. }
         | WorkloadError::Trace { path, .. } => path.clone(),
         WorkloadError::Spec(_) => Default::default(),

@@ -51,7 +51,7 @@ use vscsi::VscsiVersion;
 
 pub use self::csv::{Column, CsvColumns};
 pub use delimited::detect_delimiter;
-pub use input::{spool_stdin, Compression};
+pub use input::{rereadable, spool_stdin, ByteTally, Compression};
 pub use invalid::{InvalidLog, InvalidPolicy};
 pub use ops::OpMap;
 pub use write::{TraceWriter, WriteOptions, WriteSummary};
@@ -245,8 +245,10 @@ pub struct TraceOptions {
     pub block_size: Option<u64>,
     /// What to do with malformed records.
     pub invalid: InvalidPolicy,
-    /// The name used in messages instead of `path` (for a spooled standard input).
+    /// The name used in messages instead of `path`.
     pub shown_as: Option<PathBuf>,
+    /// Sees every raw byte read, for the checksum of an input read once.
+    pub tally: Option<ByteTally>,
 }
 
 impl TraceOptions {
@@ -263,6 +265,7 @@ impl TraceOptions {
             block_size: None,
             invalid: InvalidPolicy::strict(),
             shown_as: None,
+            tally: None,
         }
     }
 
@@ -335,7 +338,7 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
         path: shown.clone(),
         message,
     };
-    let input = Input::open(&opts.path, &shown)?;
+    let input = Input::open(&opts.path, &shown, opts.tally.as_ref())?;
     let format = match opts.format {
         Some(f) => f,
         None => TraceFormat::detect(&opts.path, &input.head).map_err(trace_error)?,
@@ -423,8 +426,12 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
 /// The header names of a csv trace (`None` for other formats and with `--no-header`), e.g.
 /// to suggest a column in an error message.
 pub fn csv_header(opts: &TraceOptions) -> Result<Option<Vec<String>>, WorkloadError> {
+    // An input read once (standard input, a FIFO) has been read already.
+    if opts.tally.is_some() || !input::rereadable(&opts.path) {
+        return Ok(None);
+    }
     let shown = opts.shown();
-    let input = Input::open(&opts.path, &shown)?;
+    let input = Input::open(&opts.path, &shown, None)?;
     let format = match opts.format {
         Some(f) => Some(f),
         None => TraceFormat::detect(&opts.path, &input.head).ok(),
@@ -579,6 +586,56 @@ mod tests {
         }
     }
 
+    /// Arbitrary bytes, after an optional zstd, gzip or csv-header prefix, given to every
+    /// reader.
+    fn read_arbitrary(bytes: &[u8], prefix: usize, seed: u8) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        let mut data: Vec<u8> = match prefix {
+            0 => Vec::new(),
+            1 => vec![0x28, 0xb5, 0x2f, 0xfd],
+            2 => vec![0x1f, 0x8b, 8, 0],
+            _ => b"key,op,end,timestamp,size\n".to_vec(),
+        };
+        data.extend_from_slice(bytes);
+        read_all(&path, &data, None, &options_from(seed & 1));
+        for format in TraceFormat::ALL {
+            read_all(&path, &data, Some(format), &options_from(seed));
+        }
+    }
+
+    /// A valid sample of each format with a few bytes changed, inserted or removed, maybe
+    /// compressed (gzip then cut short), given to its reader and to format detection.
+    fn read_corrupted(which: usize, edits: &[(usize, u8, u8)], seed: u8, compress: u8) {
+        let (format, mut data) = samples().swap_remove(which);
+        for &(at, byte, kind) in edits {
+            let at = at % (data.len() + 1);
+            match kind {
+                0 if at < data.len() => data[at] = byte,
+                1 => data.insert(at, byte),
+                _ if at < data.len() => {
+                    data.remove(at);
+                }
+                _ => data.push(byte),
+            }
+        }
+        let data = match compress {
+            1 => zstd::encode_all(&data[..], 1).unwrap(),
+            2 => {
+                use std::io::Write;
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                e.write_all(&data).unwrap();
+                let mut z = e.finish().unwrap();
+                z.truncate(z.len() - usize::from(seed % 8));
+                z
+            }
+            _ => data,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        read_all(&dir.path().join("t"), &data, Some(format), &options_from(seed));
+        read_all(&dir.path().join("t.csv"), &data, None, &options_from(seed));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
 
@@ -588,19 +645,7 @@ mod tests {
             prefix in 0usize..4,
             seed in proptest::prelude::any::<u8>(),
         ) {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("t");
-            let mut data: Vec<u8> = match prefix {
-                0 => Vec::new(),
-                1 => vec![0x28, 0xb5, 0x2f, 0xfd],
-                2 => vec![0x1f, 0x8b, 8, 0],
-                _ => b"key,op,end,timestamp,size\n".to_vec(),
-            };
-            data.extend_from_slice(&bytes);
-            read_all(&path, &data, None, &options_from(seed & 1));
-            for format in TraceFormat::ALL {
-                read_all(&path, &data, Some(format), &options_from(seed));
-            }
+            read_arbitrary(&bytes, prefix, seed);
         }
 
         #[test]
@@ -610,32 +655,49 @@ mod tests {
             seed in proptest::prelude::any::<u8>(),
             compress in 0u8..3,
         ) {
-            let (format, mut data) = samples().swap_remove(which);
-            for (at, byte, kind) in edits {
-                let at = at % (data.len() + 1);
-                match kind {
-                    0 if at < data.len() => data[at] = byte,
-                    1 => data.insert(at, byte),
-                    _ if at < data.len() => { data.remove(at); }
-                    _ => data.push(byte),
-                }
-            }
-            let data = match compress {
-                1 => zstd::encode_all(&data[..], 1).unwrap(),
-                2 => {
-                    use std::io::Write;
-                    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-                    e.write_all(&data).unwrap();
-                    let mut z = e.finish().unwrap();
-                    z.truncate(z.len() - usize::from(seed % 8));
-                    z
-                }
-                _ => data,
-            };
-            let dir = tempfile::tempdir().unwrap();
-            read_all(&dir.path().join("t"), &data, Some(format), &options_from(seed));
-            read_all(&dir.path().join("t.csv"), &data, None, &options_from(seed));
+            read_corrupted(which, &edits, seed, compress);
         }
+    }
+
+    proptest::proptest! {
+        // The long run, by hand: as many cases as PROPTEST_CASES says (256 without it), e.g.
+        // PROPTEST_CASES=100000 cargo test --release -p workloads --lib long -- --ignored
+        #![proptest_config(proptest::prelude::ProptestConfig::default())]
+
+        #[test]
+        #[ignore = "long fuzzing run, by hand"]
+        fn no_reader_panics_on_arbitrary_bytes_long(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..4000),
+            prefix in 0usize..4,
+            seed in proptest::prelude::any::<u8>(),
+        ) {
+            read_arbitrary(&bytes, prefix, seed);
+        }
+
+        #[test]
+        #[ignore = "long fuzzing run, by hand"]
+        fn no_reader_panics_on_corrupted_traces_long(
+            which in 0usize..6,
+            edits in proptest::collection::vec((0usize..2000, proptest::prelude::any::<u8>(), 0u8..3), 1..32),
+            seed in proptest::prelude::any::<u8>(),
+            compress in 0u8..3,
+        ) {
+            read_corrupted(which, &edits, seed, compress);
+        }
+    }
+
+    #[test]
+    fn the_corpus_of_issue_17_reads_or_is_refused_by_every_reader() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hardening");
+        let mut files = 0;
+        for entry in std::fs::read_dir(corpus).unwrap() {
+            let data = std::fs::read(entry.unwrap().path()).unwrap();
+            for seed in [0, 1, 2, 3] {
+                read_arbitrary(&data, 0, seed);
+            }
+            files += 1;
+        }
+        assert!(files >= 5, "{files}");
     }
 
     #[test]

@@ -121,13 +121,9 @@ impl TraceWriter {
         let (sink, staged) = if is_stdio(path) && !binary {
             (Sink::Stdout(BufWriter::new(io::stdout())), None)
         } else {
-            let dir = match path.parent() {
-                Some(p) if !is_stdio(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ if is_stdio(path) => std::env::temp_dir(),
-                _ => PathBuf::from("."),
-            };
+            let (dir, prefix) = staging(path);
             let staged = tempfile::Builder::new()
-                .prefix(".shardlab-")
+                .prefix(&prefix)
                 .tempfile_in(&dir)
                 .map_err(io_error)?;
             let file = BufWriter::with_capacity(1 << 20, staged.reopen().map_err(io_error)?);
@@ -314,7 +310,7 @@ impl TraceWriter {
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
                 let packed = tempfile::Builder::new()
-                    .prefix(".shardlab-")
+                    .prefix(&staging(&self.path).1)
                     .tempfile_in(dir)
                     .map_err(io_error)?;
                 let file = BufWriter::with_capacity(1 << 20, packed.reopen().map_err(io_error)?);
@@ -335,6 +331,18 @@ impl TraceWriter {
         staged.persist(&self.path).map_err(|e| io_error(e.error))?;
         Ok(self.summary)
     }
+}
+
+/// Where the temporary file of a trace written to `path` is made, and the prefix of its name,
+/// `.shardlab-PID-`: the target's directory, or the temporary directory for standard output.
+/// Whoever must remove it after an interruption looks for that prefix there.
+pub fn staging(path: &Path) -> (PathBuf, String) {
+    let dir = match path.parent() {
+        Some(p) if !is_stdio(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ if is_stdio(path) => std::env::temp_dir(),
+        _ => PathBuf::from("."),
+    };
+    (dir, format!(".shardlab-{}-", std::process::id()))
 }
 
 /// Appends a CSV field, quoted when it holds a delimiter, a quote or a line break.
