@@ -181,6 +181,9 @@ impl Router {
     }
 }
 
+/// A key's text as given and the key it denotes (8 big-endian bytes for `u64` keys).
+pub type TextAndKey<'a> = (&'a [u8], &'a [u8]);
+
 /// Keys read one per line from a file or standard input, as `key_type` reads them. A `\r`
 /// before the newline and a missing final newline are accepted; an empty line is an error.
 pub struct KeyLines<R> {
@@ -206,7 +209,7 @@ impl<R: BufRead> KeyLines<R> {
     }
 
     /// The next key: its text as given and the key it denotes, or `None` at the end.
-    pub fn next_key(&mut self) -> Result<Option<(&[u8], &[u8])>, AnalysisError> {
+    pub fn next_key(&mut self) -> Result<Option<TextAndKey<'_>>, AnalysisError> {
         self.text.clear();
         let read = self
             .reader

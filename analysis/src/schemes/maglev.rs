@@ -60,7 +60,10 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 
 /// True when `n` is prime (trial division; `n` is at most [`MAX_TABLE`]).
 pub fn is_prime(n: u64) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 /// The smallest prime above `n`.

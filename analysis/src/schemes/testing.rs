@@ -33,7 +33,7 @@ pub fn moved(
         let after = b.shard_of(k);
         if a.shard_of(k) != after {
             moved += 1;
-            to_target += u64::from(to.map_or(true, |t| t == after));
+            to_target += u64::from(to.is_none_or(|t| t == after));
         }
     }
     let to_share = if moved == 0 {
