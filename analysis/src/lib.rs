@@ -8,6 +8,7 @@
 //! assert!(hash.shard_of(b"user42") < 16);
 //! ```
 
+pub mod advice;
 pub mod dynamic;
 pub mod error;
 pub mod key_counts;

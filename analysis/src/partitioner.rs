@@ -87,6 +87,19 @@ pub trait Partitioner: Send + Sync {
         Ok(None)
     }
 
+    /// True for schemes whose placement depends on the order in which keys first arrive
+    /// (`bounded`): the replay (and `route`) then hands them every point key of the trace,
+    /// in order, through [`Partitioner::learn_arrival`] before any key is routed.
+    fn learns_arrival(&self) -> bool {
+        false
+    }
+
+    /// Learns keys in their order of arrival (see [`Partitioner::learns_arrival`]); a key
+    /// seen before changes nothing. The default ignores them.
+    fn learn_arrival(&mut self, keys: &[&[u8]]) {
+        let _ = keys;
+    }
+
     /// Why [`Partitioner::without_shard`] refuses some shards, when the scheme has its own
     /// reason (jump removes only its last bucket); `None` uses the general sentence.
     fn removal_refusal(&self) -> Option<String> {

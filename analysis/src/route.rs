@@ -19,13 +19,15 @@ use crate::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
 /// What to route to.
 #[derive(Clone, Copy, Debug)]
-pub struct RouteConfig {
+pub struct RouteConfig<'a> {
     /// Shard count `N`.
     pub shards: u32,
     /// Shard count `M` after growth (or shrink), for the `shard_after` column.
     pub grow: Option<u32>,
     /// How key text is read.
     pub key_type: KeyType,
+    /// Relative shard weights (`--weights`), one per shard.
+    pub weights: Option<&'a [f64]>,
 }
 
 /// The routed keys, for schemes that learn from data and for growth rules that weigh it:
@@ -60,15 +62,21 @@ struct Routed {
 }
 
 /// The schemes to route through, built.
+///
+/// Schemes that learn the order in which keys arrive (`bounded`) learn the routed keys: as
+/// they are placed, or, with `--grow`, in a pass before ([`Router::learn`], then
+/// [`Router::finish_learning`]), since the grown layout places every learned key again.
 pub struct Router {
     schemes: Vec<Routed>,
+    counts: KeyCounts,
+    grow: Option<u32>,
+    /// True once every key was learned and the grown layouts are built.
+    learned: bool,
 }
 
 /// One key's placement under one scheme.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placement<'a> {
-    /// The scheme's label.
-    pub scheme: &'a str,
+pub struct Placement {
     /// The owner now.
     pub shard: ShardId,
     /// What the scheme computed on the way ([`Partitioner::detail`]).
@@ -84,11 +92,11 @@ impl Router {
         cfg.grow.is_some() || schemes.iter().any(SchemeSpec::needs_warmup)
     }
 
-    /// Builds every scheme for `cfg.shards` shards and, with `--grow`, its grown layout;
-    /// `seen` are the routed keys (see [`Router::needs_keys`]; empty when not needed).
+    /// Builds every scheme for `cfg.shards` shards; `seen` are the routed keys (see
+    /// [`Router::needs_keys`]; empty when not needed).
     pub fn build(
         schemes: &[SchemeSpec],
-        cfg: &RouteConfig,
+        cfg: &RouteConfig<'_>,
         seen: SeenKeys,
     ) -> Result<Router, AnalysisError> {
         if let Some(dynamic) = schemes.iter().find(|s| s.is_dynamic()) {
@@ -103,28 +111,69 @@ impl Router {
             shards: cfg.shards,
             warmup_keys: &warmup,
             key_type: cfg.key_type,
-            weights: None,
+            weights: cfg.weights,
         };
         let schemes = schemes
             .iter()
             .map(|spec| {
-                let now = spec.build(&ctx)?;
-                let after = cfg.grow.map(|m| now.resized(m, &seen.counts)).transpose()?;
-                Ok(Routed { now, after })
+                Ok(Routed {
+                    now: spec.build(&ctx)?,
+                    after: None,
+                })
             })
             .collect::<Result<_, AnalysisError>>()?;
-        Ok(Router { schemes })
+        Ok(Router {
+            schemes,
+            counts: seen.counts,
+            grow: cfg.grow,
+            learned: false,
+        })
+    }
+
+    /// The labels of the schemes, in the order given.
+    pub fn labels(&self) -> Vec<String> {
+        self.schemes
+            .iter()
+            .map(|s| s.now.label().to_string())
+            .collect()
+    }
+
+    /// True when a scheme learns the order in which keys arrive.
+    pub fn learns_arrival(&self) -> bool {
+        self.schemes.iter().any(|s| s.now.learns_arrival())
+    }
+
+    /// Teaches one routed key, in order, to the schemes that learn the order of arrival.
+    pub fn learn(&mut self, key: &[u8]) {
+        for s in self.schemes.iter_mut().filter(|s| s.now.learns_arrival()) {
+            s.now.learn_arrival(&[key]);
+        }
+    }
+
+    /// Ends learning: builds the layouts after growth (with `--grow`). Placements then
+    /// learn nothing more.
+    pub fn finish_learning(&mut self) -> Result<(), AnalysisError> {
+        if let Some(m) = self.grow {
+            for s in &mut self.schemes {
+                s.after = Some(s.now.resized(m, &self.counts)?);
+            }
+        }
+        self.learned = true;
+        Ok(())
     }
 
     /// True when placements carry `shard_after`.
     pub fn grows(&self) -> bool {
-        self.schemes.iter().any(|s| s.after.is_some())
+        self.grow.is_some()
     }
 
-    /// Appends the placement of `key` under every scheme, in the order given.
-    pub fn place<'a>(&'a self, key: &[u8], out: &mut Vec<Placement<'a>>) {
+    /// Appends the placement of `key` under every scheme, in the order given. Before
+    /// [`Router::finish_learning`], the key is first learned (a streaming route).
+    pub fn place(&mut self, key: &[u8], out: &mut Vec<Placement>) {
+        if !self.learned {
+            self.learn(key);
+        }
         out.extend(self.schemes.iter().map(|s| Placement {
-            scheme: s.now.label(),
             shard: s.now.shard_of(key),
             detail: s.now.detail(key),
             shard_after: s.after.as_ref().map(|a| a.shard_of(key)),
@@ -197,22 +246,25 @@ mod tests {
             shards: 4,
             grow,
             key_type: KeyType::Bytes,
+            weights: None,
         };
         let mut seen = SeenKeys::new();
         keys.iter().for_each(|k| seen.add(k));
-        Router::build(&specs, &cfg, seen).unwrap()
+        let mut router = Router::build(&specs, &cfg, seen).unwrap();
+        keys.iter().for_each(|k| router.learn(k));
+        router.finish_learning().unwrap();
+        router
     }
 
     #[test]
     fn placements_follow_each_scheme_and_its_growth_rule() {
-        let r = router("hash,ring:vnodes=8", Some(5), &[]);
+        let mut r = router("hash,ring:vnodes=8", Some(5), &[]);
         let mut out = Vec::new();
         r.place(b"user42", &mut out);
         let h = 0x9fdc_8e44_c5b9_267c_u64; // hash64(b"user42")
-        assert_eq!(out[0].scheme, "hash");
+        assert_eq!(r.labels(), ["hash", "ring:vnodes=8"]);
         assert_eq!(out[0].shard, (h % 4) as ShardId);
         assert_eq!(out[0].shard_after, Some((h % 5) as ShardId));
-        assert_eq!(out[1].scheme, "ring:vnodes=8");
         assert!(out[1]
             .detail
             .as_deref()
@@ -227,7 +279,7 @@ mod tests {
             .map(|i| format!("k{i:04}").into_bytes())
             .collect();
         let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
-        let r = router("range:ranges_per_shard=1", Some(8), &refs);
+        let mut r = router("range:ranges_per_shard=1", Some(8), &refs);
         let mut counts = [0u32; 4];
         let mut out = Vec::new();
         for k in &refs {
@@ -261,12 +313,41 @@ mod tests {
     }
 
     #[test]
+    fn bounded_learns_the_routed_keys_in_order_streaming_or_before_growth() {
+        let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| format!("k{i}").into_bytes()).collect();
+        let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+        let owners = |r: &mut Router| {
+            let mut counts = [0u32; 4];
+            let mut out = Vec::new();
+            for k in &refs {
+                out.clear();
+                r.place(k, &mut out);
+                counts[out[0].shard as usize] += 1;
+            }
+            counts
+        };
+        // Capacity ceil(1.0 x 1000 / 4) = 250: exactly even once every key is placed.
+        let mut learned = router("bounded:c=1.0", Some(5), &refs);
+        assert_eq!(owners(&mut learned), [250; 4]);
+        let specs = SchemeSpec::parse_list("bounded:c=1.0").unwrap();
+        let cfg = RouteConfig {
+            shards: 4,
+            grow: None,
+            key_type: KeyType::Bytes,
+            weights: None,
+        };
+        let mut streaming = Router::build(&specs, &cfg, SeenKeys::new()).unwrap();
+        assert_eq!(owners(&mut streaming), [250; 4]);
+    }
+
+    #[test]
     fn dynamic_schemes_are_refused_with_the_reason() {
         let specs = SchemeSpec::parse_list("range-dynamic").unwrap();
         let cfg = RouteConfig {
             shards: 4,
             grow: None,
             key_type: KeyType::Bytes,
+            weights: None,
         };
         let err = Router::build(&specs, &cfg, SeenKeys::new()).err().unwrap();
         assert!(err.to_string().contains("shardlab run"), "{err}");

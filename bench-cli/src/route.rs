@@ -6,8 +6,10 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use analysis::route::{KeyLines, Placement, RouteConfig, Router, SeenKeys};
+use analysis::schemes::weights;
 use analysis::schemes::SchemeSpec;
-use anyhow::{bail, Context, Result};
+use analysis::ShardCount;
+use anyhow::{Context, Result};
 use clap::Args;
 use workloads::KeyType;
 
@@ -29,18 +31,23 @@ pub struct RouteArgs {
     pub schemes: String,
 
     /// Number of shards N.
-    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub shards: u32,
+    #[arg(short = 'n', long, value_name = "N")]
+    pub shards: ShardCount,
 
     /// Also print `shard_after`: the owner once the scheme grows (or shrinks) to M shards by
     /// its own rule.
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
-    pub grow: Option<u32>,
+    #[arg(long, value_name = "M")]
+    pub grow: Option<ShardCount>,
 
     /// How key text is read: `bytes` (as is) or `u64` (decimal integers, stored as 8
     /// big-endian bytes).
     #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
     pub key_type: String,
+
+    /// Relative shard weights, `W1,...,WN` or a file with one per line (schemes that cannot
+    /// honour weights refuse them).
+    #[arg(long, value_name = "W,...|FILE")]
+    pub weights: Option<String>,
 
     /// Read the keys from FILE, one per line.
     #[arg(long = "keys", value_name = "FILE", conflicts_with = "keys")]
@@ -62,14 +69,18 @@ enum Keys<'a> {
 pub fn route(args: RouteArgs) -> Result<()> {
     let schemes = SchemeSpec::parse_list(&args.schemes)?;
     if schemes.is_empty() {
-        bail!("--schemes is empty; give at least one scheme, e.g. --schemes hash,ring");
+        return Err(crate::usage::usage(
+            "--schemes is empty; give at least one scheme, e.g. --schemes hash,ring",
+        ));
     }
+    let weights = args.weights.as_deref().map(weights::parse).transpose()?;
     let cfg = RouteConfig {
-        shards: args.shards,
-        grow: args.grow,
+        shards: args.shards.get(),
+        grow: args.grow.map(ShardCount::get),
         key_type: KeyType::from_name(&args.key_type).unwrap_or_default(),
+        weights: weights.as_deref(),
     };
-    // Standard input is spooled when it must be read twice (once to learn, once to route).
+    // Standard input is spooled when it must be read more than once.
     let mut spool = None;
     let keys = match (&args.keys_file, args.keys.as_slice()) {
         (Some(path), _) => Keys::File(path),
@@ -83,30 +94,42 @@ pub fn route(args: RouteArgs) -> Result<()> {
         }
         (None, given) => Keys::Given(given),
     };
+    let spooled = spool.is_some();
     let mut seen = SeenKeys::new();
     if Router::needs_keys(&schemes, &cfg) {
-        for_each_key(&keys, cfg.key_type, spool.is_some(), |_, key| {
+        for_each_key(&keys, cfg.key_type, spooled, |_, key| {
             seen.add(key);
             Ok(())
         })?;
     }
-    let router = Router::build(&schemes, &cfg, seen)?;
+    let mut router = Router::build(&schemes, &cfg, seen)?;
+    if router.grows() {
+        // The grown layouts place every learned key again: learn them all first.
+        if router.learns_arrival() {
+            for_each_key(&keys, cfg.key_type, spooled, |_, key| {
+                router.learn(key);
+                Ok(())
+            })?;
+        }
+        router.finish_learning()?;
+    }
+    let labels = router.labels();
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
     let mut header = vec!["key", "scheme", "shard", "detail"];
     if router.grows() {
         header.push("shard_after");
     }
     out.write_record(&header)?;
-    let mut placements: Vec<Placement<'_>> = Vec::with_capacity(schemes.len());
-    for_each_key(&keys, cfg.key_type, spool.is_some(), |text, key| {
+    let mut placements: Vec<Placement> = Vec::with_capacity(labels.len());
+    for_each_key(&keys, cfg.key_type, spooled, |text, key| {
         placements.clear();
         router.place(key, &mut placements);
-        for p in &placements {
+        for (p, label) in placements.iter().zip(&labels) {
             let shard = p.shard.to_string();
             let after = p.shard_after.map(|s| s.to_string());
             let mut row: Vec<&[u8]> = vec![
                 text,
-                p.scheme.as_bytes(),
+                label.as_bytes(),
                 shard.as_bytes(),
                 p.detail.as_deref().unwrap_or("").as_bytes(),
             ];

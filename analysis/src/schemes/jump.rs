@@ -28,6 +28,7 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `jump` for `ctx.shards` shards.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    super::weights::refuse(ctx, &spec.to_string(), "jump buckets take equal shares")?;
     let hashed = match spec.get("hash") {
         None | Some("xxh3") => true,
         Some("none") if ctx.key_type == KeyType::U64 => false,

@@ -4,6 +4,7 @@
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
 
 pub mod anchor;
+pub mod bounded;
 pub mod cassandra;
 pub mod elasticsearch;
 pub mod growth;
@@ -70,6 +71,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &maglev::KIND,
     &multiprobe::KIND,
     &anchor::KIND,
+    &bounded::KIND,
     &redis_cluster::KIND,
     &kafka::KIND,
     &cassandra::KIND,

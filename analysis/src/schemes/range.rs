@@ -58,6 +58,8 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
     let grow = GrowRule::from_spec(spec)?;
     let partitioner = match spec.get("boundaries") {
         Some(path) => {
+            let why = "a boundaries file fixes the ranges (weights apply to learned boundaries)";
+            super::weights::refuse(ctx, &label, why)?;
             if spec.get("ranges_per_shard").is_some() {
                 return Err(spec.error(BOUNDARIES_AND_RANGES_PER_SHARD.into()).into());
             }
@@ -66,7 +68,13 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         }
         None => {
             let per_shard = spec.u64_at_least("ranges_per_shard", DEFAULT_RANGES_PER_SHARD, 1)?;
-            RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?
+            match super::weights::Weights::for_context(ctx)?.get() {
+                Some(weights) => {
+                    let splits = weighted_quantile_splits(ctx.warmup_keys, per_shard, weights);
+                    RangePartitioner::from_splits(label, ctx.shards, splits)?
+                }
+                None => RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?,
+            }
         }
     };
     Ok(Box::new(partitioner.with_grow_rule(grow)))
@@ -605,6 +613,34 @@ fn quantile_splits(keys: &[Vec<u8>], ranges: u64) -> Vec<Vec<u8>> {
         let at = move |j: u64| (u128::from(j) * u128::from(len) / u128::from(ranges)) as usize;
         Box::new((1..ranges).map(at))
     };
+    distinct_splits(keys, picks)
+}
+
+/// Split keys for `per_shard` ranges per shard (weights are given per shard) such that each
+/// shard's ranges together hold its weight's share of the distinct `keys`: range `r` of
+/// shard `s` starts at the quantile `(w_0 + ... + w_(s-1) + w_s r / R) / W`. Owners stay
+/// contiguous (range `i` on shard `i / R`), so boundaries follow the weighted load.
+fn weighted_quantile_splits(keys: &[Vec<u8>], per_shard: u64, weights: &[f64]) -> Vec<Vec<u8>> {
+    let (len, total) = (keys.len(), weights.iter().sum::<f64>());
+    if len == 0 {
+        return Vec::new();
+    }
+    let mut picks = Vec::with_capacity(weights.len() * per_shard as usize);
+    let mut before = 0.0;
+    for w in weights {
+        for r in 0..per_shard {
+            let quantile = (before + w * r as f64 / per_shard as f64) / total;
+            picks.push(((quantile * len as f64) as usize).min(len - 1));
+        }
+        before += w;
+    }
+    // The first range starts at the empty key, not at a split.
+    distinct_splits(keys, picks.into_iter().skip(1))
+}
+
+/// The keys at `picks`, in order, leaving out repeats and the empty key (ranges stay
+/// non-empty and starts strictly increasing).
+fn distinct_splits(keys: &[Vec<u8>], picks: impl Iterator<Item = usize>) -> Vec<Vec<u8>> {
     let mut splits: Vec<Vec<u8>> = Vec::new();
     for key in picks.map(|i| &keys[i]) {
         let fresh = match splits.last() {

@@ -50,6 +50,11 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `salted` from the warm-up keys.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    super::weights::refuse(
+        ctx,
+        &spec.to_string(),
+        "its ranges split an equal share per shard",
+    )?;
     let default_buckets = u64::from(ctx.shards).min(MAX_BUCKETS);
     let buckets = spec.u64_at_least("buckets", default_buckets, 1)?;
     if buckets > MAX_BUCKETS {
