@@ -234,7 +234,10 @@ mod tests {
         ] {
             let (warmup, keys) = sized(events, fraction);
             assert_eq!(warmup, want, "{events} events at {fraction}");
-            assert!(keys.iter().copied().eq(0..events), "{events} events replayed in order");
+            assert!(
+                keys.iter().copied().eq(0..events),
+                "{events} events replayed in order"
+            );
         }
     }
 

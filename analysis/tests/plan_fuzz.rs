@@ -50,14 +50,25 @@ fn timestamp() -> impl Strategy<Value = Option<u64>> {
 }
 
 fn event() -> impl Strategy<Value = (u64, Op, Option<u64>)> {
-    let op = prop_oneof![Just(Op::Get), Just(Op::Put), Just(Op::Delete), Just(Op::Scan)];
+    let op = prop_oneof![
+        Just(Op::Get),
+        Just(Op::Put),
+        Just(Op::Delete),
+        Just(Op::Scan)
+    ];
     (0u64..50, op, timestamp())
 }
 
 fn clock() -> impl Strategy<Value = Clock> {
     prop_oneof![
-        prop_oneof![Just(1u64), Just(1_000), Just(1_000_000), Just(1_000_000_000), any::<u64>()]
-            .prop_map(|nanos_per_tick| Clock::Timestamps { nanos_per_tick }),
+        prop_oneof![
+            Just(1u64),
+            Just(1_000),
+            Just(1_000_000),
+            Just(1_000_000_000),
+            any::<u64>()
+        ]
+        .prop_map(|nanos_per_tick| Clock::Timestamps { nanos_per_tick }),
         prop_oneof![Just(1u64), Just(u64::MAX), any::<u64>()]
             .prop_map(|events_per_sec| Clock::Rate { events_per_sec }),
     ]
@@ -75,7 +86,12 @@ fn window_ns() -> impl Strategy<Value = u64> {
 }
 
 fn capacity() -> impl Strategy<Value = f64> {
-    prop_oneof![Just(1e-300), Just(1e300), Just(f64::MIN_POSITIVE), 1e-3f64..1e9]
+    prop_oneof![
+        Just(1e-300),
+        Just(1e300),
+        Just(f64::MIN_POSITIVE),
+        1e-3f64..1e9
+    ]
 }
 
 /// Plans `events` on `clock` windows; the result must be a plan or an error, and a plan's

@@ -639,12 +639,16 @@ fn parse_column(s: &str) -> Result<Column, String> {
 fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
-        "\"" => Err("'\"' cannot be the delimiter: it is the quote character of csv fields; use \
+        "\"" => Err(
+            "'\"' cannot be the delimiter: it is the quote character of csv fields; use \
                      `,`, `tab`, `|`, `;` or another single character"
-            .into()),
-        "\n" | "\r" => Err("a line end cannot be the delimiter: it ends records; use `,`, \
+                .into(),
+        ),
+        "\n" | "\r" => Err(
+            "a line end cannot be the delimiter: it ends records; use `,`, \
                              `tab`, `|`, `;` or another single character"
-            .into()),
+                .into(),
+        ),
         _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
         _ => Err(format!(
             "'{s}' is not one character; use `,`, `tab`, `|`, `;` or another single character"
@@ -657,7 +661,12 @@ const MAX_THREADS: u64 = 256;
 
 /// `--threads`: 1 to [`MAX_THREADS`].
 fn parse_threads(s: &str) -> Result<u64, String> {
-    parse_bounded(s, 1, MAX_THREADS, "worker threads (each holds its own accumulators)")
+    parse_bounded(
+        s,
+        1,
+        MAX_THREADS,
+        "worker threads (each holds its own accumulators)",
+    )
 }
 
 /// `--window`: 1 to `u32::MAX` events.

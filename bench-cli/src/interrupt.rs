@@ -46,7 +46,11 @@ pub fn install() -> std::io::Result<()> {
                     }
                 }
             }
-            let name = if signal == SIGINT { "interrupted" } else { "terminated" };
+            let name = if signal == SIGINT {
+                "interrupted"
+            } else {
+                "terminated"
+            };
             eprintln!("shardlab: {name}; its temporary files are removed");
             std::process::exit(128 + signal);
         }

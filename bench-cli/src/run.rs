@@ -168,9 +168,7 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let staging = out.path().to_path_buf();
     crate::interrupt::stage(&staging, || out.create())?;
     let mut written = out.write_all(&report, &exporters::all())?;
-    written.extend(
-        reports::report::render_into(&out).context("rendering the charts and report")?,
-    );
+    written.extend(reports::report::render_into(&out).context("rendering the charts and report")?);
     let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();
@@ -205,7 +203,10 @@ fn check_read_once(
     let why = if sweep.len() > 1 {
         "a sweep over --shards replays the trace once per shard count".to_string()
     } else if let Some(s) = schemes.iter().find(|s| s.is_dynamic()) {
-        format!("the dynamic scheme '{}' replays the trace a second time", s.label())
+        format!(
+            "the dynamic scheme '{}' replays the trace a second time",
+            s.label()
+        )
     } else {
         return Ok(());
     };

@@ -185,7 +185,10 @@ mod tests {
         let steps = parse_grow("x8192").unwrap();
         assert_eq!(counts(8, Some(&steps)).unwrap(), [MAX_SHARDS]);
         let e = counts(16, Some(&steps)).unwrap_err().to_string();
-        assert!(e.contains("--grow x8192 from 16 shards gives more than 65536"), "{e}");
+        assert!(
+            e.contains("--grow x8192 from 16 shards gives more than 65536"),
+            "{e}"
+        );
     }
 
     proptest::proptest! {

@@ -73,7 +73,14 @@ fn plan_on_four_billion_empty_seconds_plans_in_bounded_memory() {
     let out = dir.path().join("p");
     let started = Instant::now();
     shardlab()
-        .args(["plan", "--quiet", "--capacity", "1000", "--schemes", "hash,range"])
+        .args([
+            "plan",
+            "--quiet",
+            "--capacity",
+            "1000",
+            "--schemes",
+            "hash,range",
+        ])
         .arg("--trace")
         .arg(corpus("times_0_and_ff000000.oracleGeneral.bin"))
         .arg("--out")
@@ -109,7 +116,9 @@ fn plan_on_mutated_binary_traces_gives_a_plan_or_an_error() {
             "--capacity",
             "1000",
             "--trace",
-            corpus("truncated_record.oracleGeneral.bin").to_str().unwrap(),
+            corpus("truncated_record.oracleGeneral.bin")
+                .to_str()
+                .unwrap(),
         ],
         1,
         &["not a whole number of"],
@@ -127,7 +136,14 @@ fn a_huge_window_is_refused_and_a_long_one_costs_nothing_more() {
     let out = dir.path().join("r");
     let started = Instant::now();
     shardlab()
-        .args(["run", "--quiet", "--no-latency", "--workload", "uniform", "--events"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-latency",
+            "--workload",
+            "uniform",
+            "--events",
+        ])
         .args(["20000", "--window", "4294967295", "--out"])
         .arg(&out)
         .assert()
@@ -168,7 +184,9 @@ fn shard_counts_threads_and_grow_factors_are_bounded_up_front() {
         &["'x1000000' is too large", "65536"],
     );
     fails_with(
-        &["run", "--shards", "16", "--grow", "x8192", "--events", "1000"],
+        &[
+            "run", "--shards", "16", "--grow", "x8192", "--events", "1000",
+        ],
         2,
         &["--grow x8192 from 16 shards gives more than 65536 shards"],
     );
@@ -323,7 +341,11 @@ fn run_reads_a_fifo_a_process_substitution_and_standard_input_in_one_pass() {
     let want = summary(&from_file);
 
     // Standard input, plain and compressed.
-    for name in ["twitter_sample.csv", "twitter_sample.csv.zst", "twitter_sample.csv.gz"] {
+    for name in [
+        "twitter_sample.csv",
+        "twitter_sample.csv.zst",
+        "twitter_sample.csv.gz",
+    ] {
         let out = dir.path().join(format!("stdin-{name}"));
         let bytes = std::fs::read(fixture("traces").join(name)).unwrap();
         run_trace("-", Some(bytes), &out);
@@ -332,7 +354,11 @@ fn run_reads_a_fifo_a_process_substitution_and_standard_input_in_one_pass() {
 
     // A FIFO, written by another process.
     let fifo = dir.path().join("trace.fifo");
-    assert!(Process::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Process::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let mut writer = Process::new("sh")
         .arg("-c")
         .arg(format!("cat '{}' > '{}'", sample.display(), fifo.display()))
@@ -395,10 +421,12 @@ const COMPLETE: [&str; 6] = [
 /// A sweep writing `out` (with `--force`: over an older run).
 fn sweep(out: &Path, force: bool) -> Process {
     let mut cmd = Process::new(assert_cmd::cargo::cargo_bin("shardlab"));
-    cmd.args(["run", "--quiet", "--events", "100000", "--shards", "4,8", "--out"])
-        .arg(out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    cmd.args([
+        "run", "--quiet", "--events", "100000", "--shards", "4,8", "--out",
+    ])
+    .arg(out)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     if force {
         cmd.arg("--force");
     }
@@ -411,9 +439,15 @@ fn check_outcome(dir: &Path, out: &Path, clean: bool, what: &str) {
     if out.exists() {
         let files = names(out);
         for file in COMPLETE {
-            assert!(files.iter().any(|f| f == file), "{what}: {file} missing in {files:?}");
+            assert!(
+                files.iter().any(|f| f == file),
+                "{what}: {file} missing in {files:?}"
+            );
         }
-        assert!(!files.iter().any(|f| f.starts_with('.')), "{what}: {files:?}");
+        assert!(
+            !files.iter().any(|f| f.starts_with('.')),
+            "{what}: {files:?}"
+        );
     }
     if clean {
         let others: Vec<String> = names(dir)
@@ -429,7 +463,10 @@ fn an_interrupted_sweep_leaves_no_directory_or_a_complete_one() {
     // How long a whole sweep takes here, to aim signals at every phase, the last writes too.
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    assert!(sweep(&dir.path().join("run"), false).status().unwrap().success());
+    assert!(sweep(&dir.path().join("run"), false)
+        .status()
+        .unwrap()
+        .success());
     let whole = started.elapsed();
     let signals = ["-INT", "-TERM", "-KILL"];
     let fractions = [0.02, 0.3, 0.6, 0.85, 0.93, 0.97, 0.99, 1.0, 1.02];
@@ -441,7 +478,14 @@ fn an_interrupted_sweep_leaves_no_directory_or_a_complete_one() {
         if force {
             // An older complete run, replaced only by the final rename.
             shardlab()
-                .args(["run", "--quiet", "--events", "2000", "--no-latency", "--out"])
+                .args([
+                    "run",
+                    "--quiet",
+                    "--events",
+                    "2000",
+                    "--no-latency",
+                    "--out",
+                ])
                 .arg(&out)
                 .assert()
                 .success();
@@ -461,7 +505,10 @@ fn an_interrupted_sweep_leaves_no_directory_or_a_complete_one() {
         }
         check_outcome(dir.path(), &out, signal != "-KILL", &what);
         if force && signal != "-KILL" {
-            assert!(out.exists(), "{what}: the older run is kept until the rename");
+            assert!(
+                out.exists(),
+                "{what}: the older run is kept until the rename"
+            );
         }
     }
 }

@@ -93,10 +93,9 @@ impl OutputDir {
                 return Err(ReportError::NotARun(path.to_path_buf()));
             }
         }
-        let name = path.file_name().map_or_else(
-            || "output".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = path
+            .file_name()
+            .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
         Ok(OutputDir {
             path: sibling(path, &format!(".{name}.partial-{}", std::process::id())),
             staged_for: Some(claimed.path.clone()),
@@ -137,10 +136,9 @@ impl OutputDir {
             let path = path.to_path_buf();
             move |source| ReportError::Io { path, source }
         };
-        let name = target.file_name().map_or_else(
-            || "output".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = target
+            .file_name()
+            .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
         if self.unique {
             return self.commit_unique(target);
         }
@@ -168,10 +166,9 @@ impl OutputDir {
 
     /// Renames the staging directory to `target`, or `target-2`, `target-3`, ... when taken.
     fn commit_unique(mut self, target: PathBuf) -> Result<PathBuf, ReportError> {
-        let name = target.file_name().map_or_else(
-            || "output".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = target
+            .file_name()
+            .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
         for n in 1u32.. {
             let candidate = match n {
                 1 => target.clone(),
@@ -330,7 +327,10 @@ mod tests {
         out.create().unwrap();
         out.write_file("charts/a.svg", b"<svg/>").unwrap();
         out.write_file("summary.csv", b"x\n").unwrap();
-        assert!(!run.exists(), "nothing under the final name before the commit");
+        assert!(
+            !run.exists(),
+            "nothing under the final name before the commit"
+        );
         assert_eq!(names(dir.path()).len(), 1);
         assert_eq!(out.commit().unwrap(), run);
         assert_eq!(names(dir.path()), ["run"]);
@@ -341,7 +341,10 @@ mod tests {
         fs::create_dir(&not_a_run).unwrap();
         fs::write(not_a_run.join("notes.txt"), b"mine").unwrap();
         let err = OutputDir::claim_staged(&not_a_run, true).unwrap_err();
-        assert!(err.to_string().contains("not a shardlab run directory"), "{err}");
+        assert!(
+            err.to_string().contains("not a shardlab run directory"),
+            "{err}"
+        );
         fs::remove_dir_all(&not_a_run).unwrap();
         fs::write(run.join("manifest.json"), b"{}").unwrap();
         let out = OutputDir::claim_staged(&run, true).unwrap();
@@ -406,7 +409,11 @@ mod tests {
         fs::create_dir(&taken).unwrap();
         fs::write(taken.join("other.csv"), b"y").unwrap();
         let committed = out.commit().unwrap();
-        let name = committed.file_name().unwrap().to_string_lossy().into_owned();
+        let name = committed
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         assert!(name.starts_with("run-") && name.ends_with("Z-2"), "{name}");
         assert!(committed.join("a.csv").is_file() && taken.join("other.csv").is_file());
         assert_eq!(names(dir.path()).len(), 2);

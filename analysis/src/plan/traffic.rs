@@ -291,7 +291,9 @@ impl Collector {
             .chain(self.scans.iter().map(|s| s.0));
         let (first, last) = windows.fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
         // Window numbers are 32-bit; empty windows cost nothing, so only the count is bounded.
-        let span = (last - first).checked_add(1).filter(|&s| s <= u64::from(u32::MAX));
+        let span = (last - first)
+            .checked_add(1)
+            .filter(|&s| s <= u64::from(u32::MAX));
         let Some(span) = span else {
             return Err(AnalysisError::Config(format!(
                 "the trace spans {} rate windows (windows {first} to {last} from time 0), more than \

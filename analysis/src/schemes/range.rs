@@ -879,7 +879,10 @@ mod tests {
         for empty in [&b""[..], b"\n", b"\r\n"] {
             let (line, message) = parse(empty).unwrap_err();
             assert_eq!(line, 1);
-            assert!(message.contains("the boundaries file is empty"), "{message}");
+            assert!(
+                message.contains("the boundaries file is empty"),
+                "{message}"
+            );
         }
         assert_eq!(parse(b"a\nb").unwrap(), [b"a".to_vec(), b"b".to_vec()]);
         assert_eq!(

@@ -120,7 +120,10 @@ mod tests {
 
     #[test]
     fn long_lines_keep_the_largest_share_of_each_run_of_windows() {
-        assert_eq!(points(&[0.1, 0.5, 0.2]), [(0.0, 0.1), (1.0, 0.5), (2.0, 0.2)]);
+        assert_eq!(
+            points(&[0.1, 0.5, 0.2]),
+            [(0.0, 0.1), (1.0, 0.5), (2.0, 0.2)]
+        );
         let mut shares = vec![0.1; 5_000];
         shares[4_321] = 0.9;
         let p = points(&shares);

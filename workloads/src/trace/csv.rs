@@ -464,7 +464,10 @@ mod tests {
                 && text.ends_with("no_such_trace.csv': No such file or directory"),
             "{text}"
         );
-        assert!(std::error::Error::source(&e).is_none(), "the cause is said once");
+        assert!(
+            std::error::Error::source(&e).is_none(),
+            "the cause is said once"
+        );
     }
 
     #[test]

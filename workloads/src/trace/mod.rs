@@ -632,7 +632,12 @@ mod tests {
             _ => data,
         };
         let dir = tempfile::tempdir().unwrap();
-        read_all(&dir.path().join("t"), &data, Some(format), &options_from(seed));
+        read_all(
+            &dir.path().join("t"),
+            &data,
+            Some(format),
+            &options_from(seed),
+        );
         read_all(&dir.path().join("t.csv"), &data, None, &options_from(seed));
     }
 
