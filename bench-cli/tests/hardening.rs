@@ -311,8 +311,8 @@ fn summary(dir: &Path) -> Vec<String> {
         .unwrap()
         .lines()
         .skip(1)
-        .filter(|l| !l.contains(",lookup") && !l.contains("lookups_per_sec"))
         .map(|l| l.split_once(',').unwrap().1.to_string())
+        .filter(|l| !analysis::metrics::is_timing(l.split(',').nth(2).unwrap_or_default()))
         .collect()
 }
 

@@ -43,6 +43,7 @@ fn result(schemes: &[S]) -> WorkloadResult {
                 shards: 4,
                 load: ShardLoad::from_counts(counts, window),
                 shard_distinct_keys: vec![500; 4],
+                router: Default::default(),
                 remap: Remap {
                     target_shards: 5,
                     remap_fraction: x.moved,
