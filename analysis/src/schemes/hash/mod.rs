@@ -6,6 +6,8 @@
 
 use workloads::Spec;
 
+mod placement;
+
 use super::pinned_hash::{hash64, reduce};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -54,7 +56,7 @@ impl Partitioner for ModHashPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::hash::without_shard(self, shard)
+        Ok(Some(Box::new(self.without(shard)?)))
     }
 
     fn label(&self) -> &str {

@@ -8,6 +8,8 @@
 //! resized. While owners are exactly that, a lookup computes the owner from the range index
 //! (one multiplication) instead of reading it from the owner list.
 
+mod placement;
+
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
 use std::ops::RangeInclusive;
@@ -400,7 +402,8 @@ impl Partitioner for RangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::range::without_shard(self, shard, keys)
+        let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
+        Ok(Some(Box::new(self.without(shard, &counts)?)))
     }
 
     fn label(&self) -> &str {

@@ -7,6 +7,8 @@
 
 use workloads::Spec;
 
+mod placement;
+
 use super::pinned_hash::hash64;
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::RadixIndex;
@@ -160,7 +162,7 @@ fn add_vnodes(points: &mut Vec<(u64, ShardId)>, shards: std::ops::Range<u32>, vn
 
 impl Partitioner for RingPartitioner {
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
-        crate::placement::ring::replicas(self, key, rf, out)
+        self.replicas_clockwise(key, rf, out)
     }
 
     fn without_shard(
@@ -168,7 +170,7 @@ impl Partitioner for RingPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::ring::without_shard(self, shard)
+        Ok(Some(Box::new(self.without(shard)?)))
     }
 
     fn label(&self) -> &str {

@@ -9,6 +9,8 @@
 //! Lookups never build the salted key: the ranges of each bucket are searched with the key
 //! itself (see [`SaltedRangePartitioner::range_index_of`]).
 
+mod placement;
+
 use smallvec::SmallVec;
 use workloads::Spec;
 
@@ -297,7 +299,7 @@ impl Partitioner for SaltedRangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::salted::without_shard(self, shard, keys)
+        Ok(Some(Box::new(self.without(shard, keys)?)))
     }
 
     /// Resizes the inner ranges by the range rule; the buckets stay.

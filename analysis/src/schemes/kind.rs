@@ -1,0 +1,45 @@
+//! What a scheme family registers ([`SchemeKind`]) and what it is built from
+//! ([`BuildContext`]): the types every scheme file uses, apart from the registry that lists
+//! the schemes, so that no scheme imports the module that imports it.
+
+use crate::{AnalysisError, Partitioner};
+use workloads::{KeyType, Spec};
+
+/// What a scheme may use when it is built.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildContext<'a> {
+    /// Number of shards `N`.
+    pub shards: u32,
+    /// Distinct keys of the warm-up prefix, sorted (empty when there is no warm-up).
+    pub warmup_keys: &'a [Vec<u8>],
+    /// How key text in files (boundaries) is read.
+    pub key_type: KeyType,
+}
+
+/// A registered scheme family: its name, what it is, its parameters and its constructor.
+pub struct SchemeKind {
+    /// The name used in `--schemes` (e.g. `ring`).
+    pub name: &'static str,
+    /// One line for `--help` and error messages.
+    pub about: &'static str,
+    /// Parameter names with a short description each.
+    pub params: &'static [(&'static str, &'static str)],
+    /// True when this spec learns from a warm-up prefix of the events.
+    pub needs_warmup: fn(&Spec) -> bool,
+    /// Builds the partitioner; errors name the spec and the bad value.
+    pub build: BuildFn,
+}
+
+/// The constructor of a scheme family: the spec and the build context to a partitioner.
+pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
+
+/// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
+/// `resized` calls it, so no partitioner with zero shards can exist.
+pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
+    if shards == 0 {
+        return Err(AnalysisError::Config(
+            "the shard count must be at least 1 (got 0)".into(),
+        ));
+    }
+    Ok(())
+}
