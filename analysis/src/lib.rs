@@ -16,10 +16,12 @@ pub mod partitioner;
 pub mod placement;
 pub mod plan;
 pub mod schemes;
+pub mod shard_count;
 
 pub use error::AnalysisError;
 pub use key_counts::KeyCounts;
 pub use partitioner::{Partitioner, ShardId, ShardSet};
+pub use shard_count::ShardCount;
 pub mod metrics;
 pub mod replay;
 pub mod warmup;

@@ -111,10 +111,13 @@ pub fn replay_targets(
     targets: &[u32],
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    if cfg.shards == 0 || targets.is_empty() || targets.contains(&0) {
+    if targets.is_empty() {
         return Err(AnalysisError::Config(
-            "shard counts must be at least 1".into(),
+            "no target shard count to measure".into(),
         ));
+    }
+    for &n in targets.iter().chain([&cfg.shards]) {
+        crate::ShardCount::new(n)?;
     }
     let mut source = (input.open)()?;
     let total = match source.len_hint() {

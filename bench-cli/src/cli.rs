@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use crate::sweep;
 use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use analysis::metrics::failure::FailTarget;
+use analysis::schemes::{BuildContext, SchemeSpec};
+use analysis::ShardCount;
 use clap::{Args, Parser, Subcommand};
+use reports::output::OutputDir;
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
 use workloads::KeyType;
@@ -68,7 +71,7 @@ const GEN_EXAMPLES: &str = "\
 Examples:
   shardlab gen zipf:s=1.0 --events 1000000 -o zipf.csv
   shardlab gen ycsb:a -o ycsb_a.oracleGeneral.bin --format oracle-general
-  shardlab run --trace zipf.csv --key-type u64     # same summary as: run --workload zipf:s=1.0";
+  shardlab run --trace zipf.csv     # same summary as: run --workload zipf:s=1.0";
 
 const CONVERT_EXAMPLES: &str = "\
 Examples:
@@ -76,12 +79,13 @@ Examples:
   shardlab convert keys.csv --key-type u64 -o keys.bin.zst --format oracle-general
   shardlab convert trace.vscsi -o trace.csv.gz";
 
-/// How a recorded trace is read: the options shared by `run`, `inspect` and `convert`.
+/// How a recorded trace is read: the options shared by `run`, `plan`, `inspect` and `convert`.
 #[derive(Clone, Debug, Default, Args, Serialize)]
-#[command(next_help_heading = "Trace reading")]
+#[command(next_help_heading = TRACE_READING)]
 pub struct TraceArgs {
     /// How key text is read in csv, text and twitter traces: `bytes` (as is) or `u64`
-    /// (decimal integers, ordered numerically). Binary and block traces have integer keys.
+    /// (decimal integers, ordered numerically). Binary and block traces have integer keys, and
+    /// so does a csv whose header says `key:u64` (as `gen` writes it).
     #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
     pub key_type: String,
 
@@ -147,7 +151,7 @@ impl TraceArgs {
         workloads::trace::OpenedTrace,
         Option<workloads::trace::input::Spool>,
     )> {
-        let mut opts = self.options(given, format).map_err(anyhow::Error::msg)?;
+        let mut opts = self.options(given, format).map_err(crate::usage::usage)?;
         let spool = if workloads::trace::input::is_stdio(given) {
             let spool = workloads::trace::spool_stdin()?;
             opts.shown_as = Some(PathBuf::from("<stdin>"));
@@ -200,31 +204,31 @@ pub struct InspectArgs {
 
     /// The trace format (default: from the name and first bytes): csv, text, twitter,
     /// oracle-general, vscsi, msr.
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = TRACE_READING)]
     pub format: Option<TraceFormat>,
 
     /// How the trace is read.
     #[command(flatten)]
     pub read: TraceArgs,
 
-    /// Also write DIR/inspect.csv (`metric,value`) and DIR/top_keys.csv.
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-
-    /// Replace the files of an existing output directory.
-    #[arg(long)]
-    pub force: bool,
-
     /// Keys listed in the top-keys table.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000), help_heading = MEASUREMENT)]
     pub top: u64,
 
     /// Distinct keys counted exactly before switching to a hash sample (then estimated).
-    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
     pub distinct_limit: u64,
 
+    /// Also write DIR/inspect.csv (`metric,value`) and DIR/top_keys.csv.
+    #[arg(short, long, value_name = "DIR", help_heading = OUTPUT)]
+    pub out: Option<PathBuf>,
+
+    /// Replace the files of an existing output directory.
+    #[arg(long, help_heading = OUTPUT)]
+    pub force: bool,
+
     /// No progress bar.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
 }
 
@@ -236,28 +240,29 @@ pub struct GenArgs {
     pub workload: String,
 
     /// Events to generate (the default of `run --events`).
-    #[arg(short, long, default_value_t = 1_000_000)]
+    #[arg(short, long, default_value_t = 1_000_000, help_heading = INPUT)]
     pub events: u64,
 
     /// Seed (the default of `run --seed`): same seed, same events.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, help_heading = INPUT)]
     pub seed: u64,
 
     /// The trace file to write (`-` for standard output); `.zst` or `.gz` compresses it.
-    #[arg(short, long = "out", value_name = "FILE")]
+    #[arg(short, long = "out", value_name = "FILE", help_heading = OUTPUT)]
     pub out: PathBuf,
 
-    /// Output format: csv (every event; replay with --key-type u64) or oracle-general
-    /// (binary; no scans, puts stored as plain requests).
-    #[arg(long, default_value = "csv", value_parser = ["csv", "oracle-general"])]
+    /// Output format: csv (every event; its header records the key type, so `run` and
+    /// `inspect` read it back as written) or oracle-general (binary; no scans, puts stored
+    /// as plain requests).
+    #[arg(long, default_value = "csv", value_parser = ["csv", "oracle-general"], help_heading = OUTPUT)]
     pub format: String,
 
     /// Replace an existing file.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub force: bool,
 
     /// No progress bar.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
 }
 
@@ -269,33 +274,33 @@ pub struct ConvertArgs {
     pub input: PathBuf,
 
     /// The trace to write (`-` for standard output); `.zst` or `.gz` compresses it.
-    #[arg(short, long = "out", value_name = "OUT")]
+    #[arg(short, long = "out", value_name = "OUT", help_heading = OUTPUT)]
     pub out: PathBuf,
 
     /// Output format: csv, text or oracle-general (default: from OUT's name).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = OUTPUT)]
     pub format: Option<TraceFormat>,
 
+    /// oracle-general: store keys that are not 64-bit integers as their XXH3-64 hash (key
+    /// order is lost; distinct keys are kept up to hash collisions).
+    #[arg(long, help_heading = OUTPUT)]
+    pub hash_keys: bool,
+
+    /// Replace an existing file.
+    #[arg(long, help_heading = OUTPUT)]
+    pub force: bool,
+
+    /// No progress bar.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+
     /// Input format (default: from IN's name and first bytes).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = TRACE_READING)]
     pub from: Option<TraceFormat>,
 
     /// How the input is read.
     #[command(flatten)]
     pub read: TraceArgs,
-
-    /// oracle-general: store keys that are not 64-bit integers as their XXH3-64 hash (key
-    /// order is lost; distinct keys are kept up to hash collisions).
-    #[arg(long)]
-    pub hash_keys: bool,
-
-    /// Replace an existing file.
-    #[arg(long)]
-    pub force: bool,
-
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 /// Options of `shardlab report`.
@@ -309,10 +314,78 @@ pub struct ReportArgs {
 /// Options of `shardlab run`.
 #[derive(Debug, Args, Serialize)]
 pub struct RunArgs {
-    /// A synthetic workload spec, repeatable: uniform, zipf, sequential, timestamp, hotspot,
-    /// latest, each with parameters, e.g. `zipf:keys=1000000,s=0.99,scans=0.05`.
-    /// Without --workload and --trace the built-in suite runs.
-    #[arg(short, long = "workload", value_name = "SPEC")]
+    /// What is replayed.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub input: InputArgs,
+
+    /// How the trace is read.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub read: TraceArgs,
+
+    /// The schemes.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schemes: SchemeArgs,
+
+    /// Number of shards N, or a comma-separated list to sweep (e.g. 4,8,16,32,64).
+    #[arg(short = 'n', long, default_value = "16", value_name = "N[,N...]", value_parser = sweep::parse_shards, help_heading = SCHEMES)]
+    pub shards: sweep::ShardCounts,
+
+    /// Shard count M for the remap measurement (default +1; below N measures a shrink): a
+    /// comma-separated list of counts (17,20,24,32) or steps relative to N (+1,x2,-1).
+    #[arg(long, value_name = "M[,M...]", value_parser = sweep::parse_grow, help_heading = SCHEMES)]
+    pub grow: Option<sweep::GrowSteps>,
+
+    /// Also measure the load after one shard fails: a shard number, or `worst` (the shard
+    /// whose loss leaves the busiest survivor); adds the fail_* rows to summary.csv.
+    #[arg(long, value_name = "K|worst", value_parser = parse_fail, help_heading = SCHEMES)]
+    pub fail: Option<FailTarget>,
+
+    /// Events per window for the windowed hottest-shard share.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
+    pub window: u64,
+
+    /// Distinct keys counted exactly; beyond, key metrics are estimated from a hash sample of
+    /// the key space (summary.csv says which, with the sample rate and a 95% interval).
+    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
+    pub distinct_limit: u64,
+
+    /// Skip the lookup-latency phase.
+    #[arg(long, help_heading = MEASUREMENT)]
+    pub no_latency: bool,
+
+    /// Worker threads.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub threads: ThreadArgs,
+
+    /// Where the report goes.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Help heading of the options that say what is replayed.
+pub const INPUT: &str = "Input";
+/// Help heading of the options that say how a trace file is read.
+pub const TRACE_READING: &str = "Trace reading";
+/// Help heading of the scheme options.
+pub const SCHEMES: &str = "Schemes";
+/// Help heading of the options that tune what is measured.
+pub const MEASUREMENT: &str = "Measurement";
+/// Help heading of the output options.
+pub const OUTPUT: &str = "Output";
+
+/// What `run` and `plan` replay: synthetic workloads, a recorded trace, or the built-in suite.
+#[derive(Debug, Args, Serialize)]
+#[command(next_help_heading = INPUT)]
+pub struct InputArgs {
+    /// A synthetic workload spec, repeatable, with parameters (e.g.
+    /// `zipf:keys=1000000,s=0.99,scans=0.05`). Without --workload and --trace the built-in
+    /// suite runs.
+    #[arg(short, long = "workload", value_name = "SPEC", long_help = workload_help())]
     pub workloads: Vec<String>,
 
     /// A recorded trace (`-` for standard input): csv, text, twitter, oracle-general, vscsi
@@ -320,79 +393,190 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 
-    /// The trace format (default: from the name and first bytes).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
-    pub format: Option<TraceFormat>,
-
-    /// How the trace is read.
-    #[command(flatten)]
-    #[serde(flatten)]
-    pub read: TraceArgs,
-
-    /// Distinct keys counted exactly; beyond, key metrics are estimated from a hash sample of
-    /// the key space (summary.csv says which, with the sample rate and a 95% interval).
-    #[arg(long, default_value_t = DEFAULT_DISTINCT_LIMIT as u64, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub distinct_limit: u64,
-
-    /// Comma-separated schemes with parameters: range[:boundaries=FILE,ranges_per_shard=R],
-    /// hash, ring[:vnodes=V], salted[:buckets=B].
-    #[arg(
-        short,
-        long,
-        default_value = "range,hash,ring,salted",
-        value_name = "LIST"
-    )]
-    pub schemes: String,
-
-    /// Number of shards N, or a comma-separated list to sweep (e.g. 4,8,16,32,64).
-    #[arg(short = 'n', long, default_value = "16", value_name = "N[,N...]", value_parser = sweep::parse_shards)]
-    pub shards: sweep::ShardCounts,
-
-    /// Shard count M for the remap measurement (default +1; below N measures a shrink): a
-    /// comma-separated list of counts (17,20,24,32) or steps relative to N (+1,x2,-1).
-    #[arg(long, value_name = "M[,M...]", value_parser = sweep::parse_grow)]
-    pub grow: Option<sweep::GrowSteps>,
-
     /// Events per synthetic workload.
     #[arg(short, long, default_value_t = 1_000_000)]
     pub events: u64,
-
-    /// Also measure the load after one shard fails: a shard number, or `worst` (the shard
-    /// whose loss leaves the busiest survivor); adds the fail_* rows to summary.csv.
-    #[arg(long, value_name = "K|worst", value_parser = parse_fail)]
-    pub fail: Option<FailTarget>,
 
     /// Seed of the synthetic workloads (same seed, same events).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
 
-    /// Events per window for the windowed hottest-shard share.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub window: u64,
+    /// The trace format (default: from the name and first bytes).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = TRACE_READING)]
+    pub format: Option<TraceFormat>,
+}
 
-    /// Share of the events used to learn range boundaries (not measured).
+impl InputArgs {
+    /// The workload specs to replay: the given ones, or the built-in suite when neither a
+    /// workload nor a trace is given.
+    pub fn specs(&self) -> Vec<String> {
+        if self.workloads.is_empty() && self.trace.is_none() {
+            crate::run::DEFAULT_SUITE
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.workloads.clone()
+        }
+    }
+}
+
+/// `--workload`'s long help: every registered workload, from the registry.
+fn workload_help() -> String {
+    let mut text = String::from(
+        "A synthetic workload spec, repeatable, with parameters, e.g. \
+         `zipf:keys=1000000,s=0.99,scans=0.05`; every workload also takes scans, scan_len, \
+         writes, value_size and rate. Without --workload and --trace the built-in suite runs.\n\nWorkloads:",
+    );
+    for kind in workloads::synthetic::WORKLOADS {
+        let params: Vec<&str> = kind.params.iter().map(|p| p.name).collect();
+        text.push_str(&format!("\n  {}", kind.name));
+        if !params.is_empty() {
+            text.push_str(&format!("[:{}]", params.join(",")));
+        }
+        text.push_str(&format!("\n      {}", kind.about));
+    }
+    text
+}
+
+/// The schemes to compare (`run` and `plan`).
+#[derive(Debug, Args, Serialize)]
+#[command(next_help_heading = SCHEMES)]
+pub struct SchemeArgs {
+    /// Comma-separated schemes with parameters.
+    #[arg(
+        short,
+        long,
+        default_value = "range,hash,ring,salted",
+        value_name = "LIST",
+        long_help = schemes_help()
+    )]
+    pub schemes: String,
+
+    /// Share of the events used only to learn range boundaries, not measured (when a scheme
+    /// learns).
     #[arg(long, default_value_t = 0.1, value_parser = parse_fraction)]
     pub warmup: f64,
+}
 
+impl SchemeArgs {
+    /// The schemes of `--schemes`, each built once for `shards` shards without data (dynamic
+    /// ones have their parameters parsed), so that bad names and parameters are usage errors
+    /// before anything is read or written. A boundaries file that cannot be read stays a data
+    /// error.
+    pub fn checked(
+        &self,
+        shards: &[ShardCount],
+        key_type: KeyType,
+    ) -> anyhow::Result<Vec<SchemeSpec>> {
+        use anyhow::Context;
+        let schemes = SchemeSpec::parse_list(&self.schemes)?;
+        if schemes.is_empty() {
+            let names: Vec<&str> = analysis::schemes::SCHEMES
+                .iter()
+                .chain(analysis::schemes::DYNAMIC_SCHEMES)
+                .map(|k| k.name)
+                .collect();
+            return Err(crate::usage::usage(format!(
+                "--schemes is empty; valid schemes: {}",
+                names.join(", ")
+            )));
+        }
+        for &n in shards {
+            let ctx = BuildContext {
+                shards: n.get(),
+                warmup_keys: &[],
+                key_type,
+            };
+            for s in &schemes {
+                s.validate(&ctx)
+                    .map_err(crate::usage::config_is_usage)
+                    .with_context(|| format!("checking scheme '{}'", s.label()))?;
+            }
+        }
+        Ok(schemes)
+    }
+}
+
+/// `--schemes`'s long help: every registered scheme with its parameters, from the registry.
+fn schemes_help() -> String {
+    use analysis::schemes::{DYNAMIC_SCHEMES, SCHEMES};
+    let mut text = String::from(
+        "Comma-separated schemes with parameters, e.g. `range:ranges_per_shard=4,ring:vnodes=64`.\n\nSchemes:",
+    );
+    for kind in SCHEMES.iter().chain(DYNAMIC_SCHEMES) {
+        let params: Vec<&str> = kind.params.iter().map(|(name, _)| *name).collect();
+        text.push_str(&format!("\n  {}", kind.name));
+        if !params.is_empty() {
+            text.push_str(&format!("[:{}]", params.join(",")));
+        }
+        text.push_str(&format!("\n      {}", kind.about));
+    }
+    text
+}
+
+/// Worker threads (`run` and `plan`).
+#[derive(Debug, Args, Serialize)]
+#[command(next_help_heading = MEASUREMENT)]
+pub struct ThreadArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: Option<u64>,
+}
 
-    /// Skip the lookup-latency phase.
-    #[arg(long)]
-    pub no_latency: bool,
+impl ThreadArgs {
+    /// The worker pool.
+    pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
+        use anyhow::Context;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0) as usize)
+            .build()
+            .context("cannot start the worker threads")
+    }
+}
 
-    /// Output directory (default results/<UTC time>/).
+/// Where a report goes (`run` and `plan`).
+#[derive(Debug, Args, Serialize)]
+#[command(next_help_heading = OUTPUT)]
+pub struct OutputArgs {
+    /// Output directory (default: a new directory under results/ named by the start time,
+    /// e.g. results/2026-12-01T144151.123Z/). An existing one is refused unless --force.
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Replace the files of an existing output directory.
+    /// Write into an existing output directory, replacing the files this command writes
+    /// (other files are left alone).
     #[arg(long)]
     pub force: bool,
 
     /// No progress bar and no table on stdout.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl OutputArgs {
+    /// `--out` claimed (refused when it exists, unless `--force`), or a new directory under
+    /// `results/` named `{prefix}<UTC time>`, created here so that two commands started at
+    /// once never share it.
+    pub fn claim(&self, prefix: &str) -> anyhow::Result<OutputDir> {
+        let out = match &self.out {
+            Some(dir) => OutputDir::claim(dir, self.force)?,
+            None => OutputDir::create_unique(Path::new("results"), prefix)?,
+        };
+        Ok(out)
+    }
+}
+
+/// The options of the subcommand given on the command line (not defaults), by field name
+/// (`key_type`), for the report to show what was chosen and fold the rest.
+pub fn options_given(matches: &clap::ArgMatches) -> Vec<String> {
+    let Some((_, sub)) = matches.subcommand() else {
+        return Vec::new();
+    };
+    sub.ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| id.to_string())
+        .collect()
 }
 
 fn parse_format(s: &str) -> Result<TraceFormat, String> {

@@ -15,14 +15,14 @@ use crate::progress::events_bar;
 pub fn run(args: ConvertArgs) -> Result<()> {
     let format = match args.format {
         Some(f) => f,
-        None => format_of_name(&args.out).with_context(|| {
-            format!("cannot tell the output format from '{}'; pass --format csv, text or oracle-general", args.out.display())
+        None => format_of_name(&args.out).ok_or_else(|| {
+            crate::usage::usage(format!("cannot tell the output format from '{}'; pass --format csv, text or oracle-general", args.out.display()))
         })?,
     };
     let opts = args
         .read
         .options(&args.input, args.from)
-        .map_err(anyhow::Error::msg)?;
+        .map_err(crate::usage::usage)?;
     let shown = opts.shown();
     refuse_existing(&args.out, args.force)?;
     let mut opened = trace::open_detected(&opts)?;

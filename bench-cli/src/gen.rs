@@ -1,23 +1,24 @@
 //! `shardlab gen WORKLOAD -o FILE`: record a synthetic workload to a trace, so that
-//! `run --trace FILE --key-type u64` replays exactly what `run --workload WORKLOAD` does
-//! (same events, seed and count: the defaults match `run`'s).
+//! `run --trace FILE` replays exactly what `run --workload WORKLOAD` does (same events, seed
+//! and count: the defaults match `run`'s; a csv header declares the integer keys).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use workloads::trace::{self, input::is_stdio, TraceFormat, TraceWriter, WriteOptions};
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::GenArgs;
 use crate::progress::events_bar;
+use crate::usage::usage;
 
 /// Runs `shardlab gen`.
 pub fn run(args: GenArgs) -> Result<()> {
     let spec = WorkloadSpec::parse(&args.workload)?;
     let format: TraceFormat = args.format.parse().map_err(anyhow::Error::msg)?;
     if format == TraceFormat::OracleGeneral && spec.common().scans > 0.0 {
-        bail!(
+        return Err(usage(format!(
             "'{}' has scans, which oracle-general records cannot hold (no end key); use --format csv",
             spec.label()
-        );
+        )));
     }
     refuse_existing(&args.out, args.force)?;
     let mut source = spec.open(args.seed, args.events)?;
@@ -53,10 +54,7 @@ pub fn run(args: GenArgs) -> Result<()> {
                 summary.ops_dropped
             );
         }
-        eprintln!(
-            "replay with: shardlab run --trace {} --key-type u64",
-            args.out.display()
-        );
+        eprintln!("replay with: shardlab run --trace {}", args.out.display());
     }
     Ok(())
 }
@@ -64,7 +62,10 @@ pub fn run(args: GenArgs) -> Result<()> {
 /// Refuses to overwrite `path` unless `force`.
 pub fn refuse_existing(path: &std::path::Path, force: bool) -> Result<()> {
     if !force && !is_stdio(path) && path.exists() {
-        bail!("'{}' exists; pass --force to replace it", path.display());
+        return Err(usage(format!(
+            "'{}' exists; pass --force to replace it",
+            path.display()
+        )));
     }
     Ok(())
 }

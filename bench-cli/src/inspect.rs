@@ -20,7 +20,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let opts = args
         .read
         .options(&args.trace, args.format)
-        .map_err(anyhow::Error::msg)?;
+        .map_err(crate::usage::usage)?;
     let shown = opts.shown();
     let out = args
         .out

@@ -3,30 +3,34 @@
 mod cli;
 mod convert;
 mod gen;
+mod inputs;
 mod inspect;
 mod plan;
 mod progress;
 mod run;
 mod sweep;
+mod usage;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let cli = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let given = cli::options_given(&matches);
+    let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
-        cli::Command::Run(args) => run::run(args),
+        cli::Command::Run(args) => run::run(args, &given),
         cli::Command::Report(args) => report(&args),
         cli::Command::Inspect(args) => inspect::run(args),
         cli::Command::Gen(args) => gen::run(args),
         cli::Command::Convert(args) => convert::run(args),
-        cli::Command::Plan(args) => plan::plan(args),
+        cli::Command::Plan(args) => plan::plan(args, &given),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {
             std::process::exit(0);
         }
         eprintln!("Error: {err:#}");
-        std::process::exit(1);
+        std::process::exit(usage::exit_status(&err));
     }
 }
 

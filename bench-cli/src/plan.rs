@@ -2,26 +2,24 @@
 //! surviving failures; `plan.csv`, `plan-manifest.json` and a table on stdout.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use analysis::plan::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
 use analysis::plan::{plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan};
-use analysis::replay::WorkloadInput;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use anyhow::{bail, Context, Result};
+use analysis::schemes::SchemeSpec;
+use analysis::ShardCount;
+use anyhow::{Context, Result};
 use clap::Args;
-use reports::manifest::{now_utc, InputFile};
-use reports::output::OutputDir;
+use reports::manifest::now_utc;
 use reports::table::aligned;
 use reports::Manifest;
 use serde::Serialize;
-use workloads::trace::TraceFormat;
-use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
+use workloads::KeyType;
 
-use crate::cli::TraceArgs;
-use crate::progress::{events_bar, on_replay_progress, PhaseClock};
-use crate::run::DEFAULT_SUITE;
+use crate::cli::{InputArgs, OutputArgs, SchemeArgs, ThreadArgs, TraceArgs, INPUT, TRACE_READING};
+use crate::inputs::{input_checksums, workload_specs, Input, TraceInput};
+use crate::progress::ReplayProgress;
+use crate::usage;
 
 /// Examples shown by `shardlab plan --help`.
 pub const PLAN_EXAMPLES: &str = "\
@@ -32,164 +30,126 @@ Examples:
   shardlab plan --trace keys.csv --time-unit ms --capacity 5000 --replicas 3 --reads any --failures 1
   shardlab plan --workload hotspot:hot=0.001,traffic=0.5 --rate 10000 --capacity 5000 --current 4";
 
+/// Help heading of the capacity options.
+const CAPACITY: &str = "Capacity";
+
 /// Options of `shardlab plan`.
 #[derive(Debug, Args, Serialize)]
 pub struct PlanArgs {
-    /// A synthetic workload spec, repeatable (as for `run`); give its rate with --rate or
-    /// `rate=R` in the spec. Without --workload and --trace the built-in suite is planned.
-    #[arg(short, long = "workload", value_name = "SPEC")]
-    pub workloads: Vec<String>,
+    /// What is planned.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub input: InputArgs,
 
-    /// A recorded trace (`-` for standard input), as for `run`; rates come from its
-    /// timestamps (see --time-unit) unless --rate is given.
-    #[arg(short, long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
-
-    /// The trace format (default: from the name and first bytes).
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<TraceFormat>,
-
-    /// Unit of csv and text trace timestamps: s, ms, us or ns [default: us]. Other formats
-    /// define their own unit.
-    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "ns"], help_heading = "Trace reading")]
-    pub time_unit: Option<String>,
-
-    /// Events per second: places event i at i/R seconds (synthetic workloads, or a trace
-    /// whose timestamps should be ignored).
-    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Events per second: places event i at i/R seconds (synthetic workloads, which need a
+    /// rate here or as `rate=R` in the spec, or a trace whose timestamps should be ignored).
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..), help_heading = INPUT)]
     pub rate: Option<u64>,
-
-    /// Requests per second one shard can serve.
-    #[arg(long, value_name = "R", value_parser = parse_positive)]
-    pub capacity: f64,
-
-    /// Bytes one shard can store (e.g. 500000000, 64MiB, 2GB); sizes come from the trace's
-    /// size column or the workload's value_size.
-    #[arg(long, value_name = "B", value_parser = parse_bytes)]
-    pub capacity_bytes: Option<f64>,
-
-    /// Share of the capacities a plan may use, in (0, 1].
-    #[arg(long, default_value_t = 0.8, value_name = "F", value_parser = parse_headroom)]
-    pub headroom: f64,
-
-    /// Growth factors to plan for, comma-separated: traffic and stored bytes times G.
-    #[arg(long, default_value = "1", value_name = "G,...")]
-    pub growth: String,
-
-    /// Replicas of every key.
-    #[arg(long, default_value_t = 1, value_name = "RF", value_parser = clap::value_parser!(u32).range(1..))]
-    pub replicas: u32,
-
-    /// Where reads go: the leaseholder (`leader`) or spread evenly over the replicas (`any`).
-    /// Writes go to every replica.
-    #[arg(long, default_value = "leader", value_parser = ["leader", "any"])]
-    pub reads: String,
-
-    /// Shards that may fail at once: the plan must hold after the worst F failures.
-    #[arg(long, default_value_t = 0, value_name = "F")]
-    pub failures: u32,
-
-    /// Length of the windows in which rates are measured (e.g. 1s, 250ms, 1m).
-    #[arg(long, default_value = "1s", value_name = "DURATION")]
-    pub rate_window: String,
-
-    /// The shard count today: plans grow (or shrink) it by each scheme's own rule and report
-    /// the share of keys that move (moved_fraction_from_current).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub current: Option<u32>,
-
-    /// The largest shard count searched.
-    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_shards: u32,
-
-    /// Comma-separated schemes with parameters, as for `run`.
-    #[arg(
-        short,
-        long,
-        default_value = "range,hash,ring,salted",
-        value_name = "LIST"
-    )]
-    pub schemes: String,
-
-    /// Events per synthetic workload.
-    #[arg(short, long, default_value_t = 1_000_000)]
-    pub events: u64,
-
-    /// Seed of the synthetic workloads.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-
-    /// Share of the events used only to learn range boundaries (when a scheme learns).
-    #[arg(long, default_value_t = 0.1, value_parser = parse_warmup)]
-    pub warmup: f64,
-
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub threads: Option<u64>,
-
-    /// Output directory for plan.csv and plan-manifest.json (default results/plan-<UTC time>/);
-    /// with --force it may be a run directory, whose other files are left alone.
-    #[arg(short, long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-
-    /// Replace the files of an existing output directory.
-    #[arg(long)]
-    pub force: bool,
-
-    /// No progress bar and no table on stdout.
-    #[arg(short, long)]
-    pub quiet: bool,
 
     /// How the trace is read.
     #[command(flatten)]
     #[serde(flatten)]
     pub read: TraceArgs,
+
+    /// Unit of csv and text trace timestamps: s, ms, us or ns [default: us]. Other formats
+    /// define their own unit.
+    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "ns"], help_heading = TRACE_READING)]
+    pub time_unit: Option<String>,
+
+    /// The schemes.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub schemes: SchemeArgs,
+
+    /// Requests per second one shard can serve.
+    #[arg(long, value_name = "R", value_parser = parse_positive, help_heading = CAPACITY)]
+    pub capacity: f64,
+
+    /// Bytes one shard can store (e.g. 500000000, 64MiB, 2GB); sizes come from the trace's
+    /// size column or the workload's value_size.
+    #[arg(long, value_name = "B", value_parser = parse_bytes, help_heading = CAPACITY)]
+    pub capacity_bytes: Option<f64>,
+
+    /// Share of the capacities a plan may use, in (0, 1].
+    #[arg(long, default_value_t = 0.8, value_name = "F", value_parser = parse_headroom, help_heading = CAPACITY)]
+    pub headroom: f64,
+
+    /// Growth factors to plan for, comma-separated: traffic and stored bytes times G.
+    #[arg(long, default_value = "1", value_name = "G,...", value_parser = parse_growth, help_heading = CAPACITY)]
+    pub growth: String,
+
+    /// Replicas of every key.
+    #[arg(long, default_value_t = 1, value_name = "RF", value_parser = clap::value_parser!(u32).range(1..), help_heading = CAPACITY)]
+    pub replicas: u32,
+
+    /// Where reads go: the leaseholder (`leader`) or spread evenly over the replicas (`any`).
+    /// Writes go to every replica.
+    #[arg(long, default_value = "leader", value_parser = ["leader", "any"], help_heading = CAPACITY)]
+    pub reads: String,
+
+    /// Shards that may fail at once: the plan must hold after the worst F failures.
+    #[arg(long, default_value_t = 0, value_name = "F", help_heading = CAPACITY)]
+    pub failures: u32,
+
+    /// Length of the windows in which rates are measured (e.g. 1s, 250ms, 1m).
+    #[arg(long, default_value = "1s", value_name = "DURATION", value_parser = parse_rate_window, help_heading = CAPACITY)]
+    pub rate_window: String,
+
+    /// The shard count today: plans grow (or shrink) it by each scheme's own rule and report
+    /// the share of keys that move (moved_fraction_from_current).
+    #[arg(long, value_name = "N", help_heading = CAPACITY)]
+    pub current: Option<ShardCount>,
+
+    /// The largest shard count searched.
+    #[arg(long, default_value = "1024", value_name = "N", help_heading = CAPACITY)]
+    pub max_shards: ShardCount,
+
+    /// Worker threads.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub threads: ThreadArgs,
+
+    /// Where plan.csv and plan-manifest.json go (default results/plan-<UTC time>/); with
+    /// --force it may be a run directory, whose other files are left alone.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs `shardlab plan`.
-pub fn plan(args: PlanArgs) -> Result<()> {
+pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     let cfg = plan_config(&args)?;
-    let schemes = SchemeSpec::parse_list(&args.schemes)?;
-    if schemes.is_empty() {
-        bail!("--schemes is empty; valid schemes: range, hash, ring, salted");
-    }
-    analysis::plan::check_schemes(&schemes)?;
-    let ctx = BuildContext {
-        shards: 1,
-        warmup_keys: &[],
-        key_type: KeyType::Bytes,
-    };
-    for s in &schemes {
-        s.validate(&ctx)
-            .with_context(|| format!("checking scheme '{}'", s.label()))?;
-    }
-    let window_ns =
-        parse_duration_ns(&args.rate_window).map_err(|e| anyhow::anyhow!("--rate-window {e}"))?;
-    let inputs = plan_inputs(&args, window_ns)?;
-    let out = OutputDir::claim(&default_out(&args), args.force)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0) as usize)
-        .build()
-        .context("cannot start the worker threads")?;
-    let bar = events_bar(args.quiet);
-    let clock = PhaseClock::default();
+    let schemes = args
+        .schemes
+        .checked(&[ShardCount::new(1)?], KeyType::Bytes)?;
+    analysis::plan::check_schemes(&schemes).map_err(usage::config_is_usage)?;
+    let window_ns = parse_duration_ns(&args.rate_window).map_err(usage::usage)?;
+    let trace = TraceInput::open(&args.input, &args.read)?;
+    let inputs = plan_inputs(&args, trace.as_ref(), window_ns)?;
+    let out = args.output.claim("plan-")?;
+    let trace_checksum = trace.as_ref().map(TraceInput::spawn_checksum);
+    let pool = args.threads.pool()?;
+    let progress = ReplayProgress::new(args.output.quiet);
     let mut plans = Vec::with_capacity(inputs.len());
     for input in &inputs {
-        let workload = WorkloadInput {
-            label: input.label.clone(),
-            description: input.description.clone(),
-            key_type: input.key_type,
-            open: &*input.open,
-        };
-        let on_progress = on_replay_progress(&bar, &clock);
+        let on_progress = progress.callback(&input.input.label);
         let plan = pool
-            .install(|| plan_workload(&workload, &input.windows, &schemes, &cfg, &on_progress))
-            .with_context(|| format!("planning workload '{}'", input.label))?;
+            .install(|| {
+                plan_workload(
+                    &input.input.workload(),
+                    &input.windows,
+                    &schemes,
+                    &cfg,
+                    &on_progress,
+                )
+            })
+            .map_err(|e| time_col_hint(e, trace.as_ref(), &args))
+            .with_context(|| format!("planning workload '{}'", input.input.label))?;
         plans.push(plan);
     }
-    bar.finish_and_clear();
+    let spinner = progress.phase("report");
 
     let rows: Vec<_> = plans.iter().flat_map(|p| p.rows.iter().cloned()).collect();
     let csv = reports::plan_csv::plan_csv(&rows)?;
@@ -197,21 +157,24 @@ pub fn plan(args: PlanArgs) -> Result<()> {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         command_line: std::env::args().collect(),
-        seed: args.seed,
+        seed: args.input.seed,
         parameters: serde_json::json!({
             "plan": &args,
+            "options_given": options_given,
             "config": &cfg,
-            "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
+            "workloads": inputs.iter().map(|i| &i.input.label).collect::<Vec<_>>(),
             "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
         }),
-        inputs: input_checksums(&inputs)?,
+        inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
-        phase_secs: clock
+        phase_secs: progress
+            .clock()
             .finish()
             .0
             .into_iter()
+            .filter(|(name, _)| *name != "report")
             .map(|(name, secs)| (name.to_string(), secs))
             .collect(),
     };
@@ -220,7 +183,8 @@ pub fn plan(args: PlanArgs) -> Result<()> {
     out.write_file("plan.csv", &csv)?;
     // Not `manifest.json`: a plan may be written into a run directory beside the run's own.
     out.write_file("plan-manifest.json", &manifest_json)?;
-    if !args.quiet {
+    spinner.finish_and_clear();
+    if !args.output.quiet {
         let mut stdout = std::io::stdout().lock();
         for p in &plans {
             write!(stdout, "{}", plan_table(p))?;
@@ -230,20 +194,39 @@ pub fn plan(args: PlanArgs) -> Result<()> {
     Ok(())
 }
 
+/// A trace event without a timestamp, when the trace was read without `--time-col` and has a
+/// column that looks like one (`time`, `op_time`, `ts`, ...): the error then names the column
+/// and the option.
+fn time_col_hint(
+    err: analysis::AnalysisError,
+    trace: Option<&TraceInput>,
+    args: &PlanArgs,
+) -> anyhow::Error {
+    let missing_time = err.to_string().contains("has no timestamp");
+    let column = trace
+        .filter(|_| missing_time && args.read.time_col.is_none() && args.rate.is_none())
+        .and_then(|t| workloads::trace::csv_header(&t.opts).ok().flatten())
+        .and_then(|header| {
+            header.into_iter().find(|c| {
+                let c = c.to_ascii_lowercase();
+                c.contains("time") || c == "ts"
+            })
+        });
+    match column {
+        Some(col) => anyhow::Error::new(err).context(format!(
+            "the trace has a column '{col}': pass --time-col {col} to read its timestamps \
+             (or --rate R to place events R per second)"
+        )),
+        None => err.into(),
+    }
+}
+
 /// The plan configuration from the options.
 fn plan_config(args: &PlanArgs) -> Result<PlanConfig> {
     let growth = args
         .growth
         .split(',')
-        .map(|g| {
-            g.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|g| g.is_finite() && *g > 0.0)
-                .with_context(|| {
-                    format!("--growth: '{g}' is not a positive number (e.g. --growth 1,2,4)")
-                })
-        })
+        .map(|g| parse_factor(g).map_err(usage::usage))
         .collect::<Result<Vec<f64>>>()?;
     let reads = if args.reads == "any" {
         ReadPolicy::Any
@@ -260,125 +243,100 @@ fn plan_config(args: &PlanArgs) -> Result<PlanConfig> {
             reads,
         },
         failures: args.failures,
-        current_shards: args.current,
-        max_shards: args.max_shards,
-        warmup_fraction: args.warmup,
+        current_shards: args.current.map(ShardCount::get),
+        max_shards: args.max_shards.get(),
+        warmup_fraction: args.schemes.warmup,
     };
-    cfg.check()?;
+    cfg.check().map_err(usage::config_is_usage)?;
     Ok(cfg)
+}
+
+/// One growth factor: a positive number.
+fn parse_factor(g: &str) -> Result<f64, String> {
+    g.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|g| g.is_finite() && *g > 0.0)
+        .ok_or_else(|| format!("--growth: '{g}' is not a positive number (e.g. --growth 1,2,4)"))
+}
+
+/// `--growth` (a clap value parser): comma-separated positive factors, kept as written.
+fn parse_growth(s: &str) -> Result<String, String> {
+    s.split(',').try_for_each(|g| parse_factor(g).map(drop))?;
+    Ok(s.to_string())
+}
+
+/// `--rate-window` (a clap value parser): a duration, kept as written.
+fn parse_rate_window(s: &str) -> Result<String, String> {
+    parse_duration_ns(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// A workload to plan, with where its events sit in time.
 struct PlanInput {
-    label: String,
-    description: String,
-    key_type: KeyType,
+    input: Input,
     windows: Windows,
-    open: Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>,
-    /// For a trace: the file to checksum, the path as given and its format.
-    trace: Option<(PathBuf, String, TraceFormat)>,
-    /// Standard input copied to a file (the plan may read a trace twice).
-    _spool: Option<workloads::trace::input::Spool>,
 }
 
 /// The trace and the synthetic workloads (or the built-in suite), each with its clock.
-fn plan_inputs(args: &PlanArgs, window_ns: u64) -> Result<Vec<PlanInput>> {
+fn plan_inputs(
+    args: &PlanArgs,
+    trace: Option<&TraceInput>,
+    window_ns: u64,
+) -> Result<Vec<PlanInput>> {
     let mut inputs = Vec::new();
-    if let Some(given) = &args.trace {
-        inputs.push(trace_input(args, given, window_ns)?);
+    if let Some(t) = trace {
+        let clock =
+            match (args.rate, &args.time_unit) {
+                (Some(_), Some(_)) => return Err(usage::usage(
+                    "--rate places the trace's events evenly in time and --time-unit reads its \
+                 timestamps; give one of them",
+                )),
+                (Some(rate), None) => Clock::Rate {
+                    events_per_sec: rate,
+                },
+                (None, Some(unit)) => Clock::Timestamps {
+                    nanos_per_tick: nanos_per_unit(unit).unwrap_or(1_000),
+                },
+                (None, None) => Clock::Timestamps {
+                    nanos_per_tick: t.format.time_unit_ns().unwrap_or(1_000),
+                },
+            };
+        inputs.push(PlanInput {
+            input: Input::of_trace(t),
+            windows: Windows::new(clock, window_ns).map_err(usage::config_is_usage)?,
+        });
     }
-    let specs: Vec<String> = if args.workloads.is_empty() && args.trace.is_none() {
-        DEFAULT_SUITE.iter().map(|s| s.to_string()).collect()
-    } else {
-        args.workloads.clone()
-    };
-    for text in specs {
-        let spec = WorkloadSpec::parse(&text)?;
+    for spec in workload_specs(&args.input, false)? {
+        let text = spec.label();
         let given = spec.spec().get("rate").map(|_| spec.common().rate);
         let rate = match (args.rate, given) {
             (Some(r), Some(g)) if r != g => {
-                bail!("workload '{text}' says rate={g} but --rate is {r}; give the rate once")
+                return Err(usage::usage(format!(
+                    "workload '{text}' says rate={g} but --rate is {r}; give the rate once"
+                )))
             }
             (Some(r), _) | (None, Some(r)) => r,
-            (None, None) => bail!(
+            (None, None) => return Err(usage::usage(format!(
                 "workload '{text}' has no rate: give --rate R (events per second) or rate=R in the spec, \
                  so that its events can be placed in time"
-            ),
+            ))),
         };
         let windows = Windows::new(
             Clock::Rate {
                 events_per_sec: rate,
             },
             window_ns,
-        )?;
-        let (seed, events) = (args.seed, args.events);
+        )
+        .map_err(usage::config_is_usage)?;
+        let description = format!("{} at {rate} events/s", spec.describe());
         inputs.push(PlanInput {
-            label: spec.label(),
-            description: format!("{} at {rate} events/s", spec.describe()),
-            key_type: spec.key_type(),
+            input: Input::of_spec(spec, description, args.input.seed, args.input.events),
             windows,
-            open: Box::new(move || spec.open(seed, events)),
-            trace: None,
-            _spool: None,
         });
     }
     Ok(inputs)
-}
-
-/// The trace at `given`, opened once to check it and learn its format, key type and clock.
-fn trace_input(args: &PlanArgs, given: &Path, window_ns: u64) -> Result<PlanInput> {
-    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
-    let clock = match (args.rate, &args.time_unit) {
-        (Some(_), Some(_)) => bail!(
-            "--rate places the trace's events evenly in time and --time-unit reads its \
-             timestamps; give one of them"
-        ),
-        (Some(rate), None) => Clock::Rate {
-            events_per_sec: rate,
-        },
-        (None, Some(unit)) => Clock::Timestamps {
-            nanos_per_tick: nanos_per_unit(unit).unwrap_or(1_000),
-        },
-        (None, None) => Clock::Timestamps {
-            nanos_per_tick: opened.format.time_unit_ns().unwrap_or(1_000),
-        },
-    };
-    let shown = opts.shown().display().to_string();
-    let file = opts.path.clone();
-    Ok(PlanInput {
-        label: shown.clone(),
-        description: format!("recorded trace {shown} ({})", opened.format),
-        key_type: opened.key_type,
-        windows: Windows::new(clock, window_ns)?,
-        open: Box::new(move || workloads::trace::open(&opts)),
-        trace: Some((file, given.display().to_string(), opened.format)),
-        _spool: spool,
-    })
-}
-
-/// `--out`, or `results/plan-<UTC time>` (colons left out so the name is portable).
-fn default_out(args: &PlanArgs) -> PathBuf {
-    args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("results").join(format!("plan-{}", now_utc().replace(':', "")))
-    })
-}
-
-/// Checksums of the trace, if any, and of every boundaries file is left to `run`; a plan
-/// records the trace it read.
-fn input_checksums(inputs: &[PlanInput]) -> Result<Vec<InputFile>> {
-    inputs
-        .iter()
-        .filter_map(|i| i.trace.as_ref())
-        .map(|(file, given, format)| {
-            let sum = InputFile::checksum(file)
-                .with_context(|| format!("cannot checksum input '{given}'"))?;
-            Ok(InputFile {
-                path: given.clone(),
-                format: Some(format.name().to_string()),
-                ..sum
-            })
-        })
-        .collect()
 }
 
 /// The readable table of one workload's plan, with a note under it for every row that has
@@ -471,13 +429,6 @@ fn parse_headroom(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
         _ => Err(format!("'{s}' must be a share in (0, 1], e.g. 0.8")),
-    }
-}
-
-fn parse_warmup(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
-        _ => Err(format!("'{s}' must be a fraction in [0, 1), e.g. 0.1")),
     }
 }
 

@@ -6,44 +6,140 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use analysis::replay::Progress;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+/// Whether progress is drawn: not when `quiet`, nor when stderr is not a terminal.
+fn draws(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
 
 /// A bar for event counts; hidden when `quiet` or when stderr is not a terminal.
 pub fn events_bar(quiet: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    if quiet || !std::io::stderr().is_terminal() {
+    if !draws(quiet) {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    if let Ok(style) = ProgressStyle::with_template(
-        "{prefix:.bold} [{bar:30.cyan/blue}] {human_pos}/{human_len} events {per_sec} {msg}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
+    bar.set_style(bar_style());
     bar
 }
 
-/// The replay's progress callback, drawing on `bar` and timing the phases on `clock`: a new
-/// workload resets the bar.
-pub fn on_replay_progress<'a>(
-    bar: &'a ProgressBar,
-    clock: &'a PhaseClock,
-) -> impl Fn(Progress<'_>) + Sync + 'a {
-    move |p| match p {
-        Progress::Started { workload, events } => {
-            clock.enter("warm-up");
-            bar.reset();
-            bar.set_length(events.unwrap_or(0));
-            bar.set_prefix(workload.to_string());
-            bar.set_message("");
+/// The bar: label, bar, counts, a rate people can read, the phase and the elapsed time.
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{spinner} {prefix:.bold} [{bar:30.cyan/blue}] {human_pos}/{human_len} events  {rate}  {msg} {elapsed}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .with_key("rate", rate_key)
+    .progress_chars("=> ")
+}
+
+/// A bar whose length is unknown: the count and rate, with a spinner.
+fn spinner_style() -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{spinner} {prefix:.bold} {human_pos} events  {rate}  {msg} {elapsed}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_spinner())
+    .with_key("rate", rate_key)
+}
+
+/// The `{rate}` of the templates: events per second, scaled (`2.5 M events/s`).
+fn rate_key(state: &ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = w.write_str(&events_per_sec(state.per_sec()));
+}
+
+/// Events per second as people read them: `950 events/s`, `12.3 k events/s`, `2.5 M events/s`.
+pub fn events_per_sec(rate: f64) -> String {
+    match rate {
+        r if !r.is_finite() || r <= 0.0 => String::new(),
+        r if r >= 1e6 => format!("{:.1} M events/s", r / 1e6),
+        r if r >= 1e3 => format!("{:.1} k events/s", r / 1e3),
+        r => format!("{r:.0} events/s"),
+    }
+}
+
+/// The progress of `run` and `plan`: one bar per replayed configuration, each under its own
+/// label and left on screen when done, a spinner with the phase's name while a phase runs
+/// without event counts (remap, latency, plan), and the clock of the phases.
+pub struct ReplayProgress {
+    bars: MultiProgress,
+    draws: bool,
+    clock: PhaseClock,
+}
+
+impl ReplayProgress {
+    /// Progress drawn on stderr unless `quiet` or stderr is not a terminal.
+    pub fn new(quiet: bool) -> ReplayProgress {
+        let draws = draws(quiet);
+        let target = if draws {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        ReplayProgress {
+            bars: MultiProgress::with_draw_target(target),
+            draws,
+            clock: PhaseClock::default(),
         }
-        Progress::Events(n) => {
-            clock.count(n);
-            bar.inc(n)
+    }
+
+    /// The clock of the phases.
+    pub fn clock(&self) -> &PhaseClock {
+        &self.clock
+    }
+
+    /// The replay's progress callback for one configuration shown as `label`: its bar is
+    /// made when the replay starts (so no empty bar is ever shown).
+    pub fn callback<'a>(&'a self, label: &'a str) -> impl Fn(Progress<'_>) + Sync + 'a {
+        let bar: Mutex<Option<ProgressBar>> = Mutex::new(None);
+        move |p| {
+            let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+            match p {
+                Progress::Started { events, .. } => {
+                    self.clock.enter("warm-up");
+                    let new = match events {
+                        Some(n) => ProgressBar::new(n).with_style(bar_style()),
+                        None => ProgressBar::new_spinner().with_style(spinner_style()),
+                    };
+                    let new = self.bars.add(new.with_prefix(label.to_string()));
+                    if self.draws {
+                        new.enable_steady_tick(Duration::from_millis(200));
+                    }
+                    if let Some(old) = bar.replace(new) {
+                        old.finish();
+                    }
+                }
+                Progress::Events(n) => {
+                    self.clock.count(n);
+                    if let Some(bar) = bar.as_ref() {
+                        bar.inc(n);
+                    }
+                }
+                Progress::Phase(name) => {
+                    self.clock.enter(name);
+                    if let Some(bar) = bar.as_ref() {
+                        bar.set_message(name);
+                    }
+                }
+            }
         }
-        Progress::Phase(name) => {
-            clock.enter(name);
-            bar.set_message(name)
+    }
+
+    /// A spinner showing `name` for a phase outside the replay (e.g. writing the report);
+    /// finish it when the phase ends.
+    pub fn phase(&self, name: &'static str) -> ProgressBar {
+        self.clock.enter(name);
+        let spinner = self.bars.add(
+            ProgressBar::new_spinner()
+                .with_style(
+                    ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                )
+                .with_message(name),
+        );
+        if self.draws {
+            spinner.enable_steady_tick(Duration::from_millis(200));
         }
+        spinner
     }
 }
 
@@ -149,5 +245,13 @@ mod tests {
         assert_eq!(replayed, 10);
         let line = phase_line(&[("warm-up", 0.5), ("replay", 2.0)], 10_000_000);
         assert_eq!(line, "time: warm-up 0.50 s, replay 2.00 s (5.0 M events/s)");
+    }
+
+    #[test]
+    fn rates_are_scaled_for_people() {
+        assert_eq!(events_per_sec(2_520_939.8874), "2.5 M events/s");
+        assert_eq!(events_per_sec(12_345.0), "12.3 k events/s");
+        assert_eq!(events_per_sec(950.4), "950 events/s");
+        assert_eq!(events_per_sec(0.0), "");
     }
 }

@@ -1,22 +1,20 @@
 //! `shardlab run`: build the workloads and schemes, replay, print and export.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use analysis::metrics::LatencyConfig;
-use analysis::replay::{replay_targets, ReplayConfig, WorkloadInput};
-use analysis::schemes::{BuildContext, SchemeSpec};
-use anyhow::{bail, Context, Result};
-use reports::manifest::{now_utc, InputFile};
-use reports::output::OutputDir;
+use analysis::replay::{replay_targets, ReplayConfig};
+use analysis::schemes::SchemeSpec;
+use anyhow::{Context, Result};
+use reports::manifest::now_utc;
 use reports::{exporters, Manifest, RunReport};
 use workloads::inspect::{InspectConfig, Profiler};
-use workloads::trace::{TraceFormat, TraceOptions};
-use workloads::{KeyType, WorkloadSpec};
+use workloads::KeyType;
 
 use crate::cli::RunArgs;
-use crate::progress::{events_bar, on_replay_progress, phase_line, PhaseClock};
+use crate::inputs::{input_checksums, workload_specs, Input, TraceInput};
+use crate::progress::{phase_line, ReplayProgress};
 use crate::sweep;
 
 /// The built-in suite run by `shardlab run` without workloads or a trace.
@@ -27,75 +25,79 @@ pub const DEFAULT_SUITE: [&str; 3] = [
 ];
 
 /// Runs `shardlab run`.
-pub fn run(args: RunArgs) -> Result<()> {
+pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
-    let schemes = SchemeSpec::parse_list(&args.schemes)?;
-    let trace = trace_input(&args)?;
+    let trace = TraceInput::open(&args.input, &args.read)?;
     let key_type = match &trace {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
     };
+    let schemes = args.schemes.checked(&args.shards.0, key_type)?;
     // Every combination of shard count and target, checked before any replay.
-    let mut sweep = Vec::with_capacity(args.shards.0.len());
-    for &n in &args.shards.0 {
-        check_schemes(&schemes, n, key_type)?;
-        sweep.push((n, sweep::targets(n, args.grow.as_ref())?));
+    let sweep = args
+        .shards
+        .0
+        .iter()
+        .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
+    for spec in workload_specs(&args.input, true)? {
+        let description = spec.describe();
+        inputs.push(Input::of_spec(
+            spec,
+            description,
+            args.input.seed,
+            args.input.events,
+        ));
     }
-    let inputs = workload_inputs(&args, trace.as_ref())?;
-    let out = OutputDir::claim(&default_out(&args), args.force)?;
+    let out = args.output.claim("")?;
     // The trace's checksum is read beside the replay rather than after it.
-    let trace_checksum = trace.as_ref().map(|t| {
-        let path = t.opts.path.clone();
-        std::thread::spawn(move || InputFile::checksum(&path))
-    });
+    let trace_checksum = trace.as_ref().map(TraceInput::spawn_checksum);
 
     let base = ReplayConfig {
         window: args.window,
-        warmup_fraction: args.warmup,
+        warmup_fraction: args.schemes.warmup,
         latency: (!args.no_latency).then(LatencyConfig::default),
         distinct_key_limit: args.distinct_limit as usize,
         fail: args.fail,
         ..ReplayConfig::default()
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0) as usize)
-        .build()
-        .context("cannot start the worker threads")?;
-    let bar = events_bar(args.quiet);
-    let clock = PhaseClock::default();
+    let pool = args.threads.pool()?;
+    let progress = ReplayProgress::new(args.output.quiet);
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
     for (input, (n, targets)) in inputs
         .iter()
         .flat_map(|i| sweep.iter().map(move |s| (i, s)))
     {
+        let targets: Vec<u32> = targets.iter().map(|&m| m.get()).collect();
         let cfg = ReplayConfig {
-            shards: *n,
+            shards: n.get(),
             target_shards: targets[0],
             ..base.clone()
         };
-        let workload = WorkloadInput {
-            label: input.label.clone(),
-            description: input.description.clone(),
-            key_type: input.key_type,
-            open: &*input.open,
+        let label = match sweep.len() {
+            1 => input.label.clone(),
+            _ => format!("{} on {n} shards", input.label),
         };
-        let on_progress = on_replay_progress(&bar, &clock);
+        let on_progress = progress.callback(&label);
         let result = pool
-            .install(|| replay_targets(&workload, &schemes, &cfg, targets, &on_progress))
+            .install(|| replay_targets(&input.workload(), &schemes, &cfg, &targets, &on_progress))
             .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;
         results.extend(result);
     }
 
+    let clock = progress.clock();
     clock.enter("report");
     let (replay_phases, _) = clock.ended();
     let manifest = Manifest {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         command_line: std::env::args().collect(),
-        seed: args.seed,
+        seed: args.input.seed,
         parameters: serde_json::json!({
             "run": &args,
+            "options_given": options_given,
             "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
             "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), serde_json::Value::from(i.description.clone()))).collect::<serde_json::Map<_, _>>(),
             "machine": machine(),
@@ -105,7 +107,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             "chunk_events": base.chunk_events,
             "latency_sample_keys": base.latency_sample,
         }),
-        inputs: input_checksums(&schemes, trace.as_ref(), trace_checksum)?,
+        inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
         threads: pool.current_num_threads(),
         started_utc,
         duration_secs: started.elapsed().as_secs_f64(),
@@ -115,14 +117,14 @@ pub fn run(args: RunArgs) -> Result<()> {
             .collect(),
     };
     let report = RunReport { results, manifest };
+    let spinner = progress.phase("report");
     let mut written = out.write_all(&report, &exporters::all())?;
-    bar.set_message("report");
     written.extend(
         reports::report::render_dir(out.path()).context("rendering the charts and report")?,
     );
-    bar.finish_and_clear();
+    spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();
-    if !args.quiet {
+    if !args.output.quiet {
         let mut stdout = std::io::stdout().lock();
         write!(
             stdout,
@@ -138,135 +140,6 @@ pub fn run(args: RunArgs) -> Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// A workload ready to open, with its label.
-struct Input {
-    label: String,
-    description: String,
-    key_type: KeyType,
-    open: Box<dyn Fn() -> Result<Box<dyn workloads::EventSource>, workloads::WorkloadError> + Sync>,
-}
-
-/// The trace of the run, opened once to check it and learn its format and key type.
-struct TraceInput {
-    /// The path as given (`-` for standard input).
-    given: PathBuf,
-    opts: TraceOptions,
-    format: TraceFormat,
-    key_type: KeyType,
-    /// Standard input copied to a temporary file (the replay may read the trace twice).
-    _spool: Option<workloads::trace::input::Spool>,
-}
-
-/// `--trace` with the trace-reading options, checked before anything is written.
-fn trace_input(args: &RunArgs) -> Result<Option<TraceInput>> {
-    let Some(given) = &args.trace else {
-        return Ok(None);
-    };
-    let (opts, opened, spool) = args.read.open_checked(given, args.format)?;
-    Ok(Some(TraceInput {
-        given: given.clone(),
-        format: opened.format,
-        key_type: opened.key_type,
-        opts,
-        _spool: spool,
-    }))
-}
-
-/// The workloads of the run: the trace, the given specs, or the built-in suite.
-fn workload_inputs(args: &RunArgs, trace: Option<&TraceInput>) -> Result<Vec<Input>> {
-    let mut inputs = Vec::new();
-    if let Some(t) = trace {
-        let opts = t.opts.clone();
-        let shown = opts.shown().display().to_string();
-        inputs.push(Input {
-            label: shown.clone(),
-            description: format!("recorded trace {shown} ({})", t.format),
-            key_type: t.key_type,
-            open: Box::new(move || workloads::trace::open(&opts)),
-        });
-    }
-    let specs: Vec<String> = if args.workloads.is_empty() && args.trace.is_none() {
-        DEFAULT_SUITE.iter().map(|s| s.to_string()).collect()
-    } else {
-        args.workloads.clone()
-    };
-    for spec in specs
-        .iter()
-        .map(|t| WorkloadSpec::parse_sweep(t))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .flatten()
-    {
-        let (seed, events) = (args.seed, args.events);
-        inputs.push(Input {
-            label: spec.label(),
-            description: spec.describe(),
-            key_type: spec.key_type(),
-            open: Box::new(move || spec.open(seed, events)),
-        });
-    }
-    Ok(inputs)
-}
-
-/// Builds every scheme once without data, so bad parameters fail before any replay.
-fn check_schemes(schemes: &[SchemeSpec], shards: u32, key_type: KeyType) -> Result<()> {
-    if schemes.is_empty() {
-        bail!("--schemes is empty; valid schemes: range, hash, ring, salted, range-dynamic");
-    }
-    let ctx = BuildContext {
-        shards,
-        warmup_keys: &[],
-        key_type,
-    };
-    for s in schemes {
-        s.validate(&ctx)
-            .with_context(|| format!("checking scheme '{}'", s.label()))?;
-    }
-    Ok(())
-}
-
-/// `--out`, or `results/<UTC time>` (colons left out so the name is portable).
-fn default_out(args: &RunArgs) -> PathBuf {
-    args.out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(now_utc().replace(':', "")))
-}
-
-/// Checksums of the trace (with its format and skipped records) and of every boundaries file.
-/// The inputs with their checksums; the trace's is `trace_checksum`, computed on its own
-/// thread.
-fn input_checksums(
-    schemes: &[SchemeSpec],
-    trace: Option<&TraceInput>,
-    trace_checksum: Option<std::thread::JoinHandle<std::io::Result<InputFile>>>,
-) -> Result<Vec<InputFile>> {
-    let failed = |p: &std::path::Path| format!("cannot checksum input '{}'", p.display());
-    let checksum = |p: &std::path::Path| InputFile::checksum(p).with_context(|| failed(p));
-    let mut inputs = Vec::new();
-    if let (Some(t), Some(sum)) = (trace, trace_checksum) {
-        let skipped = t.opts.invalid.log.skipped();
-        crate::inspect::report_skipped(&t.opts.invalid.log);
-        let sum = sum
-            .join()
-            .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
-            .with_context(|| failed(&t.opts.path))?;
-        inputs.push(InputFile {
-            path: t.given.display().to_string(),
-            format: Some(t.format.name().to_string()),
-            invalid_records_skipped: t.opts.invalid.skips().then_some(skipped),
-            ..sum
-        });
-    }
-    for p in schemes
-        .iter()
-        .filter_map(|s| s.spec.get("boundaries"))
-        .map(PathBuf::from)
-    {
-        inputs.push(checksum(&p)?);
-    }
-    Ok(inputs)
 }
 
 /// The machine the run measured on: cores, OS, architecture and CPU model (when known).

@@ -1,11 +1,12 @@
 //! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
 
-use anyhow::{bail, Context, Result};
+use analysis::ShardCount;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 /// The shard counts of `--shards`, in the order given, without repeats.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ShardCounts(pub Vec<u32>);
+pub struct ShardCounts(pub Vec<ShardCount>);
 
 /// The steps of `--grow`, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -25,31 +26,27 @@ pub enum GrowStep {
 }
 
 impl GrowStep {
-    /// The target shard count for `n` shards; errors when it would be 0.
-    pub fn target(self, n: u32) -> Result<u32> {
+    /// The target shard count for `n` shards; errors when it would be 0 or overflow.
+    pub fn target(self, n: ShardCount) -> Result<ShardCount> {
+        let n = n.get();
         let m = match self {
             GrowStep::Absolute(m) => Some(m),
             GrowStep::Plus(k) => n.checked_add(k),
             GrowStep::Minus(k) => n.checked_sub(k),
             GrowStep::Times(k) => n.checked_mul(k),
         };
-        match m {
-            Some(m) if m >= 1 => Ok(m),
-            _ => bail!("--grow {self:?} from {n} shards gives no valid shard count (it must be at least 1)"),
-        }
+        m.and_then(|m| ShardCount::new(m).ok())
+            .ok_or_else(|| crate::usage::usage(format!("--grow {self:?} from {n} shards gives no valid shard count (it must be at least 1)")))
     }
 }
 
 /// Parses `--shards` (a clap value parser): comma-separated counts, each at least 1.
 pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
-    for t in text.split(',').map(str::trim) {
-        let n: u32 = t.parse().map_err(|_| {
-            format!("'{t}' is not a whole number (e.g. --shards 16 or --shards 4,8,16)")
-        })?;
-        if n == 0 {
-            return Err("the shard count must be at least 1 (got 0)".into());
-        }
+    for t in text.split(',') {
+        let n: ShardCount = t
+            .parse()
+            .map_err(|e| format!("{e} (e.g. --shards 16 or --shards 4,8,16)"))?;
         if !out.contains(&n) {
             out.push(n);
         }
@@ -84,7 +81,7 @@ fn parse_steps(text: &str) -> Result<Vec<GrowStep>> {
 
 /// The distinct target shard counts for `n` shards, in the order given; `+1` when no step is
 /// given.
-pub fn targets(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
+pub fn targets(n: ShardCount, steps: Option<&GrowSteps>) -> Result<Vec<ShardCount>> {
     let steps = steps.map_or(&[GrowStep::Plus(1)][..], |s| &s.0[..]);
     let mut out = Vec::new();
     for step in steps {
@@ -100,13 +97,18 @@ pub fn targets(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
 mod tests {
     use super::*;
 
+    fn counts(n: u32, steps: Option<&GrowSteps>) -> Result<Vec<u32>> {
+        let n = ShardCount::new(n).unwrap();
+        Ok(targets(n, steps)?.into_iter().map(u32::from).collect())
+    }
+
     #[test]
     fn grow_steps_are_relative_or_absolute() {
         let steps = parse_grow("17,+1,x2,-1").unwrap();
-        assert_eq!(targets(16, Some(&steps)).unwrap(), [17, 32, 15]);
-        assert_eq!(targets(4, Some(&steps)).unwrap(), [17, 5, 8, 3]);
-        assert_eq!(targets(4, None).unwrap(), [5]);
-        assert!(targets(1, Some(&parse_grow("-1").unwrap())).is_err());
+        assert_eq!(counts(16, Some(&steps)).unwrap(), [17, 32, 15]);
+        assert_eq!(counts(4, Some(&steps)).unwrap(), [17, 5, 8, 3]);
+        assert_eq!(counts(4, None).unwrap(), [5]);
+        assert!(counts(1, Some(&parse_grow("-1").unwrap())).is_err());
         for bad in ["", "+", "x0", "abc", "0", "1.5"] {
             assert!(parse_grow(bad).is_err(), "{bad}");
         }
@@ -114,7 +116,13 @@ mod tests {
 
     #[test]
     fn shard_lists_are_counts_of_at_least_one() {
-        assert_eq!(parse_shards("4, 8,16,8").unwrap().0, [4, 8, 16]);
+        let parsed: Vec<u32> = parse_shards("4, 8,16,8")
+            .unwrap()
+            .0
+            .into_iter()
+            .map(u32::from)
+            .collect();
+        assert_eq!(parsed, [4, 8, 16]);
         assert!(parse_shards("0").is_err());
         assert!(parse_shards("4,x").unwrap_err().contains("'x'"));
     }

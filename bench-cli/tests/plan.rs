@@ -203,7 +203,7 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (
             vec!["--workload", "uniform", "--capacity", "10"],
-            1,
+            2,
             "has no rate",
         ),
         (
@@ -215,7 +215,7 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
                 "--capacity",
                 "10",
             ],
-            1,
+            2,
             "give the rate once",
         ),
         (
@@ -223,12 +223,13 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
             2,
             "--capacity",
         ),
-        (rated(&["--growth", "1,abc"]), 1, "--growth: 'abc'"),
-        (rated(&["--rate-window", "1.5s"]), 1, "--rate-window"),
+        (rated(&["--growth", "1,abc"]), 2, "--growth: 'abc'"),
+        (rated(&["--growth", "0"]), 2, "--growth: '0'"),
+        (rated(&["--rate-window", "1.5s"]), 2, "--rate-window"),
         (rated(&["--headroom", "1.5"]), 2, "--headroom"),
         (
             rated(&["--replicas", "3", "--max-shards", "2"]),
-            1,
+            2,
             "--max-shards",
         ),
         (
@@ -252,16 +253,16 @@ fn bad_plan_options_fail_with_a_message_naming_them_and_never_panic() {
                 "--time-unit",
                 "s",
             ],
-            1,
+            2,
             "give one of them",
         ),
-        (rated(&["--schemes", "rung"]), 1, "unknown scheme 'rung'"),
+        (rated(&["--schemes", "rung"]), 2, "unknown scheme 'rung'"),
         (
             rated(&["--schemes", "range-dynamic"]),
-            1,
+            2,
             "plan cannot size 'range-dynamic' yet",
         ),
-        (rated(&["--schemes", "ring:vnodes=0"]), 1, "vnodes"),
+        (rated(&["--schemes", "ring:vnodes=0"]), 2, "vnodes"),
     ];
     for (args, code, needle) in cases {
         let out = dir.path().join("never");
@@ -295,7 +296,7 @@ fn an_existing_output_directory_is_refused_without_force() {
         "--quiet",
         "--out",
     ];
-    shardlab().args(args).arg(dir.path()).assert().code(1);
+    shardlab().args(args).arg(dir.path()).assert().code(2);
     shardlab()
         .args(args)
         .arg(dir.path())

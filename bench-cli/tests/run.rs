@@ -259,7 +259,7 @@ fn unknown_names_and_zero_counts_are_refused_with_the_valid_choices() {
             .args(["run", "--quiet"])
             .args(bad)
             .assert()
-            .code(1);
+            .code(2);
         let stderr = stderr_of(&assert);
         assert!(
             stderr.starts_with("Error: ") && !stderr.contains("panicked"),

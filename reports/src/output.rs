@@ -9,6 +9,8 @@ use crate::{Exporter, ReportError, RunReport};
 #[derive(Debug)]
 pub struct OutputDir {
     path: PathBuf,
+    /// Created by [`OutputDir::create_unique`]: removed again if nothing was written to it.
+    created: bool,
 }
 
 impl OutputDir {
@@ -19,7 +21,44 @@ impl OutputDir {
         }
         Ok(OutputDir {
             path: path.to_path_buf(),
+            created: false,
         })
+    }
+
+    /// Creates a new directory under `parent` named `{prefix}<UTC time to the millisecond>Z`
+    /// (colons left out so the name is portable), with `-2`, `-3`, ... appended when that
+    /// name is taken. Creating it is the claim (`create_dir` fails on an existing
+    /// directory), so two commands started at the same moment never share one. If the
+    /// command fails before writing a file, the empty directory is removed again.
+    pub fn create_unique(parent: &Path, prefix: &str) -> Result<OutputDir, ReportError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ReportError::Io { path, source }
+        };
+        fs::create_dir_all(parent).map_err(io(parent))?;
+        let stem = format!(
+            "{prefix}{}",
+            humantime::format_rfc3339_millis(std::time::SystemTime::now())
+                .to_string()
+                .replace(':', "")
+        );
+        for n in 1u32.. {
+            let path = match n {
+                1 => parent.join(&stem),
+                _ => parent.join(format!("{stem}-{n}")),
+            };
+            match fs::create_dir(&path) {
+                Ok(()) => {
+                    return Ok(OutputDir {
+                        path,
+                        created: true,
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&path)(e)),
+            }
+        }
+        unreachable!("a free name is found before u32::MAX attempts")
     }
 
     /// The directory.
@@ -71,6 +110,16 @@ impl OutputDir {
     }
 }
 
+impl Drop for OutputDir {
+    /// Removes a directory this claim created when it is still empty (the command failed
+    /// before writing); `remove_dir` leaves a directory with files alone.
+    fn drop(&mut self) {
+        if self.created {
+            let _ = fs::remove_dir(&self.path);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +130,31 @@ mod tests {
         let err = OutputDir::claim(dir.path(), false).unwrap_err();
         assert!(err.to_string().contains("--force"), "{err}");
         assert!(OutputDir::claim(dir.path(), true).is_ok());
+    }
+
+    #[test]
+    fn default_directories_created_at_once_never_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let outs: Vec<OutputDir> = (0..5)
+            .map(|_| OutputDir::create_unique(dir.path(), "plan-").unwrap())
+            .collect();
+        let mut paths: Vec<&Path> = outs.iter().map(OutputDir::path).collect();
+        paths.sort();
+        paths.dedup();
+        assert_eq!(paths.len(), 5);
+        assert!(paths.iter().all(|p| p.is_dir()));
+        let name = paths[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("plan-") && name.contains('.') && !name.contains(':'),
+            "{name}"
+        );
+        // Each is created on claiming; the empty ones go when dropped, a written one stays.
+        outs[0].write_file("a.csv", b"x").unwrap();
+        let kept = outs[0].path().to_path_buf();
+        drop(outs);
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+        assert!(kept.join("a.csv").is_file());
     }
 
     #[test]

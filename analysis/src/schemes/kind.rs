@@ -36,10 +36,5 @@ pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, 
 /// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
-    if shards == 0 {
-        return Err(AnalysisError::Config(
-            "the shard count must be at least 1 (got 0)".into(),
-        ));
-    }
-    Ok(())
+    crate::ShardCount::new(shards).map(drop)
 }

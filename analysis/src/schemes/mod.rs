@@ -113,11 +113,7 @@ impl SchemeSpec {
 
     /// Builds the partitioner for `ctx.shards` shards.
     pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        if ctx.shards == 0 {
-            return Err(AnalysisError::Config(
-                "the shard count must be at least 1 (got 0)".into(),
-            ));
-        }
+        check_shard_count(ctx.shards)?;
         (self.kind.build)(&self.spec, ctx)
     }
 }

@@ -13,6 +13,10 @@
 //! and other columns are read only when named by number. Header names are matched without
 //! regard to case or surrounding spaces; other columns are ignored. The delimiter is
 //! detected among `,`, tab, `|` and `;` unless `--delimiter` is given.
+//!
+//! A header may declare the key column's type: `key:u64` (what `shardlab gen` and `convert`
+//! write for integer keys) is the column `key`, read as with `--key-type u64` whatever
+//! `--key-type` says, so a generated trace reads back as written without options.
 
 use std::fmt;
 use std::str::FromStr;
@@ -229,12 +233,52 @@ fn find(header: &ByteRecord, name: &str) -> Result<usize, Option<String>> {
     let mut hits = header
         .iter()
         .enumerate()
-        .filter(|(_, h)| h.trim_ascii().eq_ignore_ascii_case(name.trim().as_bytes()))
+        .filter(|(_, h)| untyped(h).eq_ignore_ascii_case(name.trim().as_bytes()))
         .map(|(i, _)| i);
     match (hits.next(), hits.next()) {
         (Some(i), None) => Ok(i),
         (Some(_), Some(_)) => Err(Some(format!("the header names the `{name}` column twice"))),
         (None, _) => Err(None),
+    }
+}
+
+/// The suffix of a header name that declares integer keys (`key:u64`).
+pub const U64_SUFFIX: &str = ":u64";
+
+/// A header name without surrounding spaces and without a [`U64_SUFFIX`].
+fn untyped(name: &[u8]) -> &[u8] {
+    let name = name.trim_ascii();
+    match name.len().checked_sub(U64_SUFFIX.len()) {
+        Some(cut) if name[cut..].eq_ignore_ascii_case(U64_SUFFIX.as_bytes()) => &name[..cut],
+        _ => name,
+    }
+}
+
+/// The header names of the first line of `head` (a csv trace's first bytes), split at
+/// `delimiter` or the detected one.
+pub fn header_names(head: &[u8], delimiter: Option<u8>) -> Vec<String> {
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let delimiter = delimiter.unwrap_or_else(|| super::delimited::detect_delimiter(head));
+    line.split(|&b| b == delimiter)
+        .map(|name| String::from_utf8_lossy(name.trim_ascii()).into_owned())
+        .collect()
+}
+
+/// True when the header in `head` declares the key column (`key`, or the `--key-col` name)
+/// with [`U64_SUFFIX`]. A key column given by number counts too.
+pub(crate) fn declares_u64_keys(head: &[u8], delimiter: Option<u8>, key: Option<&Column>) -> bool {
+    let names = header_names(head, delimiter);
+    let typed = |name: &String| {
+        name.len() > U64_SUFFIX.len() && name.to_ascii_lowercase().ends_with(U64_SUFFIX)
+    };
+    match key {
+        Some(Column::Index(i)) => names.get(i - 1).is_some_and(typed),
+        Some(Column::Name(want)) => names.iter().any(|n| {
+            typed(n) && untyped(n.as_bytes()).eq_ignore_ascii_case(want.trim().as_bytes())
+        }),
+        None => names
+            .iter()
+            .any(|n| typed(n) && untyped(n.as_bytes()).eq_ignore_ascii_case(b"key")),
     }
 }
 

@@ -347,14 +347,23 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
         header: false,
         delimiter: Some(b','),
     };
+    // A csv header may declare integer keys (`key:u64`, as `gen` writes them).
+    let key_type = match format {
+        TraceFormat::Csv
+            if !opts.no_header
+                && csv::declares_u64_keys(&input.head, opts.delimiter, opts.csv.key.as_ref()) =>
+        {
+            KeyType::U64
+        }
+        _ => format.key_type(opts.key_type),
+    };
     let source: Box<dyn EventSource> = match format {
         TraceFormat::Csv => {
             let layout = Layout {
                 header: !opts.no_header,
                 delimiter: opts.delimiter,
             };
-            let decoder =
-                csv::ColumnsDecoder::new(opts.csv.clone(), opts.key_type, opts.op_map.clone());
+            let decoder = csv::ColumnsDecoder::new(opts.csv.clone(), key_type, opts.op_map.clone());
             Box::new(DelimitedReader::open(
                 input, &shown, "csv", layout, decoder, policy,
             )?)
@@ -405,10 +414,23 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
     };
     Ok(OpenedTrace {
         format,
-        key_type: format.key_type(opts.key_type),
+        key_type,
         compression,
         source,
     })
+}
+
+/// The header names of a csv trace (`None` for other formats and with `--no-header`), e.g.
+/// to suggest a column in an error message.
+pub fn csv_header(opts: &TraceOptions) -> Result<Option<Vec<String>>, WorkloadError> {
+    let shown = opts.shown();
+    let input = Input::open(&opts.path, &shown)?;
+    let format = match opts.format {
+        Some(f) => Some(f),
+        None => TraceFormat::detect(&opts.path, &input.head).ok(),
+    };
+    Ok((format == Some(TraceFormat::Csv) && !opts.no_header)
+        .then(|| csv::header_names(&input.head, opts.delimiter)))
 }
 
 /// Reads `source` to its end in chunks of up to 64Ki events, handing each chunk to `f`;

@@ -1,5 +1,6 @@
 //! Writing traces (`shardlab gen` and `shardlab convert`): `csv` (the header
-//! `key,op,end,timestamp,size`, read back by the csv reader's defaults), `text` (one key per
+//! `key,op,end,timestamp,size`, read back by the csv reader's defaults; `key:u64` for integer
+//! keys), `text` (one key per
 //! line) and `oracle-general` (libCacheSim's 24-byte records), each optionally compressed
 //! with zstd or gzip when the output name ends in `.zst` or `.gz`.
 //!
@@ -152,11 +153,13 @@ impl TraceWriter {
             summary: WriteSummary::default(),
         };
         if opts.format == TraceFormat::Csv {
-            writer
-                .sink
-                .writer()
-                .write_all(b"key,op,end,timestamp,size\n")
-                .map_err(io_error)?;
+            // Integer keys are declared in the header (`key:u64`), so the trace reads back
+            // with the same keys without `--key-type`.
+            let header: &[u8] = match opts.key_type {
+                KeyType::U64 => b"key:u64,op,end,timestamp,size\n",
+                KeyType::Bytes => b"key,op,end,timestamp,size\n",
+            };
+            writer.sink.writer().write_all(header).map_err(io_error)?;
         }
         Ok(writer)
     }
@@ -443,6 +446,27 @@ mod tests {
             let back = read_back(&path, KeyType::Bytes);
             assert!(back.iter().eq(events.iter().copied()), "{name}");
         }
+    }
+
+    #[test]
+    fn integer_keys_are_declared_in_the_header_and_read_back_as_integers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("u.csv");
+        let (a, b) = (7u64.to_be_bytes(), 300u64.to_be_bytes());
+        let events = [ev(Op::Get, &a, None), ev(Op::Scan, &a, Some(&b))];
+        let opts = WriteOptions {
+            format: TraceFormat::Csv,
+            key_type: KeyType::U64,
+            hash_keys: false,
+        };
+        write(&path, opts, &events).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("key:u64,op,end,"), "{text}");
+        // Asked for bytes, the declared column is still read as integers.
+        let back = read_back(&path, KeyType::Bytes);
+        assert!(back.iter().eq(events.iter().copied()));
+        let opened = trace::open_detected(&TraceOptions::new(&path, KeyType::Bytes)).unwrap();
+        assert_eq!(opened.key_type, KeyType::U64);
     }
 
     #[test]
