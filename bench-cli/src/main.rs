@@ -1,6 +1,7 @@
 //! The `shardlab` command: parse options, run, report. All logic lives in the library crates.
 
 mod cli;
+mod command;
 mod convert;
 mod gen;
 mod inputs;
@@ -14,16 +15,16 @@ mod usage;
 use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let matches = cli::Cli::command().get_matches();
+    let matches = command::Cli::command().get_matches();
     let given = cli::options_given(&matches);
-    let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let cli = command::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
-        cli::Command::Run(args) => run::run(args, &given),
-        cli::Command::Report(args) => report(&args),
-        cli::Command::Inspect(args) => inspect::run(args),
-        cli::Command::Gen(args) => gen::run(args),
-        cli::Command::Convert(args) => convert::run(args),
-        cli::Command::Plan(args) => plan::plan(args, &given),
+        command::Command::Run(args) => run::run(args, &given),
+        command::Command::Report(args) => report(&args),
+        command::Command::Inspect(args) => inspect::run(args),
+        command::Command::Gen(args) => gen::run(args),
+        command::Command::Convert(args) => convert::run(args),
+        command::Command::Plan(args) => plan::plan(args, &given),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -4,6 +4,7 @@
 pub mod estimate;
 pub mod failure;
 pub mod fanout;
+mod key_sample;
 pub mod latency;
 pub mod load;
 pub mod remap;
