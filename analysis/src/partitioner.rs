@@ -77,6 +77,26 @@ pub trait Partitioner: Send + Sync {
         let _ = (shard, keys);
         Ok(None)
     }
+
+    /// What one [`Partitioner::without_shard`] changes, which lets a search that removes
+    /// shards one after another take exact shortcuts. [`RemovalEffect::Unknown`] (the
+    /// default) promises nothing, so every key is looked up again.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Unknown
+    }
+}
+
+/// What removing one shard changes ([`Partitioner::removal_effect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemovalEffect {
+    /// Nothing is promised.
+    Unknown,
+    /// Every single removal gives the same layout up to shard numbers (mod-N rehashes every
+    /// key onto the survivors), so one removal stands for all.
+    Symmetric,
+    /// A removal changes the replicas of only the keys that had a replica on the removed
+    /// shard (the others keep theirs, renumbered).
+    Local,
 }
 
 /// Adds `(owner + i) mod shards` for `i` in `0..min(rf, shards)` to `out`: the default

@@ -1,7 +1,10 @@
 //! The partitioning schemes and their registry.
 //!
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
-//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
+//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row. A scheme
+//! with its own replica or removal rules may be a folder instead: `X/mod.rs` and the rules,
+//! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
+//! (re-exported here), so no scheme imports this registry.
 
 pub mod hash;
 mod kind;

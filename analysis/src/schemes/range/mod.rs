@@ -20,7 +20,7 @@ use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::KeyIndex;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// Ranges per shard when boundaries are learned and `ranges_per_shard` is not given.
 pub const DEFAULT_RANGES_PER_SHARD: u64 = 8;
@@ -404,6 +404,12 @@ impl Partitioner for RangePartitioner {
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
         Ok(Some(Box::new(self.without(shard, &counts)?)))
+    }
+
+    /// Only the removed shard's ranges change owner, and the replicas `(owner + i) mod N` of
+    /// any other range skip the removed shard exactly when they did not include it.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     fn label(&self) -> &str {

@@ -12,7 +12,7 @@ mod placement;
 use super::pinned_hash::hash64;
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::RadixIndex;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// Virtual nodes per shard when `vnodes` is not given.
 pub const DEFAULT_VNODES: u64 = 256;
@@ -171,6 +171,12 @@ impl Partitioner for RingPartitioner {
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         Ok(Some(Box::new(self.without(shard)?)))
+    }
+
+    /// A key's replicas are the first distinct shards met clockwise; if the removed shard is
+    /// not among them, none of its points comes before the last of them.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     fn label(&self) -> &str {

@@ -18,7 +18,7 @@ use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
 use crate::layout::{prefix8, KeyIndex, SegmentedIndex};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// The largest bucket count: the bucket is a 2-byte prefix.
 pub const MAX_BUCKETS: u64 = 65_536;
@@ -300,6 +300,11 @@ impl Partitioner for SaltedRangePartitioner {
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         Ok(Some(Box::new(self.without(shard, keys)?)))
+    }
+
+    /// As range, on the inner ranges of the salted keys.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     /// Resizes the inner ranges by the range rule; the buckets stay.
