@@ -19,9 +19,13 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use analysis::layout::RadixIndex;
+use analysis::schemes::cassandra::CassandraPartitioner;
+use analysis::schemes::elasticsearch::ElasticsearchPartitioner;
 use analysis::schemes::hash::ModHashPartitioner;
+use analysis::schemes::kafka::KafkaPartitioner;
 use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::range::RangePartitioner;
+use analysis::schemes::redis_cluster::RedisClusterPartitioner;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::salted::SaltedRangePartitioner;
 use analysis::{Partitioner, ShardId};
@@ -263,12 +267,52 @@ fn salted_lookup(c: &mut Criterion) {
     group.finish();
 }
 
+/// The real systems' placements on 16 shards (16 tokens per Cassandra node), beside `hash`,
+/// on 8-byte keys: what replaying a trace through them costs per key.
+fn systems_lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("systems_lookup");
+    group.sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let keys: Vec<[u8; 8]> = splitmix(29, BATCH)
+        .iter()
+        .map(|k| k.to_be_bytes())
+        .collect();
+    let schemes: [(&str, Box<dyn Partitioner>); 5] = [
+        (
+            "hash_shard_of",
+            Box::new(ModHashPartitioner::new("hash", SHARDS).unwrap()),
+        ),
+        (
+            "redis_cluster_shard_of",
+            Box::new(RedisClusterPartitioner::created("redis-cluster", SHARDS).unwrap()),
+        ),
+        (
+            "kafka_shard_of",
+            Box::new(KafkaPartitioner::new("kafka", SHARDS, None).unwrap()),
+        ),
+        (
+            "cassandra_shard_of",
+            Box::new(CassandraPartitioner::random("cassandra", SHARDS, 16, 0).unwrap()),
+        ),
+        (
+            "elasticsearch_shard_of",
+            Box::new(ElasticsearchPartitioner::new("elasticsearch", SHARDS).unwrap()),
+        ),
+    ];
+    for (name, scheme) in &schemes {
+        bench_keys(&mut group, name, SHARDS as usize, &keys, |k| {
+            scheme.shard_of(k) as usize
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = lookups;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
         .sample_size(10);
-    targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup
+    targets = range_lookup, merge_walk, hash_lookup, ring_lookup, salted_lookup, systems_lookup
 }
 criterion_main!(lookups);

@@ -1,5 +1,6 @@
 //! The [`Partitioner`] trait every scheme implements, and [`ShardSet`] for scan routing.
 
+use crate::metrics::MetricValue;
 use crate::{AnalysisError, KeyCounts};
 
 /// A shard number in `0..shard_count()`.
@@ -47,6 +48,14 @@ pub trait Partitioner: Send + Sync {
         None
     }
 
+    /// Metrics only this scheme can derive from the requests each shard served (in shard
+    /// order), appended to its `summary.csv` rows: Kafka's hottest broker, for example. Empty
+    /// by default.
+    fn shard_load_metrics(&self, shard_requests: &[u64]) -> Vec<MetricValue> {
+        let _ = shard_requests;
+        Vec::new()
+    }
+
     /// For key-range schemes: the start key of every range in key order (the first is the
     /// empty key), so that split quality can be judged. `None` for hashed schemes.
     fn range_starts(&self) -> Option<&[Vec<u8>]> {
@@ -76,6 +85,25 @@ pub trait Partitioner: Send + Sync {
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         let _ = (shard, keys);
         Ok(None)
+    }
+
+    /// True for schemes whose placement depends on the order in which keys first arrive
+    /// (`bounded`): the replay (and `route`) then hands them every point key of the trace,
+    /// in order, through [`Partitioner::learn_arrival`] before any key is routed.
+    fn learns_arrival(&self) -> bool {
+        false
+    }
+
+    /// Learns keys in their order of arrival (see [`Partitioner::learns_arrival`]); a key
+    /// seen before changes nothing. The default ignores them.
+    fn learn_arrival(&mut self, keys: &[&[u8]]) {
+        let _ = keys;
+    }
+
+    /// Why [`Partitioner::without_shard`] refuses some shards, when the scheme has its own
+    /// reason (jump removes only its last bucket); `None` uses the general sentence.
+    fn removal_refusal(&self) -> Option<String> {
+        None
     }
 
     /// What one [`Partitioner::without_shard`] changes, which lets a search that removes

@@ -17,7 +17,9 @@ use crate::key_counts::{KeyParts, PartCounts};
 use crate::metrics::failure::{self, FailTarget};
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::load::LoadAccumulator;
-use crate::metrics::{latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult};
+use crate::metrics::{
+    confidence, latency, remap, split, LatencyConfig, SchemeResult, WorkloadResult,
+};
 use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -43,6 +45,9 @@ pub struct ReplayConfig {
     pub distinct_key_limit: usize,
     /// Also measure the load after this shard fails (`run --fail`).
     pub fail: Option<FailTarget>,
+    /// Relative shard weights (`--weights`), one per shard: schemes that can honour them
+    /// do, the others refuse, and balance is measured per weight.
+    pub weights: Option<Vec<f64>>,
 }
 
 impl Default for ReplayConfig {
@@ -57,6 +62,7 @@ impl Default for ReplayConfig {
             latency_sample: 1 << 16,
             distinct_key_limit: crate::key_counts::DEFAULT_DISTINCT_LIMIT,
             fail: None,
+            weights: None,
         }
     }
 }
@@ -141,13 +147,18 @@ pub fn replay_targets(
         shards: cfg.shards,
         warmup_keys: &warmup_keys,
         key_type: input.key_type,
+        weights: cfg.weights.as_deref(),
     };
     let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
-    let parts: Vec<Box<dyn Partitioner>> = fixed
+    let mut parts: Vec<Box<dyn Partitioner>> = fixed
         .iter()
         .map(|s| s.build(&ctx))
         .collect::<Result<_, _>>()?;
     drop(warmup_keys);
+    if parts.iter().any(|p| p.learns_arrival()) {
+        progress(Progress::Phase("arrival order"));
+        learn_arrival(&mut parts, (input.open)()?.as_mut())?;
+    }
 
     progress(Progress::Phase("replay"));
     let acc = replay_measured(source, &parts, cfg, progress)?;
@@ -173,10 +184,15 @@ pub fn replay_targets(
                 })
                 .collect::<Result<_, AnalysisError>>()?,
         );
-        let extra_metrics = match cfg.fail {
-            Some(target) => failure::measure(part.as_ref(), target, &acc.keys)?.metric_values(),
-            None => Vec::new(),
+        let load = match &cfg.weights {
+            Some(w) => sacc.load.finish().per_weight(w),
+            None => sacc.load.finish(),
         };
+        let mut extra_metrics = part.shard_load_metrics(&load.shard_requests);
+        if let Some(target) = cfg.fail {
+            extra_metrics
+                .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
+        }
         let split = part
             .range_starts()
             .and_then(|starts| split::measure(starts, &acc.keys));
@@ -184,12 +200,13 @@ pub fn replay_targets(
             scheme: spec.label(),
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
-            load: sacc.load.finish(),
+            load,
             remap: remaps[remaps.len() - 1][0],
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
             extra_metrics,
+            intervals: Vec::new(),
         });
     }
     if let Some(lcfg) = &cfg.latency {
@@ -224,6 +241,12 @@ pub fn replay_targets(
         };
         results.push(row);
         remaps.push(remap);
+    }
+    for row in &mut results {
+        let seed = xxhash_rust::xxh3::xxh3_64(
+            format!("{}\0{}\0{}", input.label, row.scheme, row.shards).as_bytes(),
+        );
+        row.intervals = confidence::bootstrap(&row.load, cfg.window, acc.events, seed);
     }
     let hottest_key = acc.keys.hottest().map(|h| (h.key, h.count));
     let result = WorkloadResult {
@@ -300,6 +323,29 @@ fn read_warmup(
         progress(Progress::Events(n as u64));
     }
     Ok(keys.into_sorted())
+}
+
+/// Hands every point key of the whole stream (warm-up included), in order, to the schemes
+/// whose placement depends on the order of first appearance ([`Partitioner::learns_arrival`]).
+fn learn_arrival(
+    parts: &mut [Box<dyn Partitioner>],
+    source: &mut dyn EventSource,
+) -> Result<(), AnalysisError> {
+    let mut chunk = EventChunk::with_capacity(1 << 16);
+    loop {
+        chunk.clear();
+        if source.fill(&mut chunk, 1 << 16)? == 0 {
+            return Ok(());
+        }
+        let keys: Vec<&[u8]> = chunk
+            .iter()
+            .filter(|ev| ev.op.is_point())
+            .map(|ev| ev.key)
+            .collect();
+        for part in parts.iter_mut().filter(|p| p.learns_arrival()) {
+            part.learn_arrival(&keys);
+        }
+    }
 }
 
 /// Per-scheme accumulators of one worker.

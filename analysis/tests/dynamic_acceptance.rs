@@ -166,6 +166,7 @@ fn sequential_inserts_have_a_clear_direction_and_leave_the_newest_range_hot() {
             shards: 4,
             warmup_keys: &[],
             key_type: Default::default(),
+            weights: None,
         })
         .unwrap();
     let mut per_shard = [0u64; 4];

@@ -582,6 +582,7 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 shards: 7,
                 warmup_keys: traffic.warmup_keys(),
                 key_type: KeyType::U64,
+                weights: None,
             };
             let intact = Degraded::intact(spec.build(&ctx).unwrap());
             let table = ReplicaTable::new(&intact, &traffic, rf).unwrap();
@@ -623,6 +624,7 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 shards: 7,
                 warmup_keys: &[],
                 key_type: KeyType::U64,
+                weights: None,
             })
             .unwrap(),
     );

@@ -21,6 +21,7 @@ fn try_build(
         shards,
         warmup_keys: warmup,
         key_type,
+        weights: None,
     })
 }
 
@@ -242,8 +243,8 @@ fn a_salted_one_key_scan_contacts_at_most_one_shard_per_bucket() {
 // ---- properties of every scheme --------------------------------------------------------
 
 /// Every scheme spelled out with non-default parameters too.
-const EVERY_SCHEME: &str = "range,range:ranges_per_shard=3,hash,ring,ring:vnodes=3,salted,\
-                            salted:buckets=3,ranges_per_shard=2";
+const EVERY_SCHEME: &str = "range,range:ranges_per_shard=3,grow=cheapest,hash,ring,ring:vnodes=3,\
+                            salted,salted:buckets=3,ranges_per_shard=2,grow=cheapest";
 
 fn small_key() -> impl Strategy<Value = Vec<u8>> {
     // A tiny alphabet so that keys repeat, prefix each other and hit boundaries.
@@ -333,7 +334,7 @@ proptest! {
         warm.dedup();
         let mut counts = KeyCounts::new();
         warmup.iter().chain(&probes).for_each(|k| counts.add(k, 1));
-        let ctx = BuildContext { shards, warmup_keys: &warm, key_type: KeyType::Bytes };
+        let ctx = BuildContext { shards, warmup_keys: &warm, key_type: KeyType::Bytes, weights: None };
         for spec in SchemeSpec::parse_list(EVERY_SCHEME).map_err(fail)? {
             let p = spec.build(&ctx).map_err(fail)?;
             prop_assert_eq!(p.shard_count(), shards);
@@ -351,8 +352,9 @@ proptest! {
 
 // ---- the range growth rule -------------------------------------------------------------
 
-/// 16 shards x 8 learned ranges over a warm-up of 5,000 keys, and 50,000 distinct keys seen.
-fn sixteen_by_eight() -> (Box<dyn Partitioner>, Vec<Vec<u8>>, KeyCounts) {
+/// 16 shards x 8 learned ranges of `spec` (a `range` spec) over a warm-up of 5,000 keys, and
+/// 50,000 distinct keys seen.
+fn sixteen_by_eight(spec: &str) -> (Box<dyn Partitioner>, Vec<Vec<u8>>, KeyCounts) {
     let seen: Vec<Vec<u8>> = splitmix(1, 50_000)
         .iter()
         .map(|&x| encode_u64(x).to_vec())
@@ -361,14 +363,14 @@ fn sixteen_by_eight() -> (Box<dyn Partitioner>, Vec<Vec<u8>>, KeyCounts) {
     warmup.sort();
     let mut counts = KeyCounts::new();
     seen.iter().for_each(|k| counts.add(k, 3));
-    let p = build("range", 16, &warmup);
+    let p = build(spec, 16, &warmup);
     assert_eq!(p.range_starts().unwrap().len(), 128);
     (p, seen, counts)
 }
 
 #[test]
-fn range_growth_gives_the_new_shard_the_cheapest_ranges_and_moves_only_their_keys() {
-    let (before, seen, counts) = sixteen_by_eight();
+fn range_grow_cheapest_gives_the_new_shard_the_cheapest_ranges_and_moves_only_their_keys() {
+    let (before, seen, counts) = sixteen_by_eight("range:grow=cheapest");
     let after = before.resized(17, &counts).unwrap();
     let starts = after.range_starts().unwrap().to_vec();
     assert_eq!(
@@ -417,7 +419,7 @@ fn range_growth_gives_the_new_shard_the_cheapest_ranges_and_moves_only_their_key
 
 #[test]
 fn range_shrink_moves_only_the_ranges_of_removed_shards() {
-    let (before, _, counts) = sixteen_by_eight();
+    let (before, _, counts) = sixteen_by_eight("range");
     let after = before.resized(12, &counts).unwrap();
     let (old, new) = (range_owners(&*before), range_owners(&*after));
     assert!(new.iter().all(|&s| s < 12));
@@ -491,6 +493,7 @@ fn zero_shards_are_refused_when_building_and_resizing() {
             shards: 0,
             warmup_keys: &[],
             key_type: KeyType::U64,
+            weights: None,
         };
         let err = spec.build(&ctx).err().expect("0 shards accepted");
         assert!(err.to_string().contains("at least 1 (got 0)"), "{err}");

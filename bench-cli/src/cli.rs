@@ -277,6 +277,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "K|worst", value_parser = parse_fail, help_heading = SCHEMES)]
     pub fail: Option<FailTarget>,
 
+    /// Relative shard weights for machines of unequal size: `W1,...,WN` or a file with one
+    /// per line. ring (vnodes), rendezvous (scores), maglev (table slots) and learned range
+    /// boundaries follow them; other schemes refuse. Balance is then measured per weight.
+    #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
+    pub weights: Option<String>,
+
+    /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
+    /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
+    /// block bootstrap over its windows instead.
+    #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000), help_heading = MEASUREMENT)]
+    pub repeat: u32,
+
     /// Events per window for the windowed hottest-shard share.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = MEASUREMENT)]
     pub window: u64,
@@ -319,7 +331,7 @@ pub struct InputArgs {
     /// A synthetic workload spec, repeatable, with parameters (e.g.
     /// `zipf:keys=1000000,s=0.99,scans=0.05`). Without --workload and --trace the built-in
     /// suite runs.
-    #[arg(short, long = "workload", value_name = "SPEC", long_help = workload_help())]
+    #[arg(short, long = "workload", value_name = "SPEC", help = workload_names(), long_help = workload_help())]
     pub workloads: Vec<String>,
 
     /// A recorded trace (`-` for standard input): csv, text, twitter, oracle-general, vscsi
@@ -359,6 +371,19 @@ impl InputArgs {
     }
 }
 
+/// `--workload`'s short help: the registered workloads by name.
+fn workload_names() -> String {
+    let names: Vec<&str> = workloads::synthetic::WORKLOADS
+        .iter()
+        .map(|k| k.name)
+        .collect();
+    format!(
+        "A synthetic workload spec, repeatable: {} (parameters: --help). Without --workload \
+         and --trace the built-in suite runs",
+        names.join(", ")
+    )
+}
+
 /// `--workload`'s long help: every registered workload, from the registry.
 fn workload_help() -> String {
     let mut text = String::from(
@@ -387,6 +412,7 @@ pub struct SchemeArgs {
         long,
         default_value = "range,hash,ring,salted",
         value_name = "LIST",
+        help = scheme_names(),
         long_help = schemes_help()
     )]
     pub schemes: String,
@@ -406,18 +432,14 @@ impl SchemeArgs {
         &self,
         shards: &[ShardCount],
         key_type: KeyType,
+        weights: Option<&[f64]>,
     ) -> anyhow::Result<Vec<SchemeSpec>> {
         use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
         if schemes.is_empty() {
-            let names: Vec<&str> = analysis::schemes::SCHEMES
-                .iter()
-                .chain(analysis::schemes::DYNAMIC_SCHEMES)
-                .map(|k| k.name)
-                .collect();
             return Err(crate::usage::usage(format!(
                 "--schemes is empty; valid schemes: {}",
-                names.join(", ")
+                registered_schemes().join(", ")
             )));
         }
         for &n in shards {
@@ -425,6 +447,7 @@ impl SchemeArgs {
                 shards: n.get(),
                 warmup_keys: &[],
                 key_type,
+                weights,
             };
             for s in &schemes {
                 s.validate(&ctx)
@@ -434,6 +457,23 @@ impl SchemeArgs {
         }
         Ok(schemes)
     }
+}
+
+/// `--schemes`'s short help: the registered schemes by name.
+fn scheme_names() -> String {
+    format!(
+        "Comma-separated schemes with parameters: {} (parameters: --help)",
+        registered_schemes().join(", ")
+    )
+}
+
+/// The names of every registered scheme, fixed and dynamic, in registry order.
+fn registered_schemes() -> Vec<&'static str> {
+    analysis::schemes::SCHEMES
+        .iter()
+        .chain(analysis::schemes::DYNAMIC_SCHEMES)
+        .map(|k| k.name)
+        .collect()
 }
 
 /// `--schemes`'s long help: every registered scheme with its parameters, from the registry.
@@ -478,7 +518,8 @@ impl ThreadArgs {
 #[command(next_help_heading = OUTPUT)]
 pub struct OutputArgs {
     /// Output directory (default: a new directory under results/ named by the start time,
-    /// e.g. results/2026-12-01T144151.123Z/). An existing one is refused unless --force.
+    /// e.g. results/2026-12-01T144151.123Z/, or results/plan-.../ for a plan). An existing
+    /// one is refused unless --force.
     #[arg(short, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 

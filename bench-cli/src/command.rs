@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 use crate::cli::{ConvertArgs, GenArgs, InspectArgs, ReportArgs, RunArgs};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
+use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
 /// Examples shown by `shardlab --help` and `shardlab run --help`.
 pub const EXAMPLES: &str = "\
@@ -52,6 +53,10 @@ pub enum Command {
     /// surviving failures; writes plan.csv.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
+    /// Where keys live under each scheme, and where after growth: CSV
+    /// `key,scheme,shard,detail[,shard_after]` on stdout.
+    #[command(after_help = ROUTE_EXAMPLES)]
+    Route(RouteArgs),
 }
 
 const INSPECT_EXAMPLES: &str = "\

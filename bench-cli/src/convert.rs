@@ -32,9 +32,11 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         hash_keys: args.hash_keys,
     };
     let mut writer = TraceWriter::create(&args.out, write)?;
-    let bar = events_bar(args.quiet);
-    bar.set_length(opened.source.len_hint().unwrap_or(0));
-    bar.set_prefix(shown.display().to_string());
+    let bar = events_bar(
+        args.quiet,
+        shown.display().to_string(),
+        opened.source.len_hint(),
+    );
     trace::stream(opened.source.as_mut(), |chunk| {
         bar.inc(chunk.len() as u64);
         writer.write_chunk(chunk)

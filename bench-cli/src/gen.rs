@@ -28,9 +28,7 @@ pub fn run(args: GenArgs) -> Result<()> {
         hash_keys: false,
     };
     let mut writer = TraceWriter::create(&args.out, opts)?;
-    let bar = events_bar(args.quiet);
-    bar.set_length(args.events);
-    bar.set_prefix(spec.label());
+    let bar = events_bar(args.quiet, spec.label(), Some(args.events));
     trace::stream(source.as_mut(), |chunk| {
         bar.inc(chunk.len() as u64);
         writer.write_chunk(chunk)

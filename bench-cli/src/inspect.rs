@@ -33,9 +33,11 @@ pub fn run(args: InspectArgs) -> Result<()> {
         top: args.top as usize,
     };
     let mut profiler = Profiler::new(&cfg);
-    let bar = events_bar(args.quiet);
-    bar.set_length(opened.source.len_hint().unwrap_or(0));
-    bar.set_prefix(shown.display().to_string());
+    let bar = events_bar(
+        args.quiet,
+        shown.display().to_string(),
+        opened.source.len_hint(),
+    );
     trace::stream(opened.source.as_mut(), |chunk| {
         profiler.add_chunk(chunk);
         bar.inc(chunk.len() as u64);

@@ -8,6 +8,7 @@ mod inputs;
 mod inspect;
 mod plan;
 mod progress;
+mod route;
 mod run;
 mod sweep;
 mod usage;
@@ -25,6 +26,7 @@ fn main() {
         command::Command::Gen(args) => gen::run(args),
         command::Command::Convert(args) => convert::run(args),
         command::Command::Plan(args) => plan::plan(args, &given),
+        command::Command::Route(args) => route::route(args),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -123,7 +123,7 @@ pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
     let cfg = plan_config(&args)?;
     let schemes = args
         .schemes
-        .checked(&[ShardCount::new(1)?], KeyType::Bytes)?;
+        .checked(&[ShardCount::new(1)?], KeyType::Bytes, None)?;
     analysis::plan::check_schemes(&schemes).map_err(usage::config_is_usage)?;
     let window_ns = parse_duration_ns(&args.rate_window).map_err(usage::usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;

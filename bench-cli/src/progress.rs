@@ -13,14 +13,19 @@ fn draws(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
-/// A bar for event counts; hidden when `quiet` or when stderr is not a terminal.
-pub fn events_bar(quiet: bool) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+/// A bar for the events of `label`: with a length when `events` is known, else a spinner
+/// with the count; hidden when `quiet` or when stderr is not a terminal.
+pub fn events_bar(quiet: bool, label: String, events: Option<u64>) -> ProgressBar {
+    let bar = match events {
+        Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr())
+            .with_style(bar_style()),
+        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+            .with_style(spinner_style()),
+    };
     if !draws(quiet) {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    bar.set_style(bar_style());
-    bar
+    bar.with_prefix(label)
 }
 
 /// The bar: label, bar, counts, a rate people can read, the phase and the elapsed time.
@@ -31,6 +36,19 @@ fn bar_style() -> ProgressStyle {
     .unwrap_or_else(|_| ProgressStyle::default_bar())
     .with_key("rate", rate_key)
     .progress_chars("=> ")
+}
+
+/// The bar once the events are all read and a phase without event counts runs (remap,
+/// latency, plan): the rate would only decay, so the phase's name and time replace it.
+fn phase_style(length_known: bool) -> ProgressStyle {
+    let template = if length_known {
+        "{spinner} {prefix:.bold} [{bar:30.cyan/blue}] {human_pos}/{human_len} events  {msg} {elapsed}"
+    } else {
+        "{spinner} {prefix:.bold} {human_pos} events  {msg} {elapsed}"
+    };
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
 }
 
 /// A bar whose length is unknown: the count and rate, with a spinner.
@@ -117,6 +135,9 @@ impl ReplayProgress {
                 Progress::Phase(name) => {
                     self.clock.enter(name);
                     if let Some(bar) = bar.as_ref() {
+                        if !matches!(name, "warm-up" | "replay") {
+                            bar.set_style(phase_style(bar.length().is_some()));
+                        }
                         bar.set_message(name);
                     }
                 }
@@ -249,7 +270,7 @@ mod tests {
 
     #[test]
     fn rates_are_scaled_for_people() {
-        assert_eq!(events_per_sec(2_520_939.8874), "2.5 M events/s");
+        assert_eq!(events_per_sec(2_520_939.887_4), "2.5 M events/s");
         assert_eq!(events_per_sec(12_345.0), "12.3 k events/s");
         assert_eq!(events_per_sec(950.4), "950 events/s");
         assert_eq!(events_per_sec(0.0), "");

@@ -3,14 +3,14 @@
 use std::io::Write;
 use std::time::Instant;
 
-use analysis::metrics::LatencyConfig;
+use analysis::metrics::{confidence, LatencyConfig, WorkloadResult};
 use analysis::replay::{replay_targets, ReplayConfig};
 use analysis::schemes::SchemeSpec;
 use anyhow::{Context, Result};
 use reports::manifest::now_utc;
 use reports::{exporters, Manifest, RunReport};
 use workloads::inspect::{InspectConfig, Profiler};
-use workloads::KeyType;
+use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
 use crate::inputs::{input_checksums, workload_specs, Input, TraceInput};
@@ -21,12 +21,20 @@ use crate::sweep;
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
+    let weights = args
+        .weights
+        .as_deref()
+        .map(analysis::schemes::weights::parse)
+        .transpose()
+        .map_err(crate::usage::config_is_usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;
     let key_type = match &trace {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
     };
-    let schemes = args.schemes.checked(&args.shards.0, key_type)?;
+    let schemes = args
+        .schemes
+        .checked(&args.shards.0, key_type, weights.as_deref())?;
     // Every combination of shard count and target, checked before any replay.
     let sweep = args
         .shards
@@ -35,8 +43,11 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
         .collect::<Result<Vec<_>>>()?;
     let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
+    // Beside each input, its spec when `--repeat` replays it with other seeds.
+    let mut repeatable: Vec<Option<WorkloadSpec>> = inputs.iter().map(|_| None).collect();
     for spec in workload_specs(&args.input, true)? {
         let description = spec.describe();
+        repeatable.push((args.repeat > 1).then(|| spec.clone()));
         inputs.push(Input::of_spec(
             spec,
             description,
@@ -54,13 +65,15 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         latency: (!args.no_latency).then(LatencyConfig::default),
         distinct_key_limit: args.distinct_limit as usize,
         fail: args.fail,
+        weights: weights.clone(),
         ..ReplayConfig::default()
     };
     let pool = args.threads.pool()?;
     let progress = ReplayProgress::new(args.output.quiet);
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
-    for (input, (n, targets)) in inputs
+    for ((input, spec), (n, targets)) in inputs
         .iter()
+        .zip(&repeatable)
         .flat_map(|i| sweep.iter().map(move |s| (i, s)))
     {
         let targets: Vec<u32> = targets.iter().map(|&m| m.get()).collect();
@@ -74,9 +87,36 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
             _ => format!("{} on {n} shards", input.label),
         };
         let on_progress = progress.callback(&label);
-        let result = pool
-            .install(|| replay_targets(&input.workload(), &schemes, &cfg, &targets, &on_progress))
-            .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))?;
+        let replay = |input: &Input, cfg: &ReplayConfig| {
+            pool.install(|| {
+                replay_targets(&input.workload(), &schemes, cfg, &targets, &on_progress)
+            })
+            .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))
+        };
+        let mut result = replay(input, &cfg)?;
+        if let Some(spec) = spec {
+            // The other seeds, without timing (their lookups would only cost time).
+            let untimed = ReplayConfig {
+                latency: None,
+                ..cfg.clone()
+            };
+            let mut repeats: Vec<Vec<WorkloadResult>> = vec![Vec::new(); result.len()];
+            for k in 1..u64::from(args.repeat) {
+                let seed = args.input.seed.wrapping_add(k);
+                let again = Input::of_spec(
+                    spec.clone(),
+                    input.description.clone(),
+                    seed,
+                    args.input.events,
+                );
+                for (per_target, r) in repeats.iter_mut().zip(replay(&again, &untimed)?) {
+                    per_target.push(r);
+                }
+            }
+            for (r, reps) in result.iter_mut().zip(&repeats) {
+                confidence::apply_repeats(r, reps);
+            }
+        }
         results.extend(result);
     }
 
@@ -119,10 +159,13 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let (phases, replayed) = clock.finish();
     if !args.output.quiet {
         let mut stdout = std::io::stdout().lock();
+        if let [single] = &report.results[..] {
+            write!(stdout, "{}", reports::table::comparison_table(single))?;
+        }
         write!(
             stdout,
             "{}",
-            reports::table::comparison_tables(&report.results)
+            reports::table::decision_matrix(&report.results)
         )?;
         writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(

@@ -209,6 +209,22 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         (vec!["convert", &twitter, "-o", &p("exists.csv")], 2),
         (vec!["convert", &p("missing.csv"), "-o", &p("c.csv")], 1),
         (vec!["convert", &p("bad.csv"), "-o", &p("c.csv")], 1),
+        // route
+        (vec!["route", "--schemes", "btree", "--shards", "4", "k"], 2),
+        (vec!["route", "--schemes", "", "--shards", "4", "k"], 2),
+        (vec!["route", "--schemes", "hash", "--shards", "0", "k"], 2),
+        (
+            vec![
+                "route",
+                "--schemes",
+                "hash",
+                "--shards",
+                "4",
+                "--keys",
+                &p("missing.txt"),
+            ],
+            1,
+        ),
         // report
         (vec!["report", &p("missing-run")], 1),
         (vec!["report"], 2),
@@ -222,7 +238,7 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         if matches!(args[0].as_str(), "run" | "plan") && !args.contains(&"--out".to_string()) {
             cmd.args(["--out", &never]);
         }
-        if args[0] != "report" {
+        if !matches!(args[0].as_str(), "report" | "route") {
             cmd.arg("--quiet");
         }
         let assert = cmd.assert().code(code);
@@ -353,4 +369,40 @@ fn runs_started_at_the_same_moment_get_their_own_default_directories() {
         .collect();
     assert_eq!(runs.len(), 3, "{runs:?}");
     assert!(runs.iter().all(|r| r.join("summary.csv").is_file()));
+}
+
+#[test]
+fn the_report_shows_the_options_given_and_folds_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    shardlab()
+        .args(["run", "--workload", "uniform:keys=100", "--events", "2000"])
+        .args(["--schemes", "hash", "--no-latency", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let (shown, folded) = md
+        .split_once("<details>")
+        .unwrap_or_else(|| panic!("nothing folded:\n{md}"));
+    for given in ["run.events", "run.schemes", "run.no\\_latency"] {
+        assert!(
+            shown.contains(&format!("parameter {given} ")),
+            "{given}:\n{shown}"
+        );
+    }
+    for default in ["run.window", "run.seed", "run.key\\_type", "run.force"] {
+        assert!(
+            !shown.contains(&format!("parameter {default} ")),
+            "{default}:\n{shown}"
+        );
+        assert!(
+            folded.contains(&format!("parameter {default} ")),
+            "{default}"
+        );
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<details>\n<summary>") && html.contains("more options, at their defaults")
+    );
 }

@@ -150,8 +150,10 @@ fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
     assert_eq!(get("scan_fanout_p99"), 4.0);
     assert_eq!(get("distinct_keys"), 7.0);
     assert!((get("hottest_key_share") - 2.0 / 9.0).abs() < 1e-12);
-    // 4 ranges cannot give 5 shards whole ranges each: nothing moves.
-    assert_eq!(get("remap_fraction"), 0.0);
+    // grow=balanced, 4 -> 5 shards: point loads 2, 3, 2, 2 of 9 (fair share 9/5 = 1.8).
+    // Shard 1 gives floor(3 - 1.8) = 1 request, its range cut at key 199; the others are 0.2
+    // above the share, less than one request: 1 of 7 keys moves.
+    assert!((get("remap_fraction") - 1.0 / 7.0).abs() < 1e-12);
     assert!((get("remap_ideal") - 0.2).abs() < 1e-12);
     // Hottest range by point load: [100, 200) with 150 x2 and 199 x1; median key 199.
     assert!((get("split_balance") - 1.0 / 3.0).abs() < 1e-12);

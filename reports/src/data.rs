@@ -33,6 +33,8 @@ pub struct MetricRow {
     pub value: Option<f64>,
     /// The metric's unit.
     pub unit: String,
+    /// Its 95% interval, when summary.csv gives one (`ci_low`, `ci_high`).
+    pub ci: Option<(f64, f64)>,
 }
 
 /// Requests per shard of one scheme on one workload at one shard count, whole-trace and per
@@ -51,25 +53,34 @@ pub struct SchemeLoad {
     pub shard_distinct_keys: Vec<u64>,
     /// Requests per shard in each window, in window order (empty without `windows.csv` rows).
     pub window_requests: Vec<Vec<u64>>,
+    /// Each shard's share of all requests (`shards.csv`'s `request_share`).
+    pub shard_share: Vec<f64>,
+    /// The hottest shard's share of each window's requests, in window order
+    /// (`windows.csv`'s `window_hottest_share`; empty when the file lacks the column).
+    pub window_hottest_share: Vec<f64>,
 }
 
-impl SchemeLoad {
-    /// The hottest shard's share of each window's requests (0 for an empty window).
-    pub fn window_hottest_share(&self) -> Vec<f64> {
-        self.window_requests
-            .iter()
-            .map(|w| share(w.iter().copied().max().unwrap_or(0), w.iter().sum()))
-            .collect()
-    }
-
-    /// The share of all requests each shard received.
-    pub fn shard_share(&self) -> Vec<f64> {
-        let total: u64 = self.shard_requests.iter().sum();
-        self.shard_requests
-            .iter()
-            .map(|&r| share(r, total))
-            .collect()
-    }
+/// One row of `recommendation.csv`: the outcome of the decision procedure for one workload,
+/// shard count and growth target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecommendationRow {
+    /// Workload label.
+    pub workload: String,
+    /// Shard count N.
+    pub shards: u32,
+    /// Growth (or shrink) target M.
+    pub grow_to: u32,
+    /// The recommended scheme; `None` for a tie or too little data.
+    pub scheme: Option<String>,
+    /// The deciding criterion (`usable_capacity`, `idle_new_shards`, `growth_cost`,
+    /// `scan_fanout`, `lookup_time`, `tie`; empty when nothing was compared).
+    pub decided_by: String,
+    /// The margin in the criterion's unit.
+    pub margin: Option<f64>,
+    /// Schemes tied with the winner on usable capacity (every tied scheme for a tie).
+    pub tied_with: Vec<String>,
+    /// Why no scheme is named, or a caveat about the one named.
+    pub warning: String,
 }
 
 /// One row of `timeline.csv` (range dynamics): the figures of one window.
@@ -165,6 +176,8 @@ pub struct RunData {
     pub plan: Option<Vec<PlanRecord>>,
     /// `plan-manifest.json` as JSON, when present with `plan.csv`.
     pub plan_manifest: Option<serde_json::Value>,
+    /// `recommendation.csv`, when the run wrote one.
+    pub recommendations: Option<Vec<RecommendationRow>>,
 }
 
 /// A workload label split into its kind and parameters, e.g. `zipf:keys=1000,s=0.8`.
@@ -281,7 +294,12 @@ impl RunData {
         read_windows(&dir.join("windows.csv"), &mut loads)?;
         let timeline = read_optional(&dir.join("timeline.csv"), read_timeline)?;
         let splits = read_optional(&dir.join("splits.csv"), read_splits)?;
+        let recommendations = read_optional(
+            &dir.join(crate::recommendation_csv::FILE),
+            read_recommendations,
+        )?;
         Ok(RunData {
+            recommendations,
             manifest,
             manifest_json,
             metrics,
@@ -339,6 +357,47 @@ impl RunData {
     pub fn metric(&self, workload: &str, scheme: &str, shards: u32, metric: &str) -> Option<f64> {
         self.metric_row(workload, scheme, shards, metric)
             .and_then(|m| m.value)
+    }
+
+    /// A metric of one scheme on one workload from `shards` to `target` shards (the remap
+    /// and growth metrics differ by target; the others repeat).
+    pub fn metric_at(
+        &self,
+        workload: &str,
+        scheme: &str,
+        (shards, target): (u32, u32),
+        metric: &str,
+    ) -> Option<&MetricRow> {
+        self.metrics.iter().find(|m| {
+            m.workload == workload
+                && m.scheme == scheme
+                && m.shards == shards
+                && m.target_shards == target
+                && m.metric == metric
+        })
+    }
+
+    /// The growth targets measured for a workload at `shards`, in run order.
+    pub fn targets(&self, workload: &str, shards: u32) -> Vec<u32> {
+        unique(
+            self.metrics
+                .iter()
+                .filter(|m| m.workload == workload && m.shards == shards)
+                .map(|m| m.target_shards),
+        )
+    }
+
+    /// The recommendation row of one workload, N and M, when `recommendation.csv` has it.
+    pub fn recommendation(
+        &self,
+        workload: &str,
+        shards: u32,
+        grow_to: u32,
+    ) -> Option<&RecommendationRow> {
+        self.recommendations
+            .as_deref()?
+            .iter()
+            .find(|r| r.workload == workload && r.shards == shards && r.grow_to == grow_to)
     }
 
     /// The row of a metric, if the run has it.
@@ -426,15 +485,6 @@ impl RunData {
             .get("workload_descriptions")?
             .get(workload)?
             .as_str()
-    }
-}
-
-/// `part / total`, 0 when total is 0.
-pub fn share(part: u64, total: u64) -> f64 {
-    if total == 0 {
-        0.0
-    } else {
-        part as f64 / total as f64
     }
 }
 
@@ -647,6 +697,10 @@ fn read_metrics(path: &Path) -> Result<Vec<MetricRow>, ReportError> {
                 metric: r.text("metric").to_string(),
                 value: r.number("value")?,
                 unit: r.text("unit").to_string(),
+                ci: match (r.number("ci_low")?, r.number("ci_high")?) {
+                    (Some(lo), Some(hi)) => Some((lo, hi)),
+                    _ => None,
+                },
             })
         })
         .collect()
@@ -672,6 +726,8 @@ fn load_entry<'a>(
                 shard_requests: vec![0; shards as usize],
                 shard_distinct_keys: vec![0; shards as usize],
                 window_requests: Vec::new(),
+                shard_share: vec![0.0; shards as usize],
+                window_hottest_share: Vec::new(),
             });
             loads.len() - 1
         }
@@ -727,9 +783,11 @@ fn read_shards(path: &Path) -> Result<Vec<SchemeLoad>, ReportError> {
         {
             continue;
         }
+        let share = r.number("request_share")?.unwrap_or(0.0);
         let load = load_entry(&mut loads, workload, scheme, shards);
         load.shard_requests[shard as usize] = requests;
         load.shard_distinct_keys[shard as usize] = distinct;
+        load.shard_share[shard as usize] = share;
     }
     Ok(loads)
 }
@@ -770,12 +828,19 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
         {
             continue;
         }
+        let hottest = r.number("window_hottest_share")?;
         let load = load_entry(loads, workload, scheme, shards);
         if load.window_requests.len() <= window as usize {
             load.window_requests
                 .resize(window as usize + 1, vec![0; shards as usize]);
         }
         load.window_requests[window as usize][shard as usize] = requests;
+        if let Some(h) = hottest {
+            if load.window_hottest_share.len() <= window as usize {
+                load.window_hottest_share.resize(window as usize + 1, 0.0);
+            }
+            load.window_hottest_share[window as usize] = h;
+        }
     }
     Ok(())
 }
@@ -844,6 +909,34 @@ fn read_splits(path: &Path) -> Result<Vec<SplitRow>, ReportError> {
                 optimal_balance: r.number("optimal_balance")?,
                 contained: r.number("contained")?,
                 reason: r.text("reason").to_string(),
+            })
+        })
+        .collect()
+}
+
+fn read_recommendations(path: &Path) -> Result<Vec<RecommendationRow>, ReportError> {
+    let header: Vec<&str> = crate::recommendation_csv::HEADER.split(',').collect();
+    let mut table = CsvTable::open(path, &header)?;
+    table
+        .rows()?
+        .iter()
+        .map(|r| {
+            let list = r.text("tied_with");
+            Ok(RecommendationRow {
+                workload: r.text("workload").to_string(),
+                shards: r.shard_count("shards")?,
+                grow_to: r.shard_count("grow_to")?,
+                scheme: Some(r.text("scheme").to_string()).filter(|s| !s.is_empty()),
+                decided_by: r.text("decided_by").to_string(),
+                margin: r.number("margin")?,
+                tied_with: if list.is_empty() {
+                    Vec::new()
+                } else {
+                    list.split(crate::recommendation_csv::LIST_SEPARATOR)
+                        .map(str::to_string)
+                        .collect()
+                },
+                warning: r.text("warning").to_string(),
             })
         })
         .collect()
@@ -930,7 +1023,7 @@ mod tests {
 
     const SUMMARY: &str = "workload,scheme,shards,metric,value,unit,target_shards\nw,hash,2,hottest_shard_share,0.6,share,3\nw,hash,2,scan_fanout_mean,,shards,3\nw,hash,2,remap_fraction,0.66,share,3\n";
     const SHARDS: &str = "workload,scheme,shard,requests,distinct_keys,shards,request_share\nw,hash,0,6,3,2,0.6\nw,hash,1,4,2,2,0.4\n";
-    const WINDOWS: &str = "workload,scheme,shards,window,shard,requests\nw,hash,2,0,0,5\nw,hash,2,0,1,1\nw,hash,2,1,0,1\nw,hash,2,1,1,3\n";
+    const WINDOWS: &str = "workload,scheme,shards,window,shard,requests,window_hottest_share\nw,hash,2,0,0,5,0.8\nw,hash,2,0,1,1,0.8\nw,hash,2,1,0,1,0.75\nw,hash,2,1,1,3,0.75\n";
 
     #[test]
     fn a_run_directory_reads_back_into_the_model() {
@@ -947,7 +1040,8 @@ mod tests {
         let load = run.load_of("w", "hash", 2).unwrap();
         assert_eq!(load.shard_requests, [6, 4]);
         assert_eq!(load.window_requests, [vec![5, 1], vec![1, 3]]);
-        assert_eq!(load.window_hottest_share(), [5.0 / 6.0, 0.75]);
+        assert_eq!(load.window_hottest_share, [0.8, 0.75]);
+        assert_eq!(load.shard_share, [0.6, 0.4]);
         assert_eq!(run.description("w"), Some("a test"));
         assert!(run.timeline.is_none() && run.splits.is_none());
     }

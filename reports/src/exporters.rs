@@ -63,6 +63,7 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
         Box::new(SummaryCsv),
         Box::new(ShardsCsv),
         Box::new(crate::windows::WindowsCsv),
+        Box::new(crate::recommendation_csv::RecommendationCsv),
         Box::new(DynamicCsv {
             file: "timeline.csv",
             render_run: |_, run, label| dynamic_csv::timeline_csv(&run.timeline, label),

@@ -16,6 +16,7 @@ pub mod exporters;
 pub mod manifest;
 pub mod output;
 pub mod plan_csv;
+pub mod recommendation_csv;
 pub mod report;
 pub mod summary;
 pub mod table;

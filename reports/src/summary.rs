@@ -32,9 +32,10 @@ pub struct SummaryRow<'a> {
     pub estimate: u8,
     /// Share of the key space the value was measured on (1 for exact values).
     pub sample_rate: String,
-    /// Lower end of the 95% confidence interval of an estimate (empty otherwise).
+    /// Lower end of the 95% confidence interval (key sample, block bootstrap or repeats;
+    /// empty where none was estimated).
     pub ci_low: String,
-    /// Upper end of the 95% confidence interval of an estimate (empty otherwise).
+    /// Upper end of the 95% confidence interval (empty where none was estimated).
     pub ci_high: String,
 }
 
@@ -74,7 +75,7 @@ pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
         for s in &r.schemes {
             for m in r.metric_values(s) {
                 let estimate = m.value.and(r.estimate_of(s, m.name));
-                let ci = estimate.and_then(|e| e.ci);
+                let ci = m.value.and(r.interval_of(s, m.name));
                 w.serialize(SummaryRow {
                     workload: &r.workload,
                     scheme: &s.scheme,
@@ -99,13 +100,10 @@ pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in results {
         for s in &r.schemes {
+            let shares = s.load.shard_shares();
             for (shard, &requests) in s.load.shard_requests.iter().enumerate() {
                 let distinct = r.shard_distinct_keys(s, shard);
-                let share = if s.load.requests == 0 {
-                    None
-                } else {
-                    Some(requests as f64 / s.load.requests as f64)
-                };
+                let share = shares.as_ref().map(|v| v[shard]);
                 w.serialize(ShardRow {
                     workload: &r.workload,
                     scheme: &s.scheme,

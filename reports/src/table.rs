@@ -1,16 +1,60 @@
-//! Aligned text tables for stdout: the comparison table of a run (schemes as columns, metrics
-//! as rows) and the column layout it shares with other commands' tables.
+//! Aligned text tables for stdout: the comparison table of one configuration (schemes as
+//! columns, metrics as rows), the decision matrix of a run, and the column layout they share
+//! with other commands' tables.
 
+use analysis::advice;
 use analysis::metrics::{MetricValue, WorkloadResult, METRICS};
 
-/// Renders one table per workload.
-pub fn comparison_tables(results: &[WorkloadResult]) -> String {
-    let mut out = String::new();
-    for r in results {
-        out.push_str(&comparison_table(r));
-        out.push('\n');
+/// The decision matrix: one line per workload, shard count and growth target, with the
+/// recommended scheme (or why none), what decided and by how much.
+pub fn decision_matrix(results: &[WorkloadResult]) -> String {
+    let mut rows = vec![[
+        "workload",
+        "N",
+        "M",
+        "recommended",
+        "decided by",
+        "margin",
+        "tied with / warning",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for d in results.iter().map(advice::decide) {
+        let note = match (d.tied_with.is_empty(), d.warning.is_empty()) {
+            (false, false) if d.scheme.is_some() => {
+                format!("{}; {}", d.tied_with.join(", "), d.warning)
+            }
+            (_, false) => d.warning.clone(),
+            _ => d.tied_with.join(", "),
+        };
+        rows.push(vec![
+            d.workload.clone(),
+            d.shards.to_string(),
+            d.grow_to.to_string(),
+            d.scheme.clone().unwrap_or_else(|| "-".into()),
+            d.decided_by
+                .map_or("-", advice::Criterion::name)
+                .to_string(),
+            match (d.decided_by, d.margin) {
+                (Some(c), Some(m)) => margin(c.name(), m),
+                _ => "-".into(),
+            },
+            note,
+        ]);
     }
+    let mut out = String::from("== recommendations (recommendation.csv)\n");
+    out.push_str(&aligned(&rows, &[0, 3, 4, 6]));
     out
+}
+
+/// A decision's margin in the unit of its criterion (`decided_by`): `6.1 pts` (share
+/// points), `2.5 shards`, `12.0 ns`.
+pub fn margin(decided_by: &str, m: f64) -> String {
+    match decided_by {
+        "scan_fanout" => format!("{m:.1} shards"),
+        "lookup_time" => format!("{m:.1} ns"),
+        _ => format!("{:.1} pts", m * 100.0),
+    }
 }
 
 /// Renders the table of one workload.

@@ -8,7 +8,8 @@ use serde::Serialize;
 use crate::{Exporter, ReportError, RunReport};
 
 /// The header of `windows.csv`.
-pub const WINDOWS_HEADER: &str = "workload,scheme,shards,window,shard,requests";
+pub const WINDOWS_HEADER: &str =
+    "workload,scheme,shards,window,shard,requests,window_hottest_share";
 
 /// One row of `windows.csv`.
 #[derive(Debug, Serialize)]
@@ -25,6 +26,9 @@ pub struct WindowRow<'a> {
     pub shard: u32,
     /// Requests the shard received in the window.
     pub requests: u32,
+    /// The window's hottest shard's share of its requests (the same on every row of the
+    /// window; computed by `analysis`).
+    pub window_hottest_share: String,
 }
 
 /// `windows.csv`: one row per workload, scheme, window and shard.
@@ -44,7 +48,13 @@ pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in results {
         for s in &r.schemes {
-            for (window, counts) in s.load.window_requests.iter().enumerate() {
+            for (window, (counts, &hottest)) in s
+                .load
+                .window_requests
+                .iter()
+                .zip(&s.load.window_hottest_share)
+                .enumerate()
+            {
                 for (shard, &requests) in counts.iter().enumerate() {
                     w.serialize(WindowRow {
                         workload: &r.workload,
@@ -53,6 +63,7 @@ pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
                         window: window as u32,
                         shard: shard as u32,
                         requests,
+                        window_hottest_share: crate::summary::format_value(Some(hottest)),
                     })?;
                 }
             }

@@ -187,3 +187,190 @@ fn every_png_decodes_at_the_svg_size_is_not_blank_and_has_text() {
         );
     }
 }
+
+/// A text of an SVG with where it is drawn: its box, from its anchor, baseline offset and
+/// font size (character widths estimated at 0.6 em, wider than the digits of the font).
+#[derive(Debug)]
+struct Label {
+    text: String,
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+/// The horizontal texts of an SVG (rotated axis titles left out) with their boxes.
+fn labels(path: &Path) -> Vec<Label> {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "text" && n.attribute("transform").is_none())
+        .map(|n| {
+            let num = |a: &str| n.attribute(a).unwrap_or("0").parse::<f64>().unwrap();
+            let (x, y, size) = (num("x"), num("y"), num("font-size"));
+            let text = n.text().unwrap_or("").trim().to_string();
+            let width = 0.6 * size * text.chars().count() as f64;
+            let x = match n.attribute("text-anchor") {
+                Some("end") => (x - width, x),
+                Some("middle") => (x - width / 2.0, x + width / 2.0),
+                _ => (x, x + width),
+            };
+            let y = match n.attribute("dy") {
+                Some("0.76em") => (y, y + size),
+                Some("-0.5ex") => (y - size, y),
+                _ => (y - size / 2.0, y + size / 2.0),
+            };
+            Label { text, x, y }
+        })
+        .collect()
+}
+
+/// True for a tick label: a number, with an optional unit sign.
+fn is_tick(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".,-%×x ".contains(c))
+        && text.chars().any(|c| c.is_ascii_digit())
+}
+
+#[test]
+fn no_two_tick_labels_overlap_in_any_chart() {
+    let (_tmp, run) = rendered_run();
+    for stem in chart_stems(&run) {
+        let ticks: Vec<Label> = labels(&run.join(format!("charts/{stem}.svg")))
+            .into_iter()
+            .filter(|l| is_tick(&l.text))
+            .collect();
+        for (i, a) in ticks.iter().enumerate() {
+            for b in &ticks[i + 1..] {
+                let apart = a.x.1 <= b.x.0 + 1.0
+                    || b.x.1 <= a.x.0 + 1.0
+                    || a.y.1 <= b.y.0 + 1.0
+                    || b.y.1 <= a.y.0 + 1.0;
+                assert!(apart, "{stem}: tick labels overlap: {a:?} and {b:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_latency_axis_is_logarithmic_with_1_2_5_ticks_below_the_fastest_bar() {
+    let (_tmp, run) = rendered_run();
+    let ticks: Vec<(f64, f64)> = labels(&run.join("charts/latency.svg"))
+        .into_iter()
+        .filter(|l| is_tick(&l.text) && l.x.1 < 100.0)
+        .map(|l| (l.text.parse::<f64>().unwrap(), (l.y.0 + l.y.1) / 2.0))
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    for &(v, _) in &ticks {
+        let mantissa = v / 10f64.powi(v.log10().floor() as i32);
+        assert!(
+            [1.0, 2.0, 3.0, 5.0]
+                .iter()
+                .any(|m| (mantissa - m).abs() < 1e-9),
+            "tick {v} is not a 1-2-5 value: {ticks:?}"
+        );
+    }
+    // On a log axis equal ratios are equal distances: pixels per decade are the same between
+    // any two ticks of the first panel.
+    // Ticks are listed bottom to top; the first panel's end where the values fall again.
+    let first_panel = ticks
+        .windows(2)
+        .position(|w| w[1].0 <= w[0].0)
+        .map_or(ticks.len(), |i| i + 1);
+    let per_decade: Vec<f64> = ticks[..first_panel]
+        .windows(2)
+        .map(|w| (w[0].1 - w[1].1) / (w[1].0 / w[0].0).log10())
+        .collect();
+    assert!(per_decade.len() >= 2, "{ticks:?}");
+    // Pixel rounding moves each label by up to a pixel.
+    for d in &per_decade {
+        assert!(
+            (d / per_decade[0] - 1.0).abs() < 0.05,
+            "not a log axis: {per_decade:?}"
+        );
+    }
+    // The sample's fastest p50 is 14 ns: a tick sits below it.
+    assert!(ticks[0].0 < 14.0, "{ticks:?}");
+}
+
+#[test]
+fn each_scheme_keeps_its_own_marker_and_dash_where_series_coincide() {
+    let (_tmp, run) = rendered_run();
+    let svg = std::fs::read_to_string(run.join("charts/skew_sweep.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let stroke_of = |tag: &str| -> HashSet<String> {
+        doc.descendants()
+            .filter(|n| n.tag_name().name() == tag && n.attribute("fill") == Some("none"))
+            .filter_map(|n| n.attribute("stroke").map(str::to_string))
+            .collect()
+    };
+    // Hollow markers of different shapes: circles for the first scheme, squares for the
+    // second, so one never hides the other.
+    let (circles, squares) = (stroke_of("circle"), stroke_of("rect"));
+    assert!(
+        !circles.is_empty() && !squares.is_empty(),
+        "{circles:?} {squares:?}"
+    );
+    assert!(circles.is_disjoint(&squares), "{circles:?} {squares:?}");
+    let colours: Vec<String> = (0..SCHEMES.len())
+        .map(|i| {
+            let c = reports::charts::style::color(i);
+            format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+        })
+        .collect();
+    let dashes: Vec<_> = (0..SCHEMES.len())
+        .map(|i| reports::charts::style::dash_of(reports::charts::style::color(i)))
+        .collect();
+    for (i, d) in dashes.iter().enumerate() {
+        assert!(
+            !dashes[..i].contains(d),
+            "schemes share a dash pattern: {dashes:?}"
+        );
+    }
+    assert!(circles.contains(&colours[0]) && squares.contains(&colours[1]));
+}
+
+#[test]
+fn remap_marks_measured_counts_only_and_one_scan_length_is_bars_per_scheme() {
+    let (_tmp, run) = rendered_run();
+    // Remap: the schemes are markers only; the one line is the dashed ideal.
+    let remap =
+        std::fs::read_to_string(run.join("charts/remap-4-sequential-scans-0.05.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&remap).unwrap();
+    for i in 0..SCHEMES.len() {
+        let c = reports::charts::style::color(i);
+        let colour = format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        // A marker spans at most 12 px; a line between two counts spans more.
+        let widest = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "polyline" && n.attribute("stroke") == Some(&colour))
+            .map(|n| {
+                let xs: Vec<f64> = n
+                    .attribute("points")
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .filter_map(|p| p.split(',').next()?.parse().ok())
+                    .collect();
+                let (lo, hi) = reports::charts::style::bounds(xs.into_iter());
+                hi - lo
+            })
+            .fold(0.0f64, f64::max);
+        assert!(
+            widest <= 14.0,
+            "remap draws a line for scheme {i} ({widest} px)"
+        );
+    }
+    // Scan fan-out with one scan length: the schemes name the bars on the x axis.
+    let fanout = parse_svg(&run.join("charts/scan_fanout.svg"));
+    let under_bars = fanout
+        .texts
+        .iter()
+        .filter(|t| SCHEMES.contains(&t.as_str()))
+        .count();
+    assert!(under_bars >= 2 * SCHEMES.len(), "{:?}", fanout.texts);
+    assert!(
+        fanout.texts.iter().all(|t| t != "99" && t != "101"),
+        "{:?}",
+        fanout.texts
+    );
+}

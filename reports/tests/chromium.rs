@@ -1,8 +1,10 @@
 //! `report.html` opened in headless Chromium (Debian's `chromium` package): no console error,
-//! every chart rendered, and a screenshot saved under `target/test-artifacts/`.
+//! every chart rendered, and screenshots saved under `target/test-artifacts/` (`report.png`,
+//! the first 2,000 pixels; `report-full.png`, the whole page with every chart).
 //!
-//! Skipped with a message when Chromium is not installed, unless `SHARDLAB_REQUIRE_CHROMIUM` is
-//! set (CI sets it, so the test cannot silently skip there).
+//! Skipped when Chromium is not installed, with a `SKIPPED:` line on stderr that the test
+//! harness does not hide, unless `SHARDLAB_REQUIRE_CHROMIUM` is set (CI sets it, so the test
+//! cannot skip there).
 
 mod common;
 
@@ -105,7 +107,16 @@ fn the_report_renders_in_headless_chromium_without_errors() {
         if std::env::var_os("SHARDLAB_REQUIRE_CHROMIUM").is_some() {
             panic!("SHARDLAB_REQUIRE_CHROMIUM is set but /usr/bin/chromium is missing (apt-get install -y chromium)");
         }
-        println!("skipped: chromium is not installed (apt-get install -y chromium); set SHARDLAB_REQUIRE_CHROMIUM to fail instead");
+        // Written to the process's stderr, not through `eprintln!`, which the test harness
+        // captures and hides for a passing test: a skip must be seen. (Whether Chromium is
+        // installed is known only at run time, so the test cannot be marked `#[ignore]`.)
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "\nSKIPPED: the_report_renders_in_headless_chromium_without_errors: chromium not \
+             found; install it with `apt-get install chromium`, or run .ci/run (which installs \
+             it and sets SHARDLAB_REQUIRE_CHROMIUM=1 so that a missing browser fails)\n"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -166,4 +177,26 @@ fn the_report_renders_in_headless_chromium_without_errors() {
     let info = decoder.read_info().unwrap().info().clone();
     assert_eq!((info.width, info.height), (1280, 2000));
     println!("screenshot: {}", shot.display());
+
+    // The whole page, every chart included, to look at.
+    let height: u32 = body_attribute(&dom, "data-page-height")
+        .and_then(|h| h.parse().ok())
+        .expect("the page reports its height");
+    let height = height.clamp(2000, 40_000);
+    let full = artifacts.join("report-full.png");
+    std::fs::remove_file(&full).ok();
+    run_chromium(
+        &binary,
+        &dir.path().join("profile-full"),
+        &[
+            format!("--screenshot={}", full.display()),
+            format!("--window-size=1280,{height}"),
+            "--hide-scrollbars".into(),
+        ],
+        &page,
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&full).unwrap()));
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (1280, height));
+    println!("whole page: {}", full.display());
 }

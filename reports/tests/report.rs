@@ -52,7 +52,7 @@ fn windows_csv_has_a_row_per_workload_scheme_window_and_shard() {
         4 * common::SCHEMES.len() * common::WINDOWS * shards
     );
     assert!(
-        csv.contains("\nsequential:scans=0.05,range,4,11,3,5000\n"),
+        csv.contains("\nsequential:scans=0.05,range,4,11,3,5000,0.9988"),
         "{}",
         &csv[..200]
     );
@@ -65,9 +65,10 @@ fn report_md(variant: Variant) -> String {
     std::fs::read_to_string(dir.path().join("report.md")).unwrap()
 }
 
-/// The recommendation line of a workload in report.md, e.g. `**w: ring**`.
+/// The headline of the recommendation of a workload at 4 shards growing to 5 in report.md,
+/// from its line `**w, 4 → 5 shards: ring**`.
 fn recommended(md: &str, workload: &str) -> String {
-    let head = format!("**{}: ", workload.replace('_', "\\_"));
+    let head = format!("**{}, 4 → 5 shards: ", workload.replace('_', "\\_"));
     let line = md
         .lines()
         .find(|l| l.starts_with(&head))
@@ -83,13 +84,15 @@ fn findings_and_recommendations_follow_the_numbers_of_the_run() {
     let hot_key = report_md(Variant::HotKey);
     // A monotonic hot spot on range is found in one run and not in the other.
     assert!(
-        hot_spot.contains("range: one shard takes 100% of requests in every one of 12 windows"),
+        hot_spot.contains(
+            "range on 4 shards: one shard takes 100% of requests in every one of 12 windows"
+        ),
         "{hot_spot}"
     );
-    assert!(!hot_key.contains("range: one shard takes"));
+    assert!(!hot_key.contains("range on 4 shards: one shard takes"));
     // mod-N growth: 4/5 of keys in one run, half in the other.
     assert!(
-        hot_spot.contains("hash moves 80% of keys, 4x the least possible"),
+        hot_spot.contains("hash moves 80% of keys, more than 3x the least possible (20%)"),
         "{hot_spot}"
     );
     assert!(hot_key.contains("hash 50%"), "{hot_key}");
@@ -104,7 +107,63 @@ fn findings_and_recommendations_follow_the_numbers_of_the_run() {
         recommended(&hot_spot, "sequential:scans=0.05"),
         recommended(&hot_key, "sequential:scans=0.05")
     );
-    assert_eq!(recommended(&hot_key, "sequential:scans=0.05"), "range");
+    // Every configuration is covered: 4 workloads x 4 shard counts, one target each.
+    for n in common::SHARD_COUNTS {
+        let title = format!("**sequential:scans=0.05, {n} → {} shards: ", n + 1);
+        assert!(hot_spot.contains(&title), "no recommendation at {n} shards");
+    }
+    let matrix = hot_spot.split("## Decision matrix").nth(1).unwrap();
+    let matrix = matrix.split("\n## ").next().unwrap();
+    assert_eq!(
+        matrix
+            .lines()
+            .filter(|l| l.starts_with("| sequential"))
+            .count(),
+        common::SHARD_COUNTS.len()
+    );
+}
+
+#[test]
+fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_run(dir.path(), Variant::HotKey);
+    let edit = |file: &str, f: &dyn Fn(&str) -> String| {
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let edited: Vec<String> = text.lines().map(f).collect();
+        assert_ne!(edited.join("\n") + "\n", text, "{file} unchanged");
+        std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    };
+    edit("summary.csv", &|l| {
+        if l.starts_with("sequential:scans=0.05,ring,4,usable_capacity,") {
+            let mut f: Vec<&str> = l.split(',').collect();
+            f[4] = "0.4321";
+            f.join(",")
+        } else {
+            l.to_string()
+        }
+    });
+    edit("recommendation.csv", &|l| {
+        if l.starts_with("sequential:scans=0.05,4,5,") {
+            "sequential:scans=0.05,4,5,ring,lookup_time,7.5,hash;salted,".into()
+        } else {
+            l.to_string()
+        }
+    });
+    reports::report::render_dir(dir.path()).unwrap();
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert_eq!(recommended(&md, "sequential:scans=0.05"), "ring");
+    assert!(md.contains("ring leaves 43% of the cluster usable"), "{md}");
+    assert!(
+        md.contains("Tied on usable capacity (within 2% of the best or the 95% intervals) with hash, salted; decided by lookup time, by 7.5 ns faster per lookup."),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| sequential:scans=0.05 | 4 | 5 | ring | lookup time | 7.5 ns | hash, salted |"
+        ),
+        "{md}"
+    );
 }
 
 #[test]

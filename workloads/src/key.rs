@@ -56,6 +56,24 @@ impl KeyType {
         }
         display_bytes(key)
     }
+
+    /// The bytes a text-keyed system receives for `key`: the decimal digits of an 8-byte
+    /// `u64` key (as a client sends an integer key to Redis, or an integer as an
+    /// Elasticsearch `_id`), written into `digits`; the key itself otherwise.
+    pub fn as_text<'a>(self, key: &'a [u8], digits: &'a mut [u8; 20]) -> &'a [u8] {
+        let Some(mut n) = decode_u64(key).filter(|_| self == KeyType::U64) else {
+            return key;
+        };
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                return &digits[start..];
+            }
+        }
+    }
 }
 
 /// Renders printable ASCII as text and anything else as `0x` followed by hex.
@@ -109,6 +127,15 @@ mod tests {
         #[test]
         fn byte_order_of_encoded_integers_is_numeric_order(a: u64, b: u64) {
             prop_assert_eq!(a.cmp(&b), encode_u64(a).cmp(&encode_u64(b)));
+        }
+
+        #[test]
+        fn a_u64_key_as_text_is_its_decimal_digits(n: u64) {
+            let mut digits = [0; 20];
+            let text = KeyType::U64.as_text(&encode_u64(n), &mut digits);
+            prop_assert_eq!(text, n.to_string().as_bytes());
+            let key = encode_u64(n);
+            prop_assert_eq!(KeyType::Bytes.as_text(&key, &mut digits), &key[..]);
         }
 
         #[test]

@@ -16,6 +16,7 @@
 
 use super::output::{range_index, FinalRange};
 use super::rebalance::{self, RangeLoad, RebalanceLimits};
+use crate::metrics::growth::GrowthAccumulator;
 use crate::metrics::remap::ideal;
 use crate::metrics::Remap;
 use crate::KeyCounts;
@@ -28,12 +29,14 @@ pub fn measure(ranges: &[FinalRange], keys: &KeyCounts, nodes: u32, target: u32)
         shrink(ranges, target)
     };
     let (mut moved, mut moved_traffic, mut to_new) = (0u64, 0u64, 0u64);
+    let mut grown = GrowthAccumulator::new(nodes, target);
     for (key, count) in keys.iter() {
         let i = range_index(ranges, key);
         let (before, after) = (
             ranges.get(i).map_or(0, |r| r.owner),
             owners.get(i).copied().unwrap_or(0),
         );
+        grown.add(after, count);
         if before != after {
             moved += 1;
             moved_traffic += count;
@@ -46,6 +49,7 @@ pub fn measure(ranges: &[FinalRange], keys: &KeyCounts, nodes: u32, target: u32)
         remap_fraction_traffic: ratio(moved_traffic, keys.total()),
         remap_ideal: ideal(nodes, target),
         moved_to_new_shards: ratio(to_new, moved),
+        growth: grown.finish(),
     }
 }
 

@@ -20,6 +20,7 @@ impl DynamicRun {
             latency: None,
             split: None,
             extra_metrics: self.metric_values(),
+            intervals: Vec::new(),
         }
     }
 

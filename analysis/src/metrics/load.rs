@@ -142,6 +142,46 @@ impl ShardLoad {
     }
 }
 
+impl ShardLoad {
+    /// The balance measured per weight (`--weights`, one per shard): `hottest_shard_ratio`
+    /// becomes the largest share / weight share (1.0: every shard holds exactly its weight's
+    /// share) and `load_cv` is of requests / weight. Shares themselves are unchanged.
+    pub fn per_weight(mut self, weights: &[f64]) -> Self {
+        if weights.len() != self.shard_requests.len() || self.requests == 0 {
+            return self;
+        }
+        let total: f64 = weights.iter().sum();
+        let normalised: Vec<f64> = self
+            .shard_requests
+            .iter()
+            .zip(weights)
+            .map(|(&c, w)| c as f64 * total / (w * weights.len() as f64))
+            .collect();
+        self.hottest_shard_ratio = self
+            .shard_requests
+            .iter()
+            .zip(weights)
+            .map(|(&c, w)| (c as f64 / self.requests as f64) / (w / total))
+            .fold(0.0, f64::max);
+        self.load_cv = if normalised.len() < 2 {
+            0.0
+        } else {
+            normalised.iter().population_std_dev() / normalised.iter().mean()
+        };
+        self
+    }
+
+    /// Each shard's share of all requests; `None` without requests.
+    pub fn shard_shares(&self) -> Option<Vec<f64>> {
+        (self.requests > 0).then(|| {
+            self.shard_requests
+                .iter()
+                .map(|&r| share(r, self.requests))
+                .collect()
+        })
+    }
+}
+
 fn share(part: u64, total: u64) -> f64 {
     if total == 0 {
         0.0
@@ -203,5 +243,17 @@ mod tests {
         let load = ShardLoad::from_counts(vec![0, 0], vec![]);
         assert_eq!(load.hottest_shard_share, 0.0);
         assert_eq!(load.load_cv, 0.0);
+    }
+
+    #[test]
+    fn per_weight_balance_divides_each_share_by_its_weight_share() {
+        // Shares 1/3 and 2/3 on weights 1 and 2: perfect.
+        let load = ShardLoad::from_counts(vec![100, 200], vec![]).per_weight(&[1.0, 2.0]);
+        assert!((load.hottest_shard_ratio - 1.0).abs() < 1e-12);
+        assert!(load.load_cv.abs() < 1e-12);
+        // Even shares on weights 1 and 3: shard 0 holds 0.5 of a 0.25 weight share.
+        let load = ShardLoad::from_counts(vec![100, 100], vec![]).per_weight(&[1.0, 3.0]);
+        assert!((load.hottest_shard_ratio - 2.0).abs() < 1e-12);
+        assert!((load.hottest_shard_share - 0.5).abs() < 1e-12);
     }
 }

@@ -1,9 +1,12 @@
 //! The metrics shardlab reports: one plain result struct per workload and scheme, and the
 //! table of metric names, units and definitions that every output reads.
 
+pub mod capacity;
+pub mod confidence;
 pub mod estimate;
 pub mod failure;
 pub mod fanout;
+pub mod growth;
 mod key_sample;
 pub mod latency;
 pub mod load;
@@ -42,6 +45,19 @@ pub struct SchemeResult {
     /// written after the common ones.
     #[serde(skip)]
     pub extra_metrics: Vec<MetricValue>,
+    /// 95% intervals by metric name (see [`confidence`]); metrics without one are absent.
+    #[serde(skip)]
+    pub intervals: Vec<(&'static str, confidence::Interval)>,
+}
+
+impl SchemeResult {
+    /// The 95% interval of a metric, when one was estimated.
+    pub fn interval(&self, name: &str) -> Option<confidence::Interval> {
+        self.intervals
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, ci)| *ci)
+    }
 }
 
 /// Everything measured for one workload.
@@ -113,13 +129,18 @@ metric_table! {
     "distinct_keys", "keys", "Distinct keys of measured point operations.";
     "hottest_key_share", "share", "Point requests of the most requested key / all point requests. No scheme can spread one key.";
     "hottest_shard_share", "share", "Max shard requests / all requests, over the whole trace.";
-    "hottest_shard_ratio", "ratio", "hottest_shard_share x N; 1.0 is a perfect spread.";
-    "load_cv", "ratio", "Coefficient of variation (population) of shard requests.";
+    "hottest_shard_ratio", "ratio", "hottest_shard_share x N; 1.0 is a perfect spread. With --weights: the largest share / weight share over the shards.";
+    "load_cv", "ratio", "Coefficient of variation (population) of shard requests (with --weights: of requests / weight).";
     "hottest_shard_share_windowed", "share", "Mean over consecutive windows of --window events of the hottest shard's share within the window.";
+    "requests_per_event", "requests/event", "requests / events_measured: 1 without scans, more as scans fan out.";
+    "usable_capacity", "share", "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1.";
     "remap_fraction", "share", "Distinct keys whose owner changes from N to M shards / distinct keys.";
     "remap_fraction_traffic", "share", "Point requests whose key changes owner from N to M / point requests.";
     "remap_ideal", "share", "The least any scheme must move: |M-N| / max(M,N).";
     "remap_to_new_shards", "share", "Of the keys that move, the share that moves to a shard added by the growth.";
+    "grow_added_share", "share", "Measured point requests, replayed on the layout grown to M shards, that land on the added shards / all point requests (empty for a shrink).";
+    "grow_added_fair", "share", "The added shards' fair share (M-N)/M (empty for a shrink); below half of it the new shards stay nearly idle.";
+    "hottest_shard_share_grown", "share", "Max shard point requests / all point requests on the layout resized to M shards.";
     "scans", "scans", "Measured scans.";
     "scan_fanout_mean", "shards", "Mean shards contacted per scan.";
     "scan_fanout_p99", "shards", "99th percentile of shards contacted per scan.";
@@ -169,10 +190,18 @@ impl WorkloadResult {
             "hottest_shard_ratio" => v(s.load.hottest_shard_ratio),
             "load_cv" => v(s.load.load_cv),
             "hottest_shard_share_windowed" => v(s.load.hottest_shard_share_windowed),
+            "requests_per_event" => v(capacity::requests_per_event(
+                s.load.requests,
+                self.events_measured,
+            )),
+            "usable_capacity" => v(capacity::usable_of(&s.load, self.events_measured)),
             "remap_fraction" => v(s.remap.remap_fraction),
             "remap_fraction_traffic" => v(s.remap.remap_fraction_traffic),
             "remap_ideal" => v(s.remap.remap_ideal),
             "remap_to_new_shards" => v(s.remap.moved_to_new_shards),
+            "grow_added_share" => Some(s.remap.growth.added_share),
+            "grow_added_fair" => Some(s.remap.growth.added_fair),
+            "hottest_shard_share_grown" => Some(s.remap.growth.hottest_share_after),
             "scans" => v(self.scans as f64),
             "scan_fanout_mean" => fan(|f| f.mean),
             "scan_fanout_p99" => fan(|f| f.p99 as f64),
@@ -185,6 +214,29 @@ impl WorkloadResult {
             "split_balance" => split(|x| x.median_balance),
             "split_balance_optimal" => split(|x| x.optimal_balance),
             _ => None,
+        }
+    }
+}
+
+impl WorkloadResult {
+    /// A metric of one scheme with its 95% interval: the key-sample interval of an estimate
+    /// and the bootstrap or repeat interval, joined when both exist; `None` when the metric
+    /// is undefined or not applicable.
+    pub fn figure(
+        &self,
+        s: &SchemeResult,
+        name: &str,
+    ) -> Option<(f64, Option<confidence::Interval>)> {
+        let value = self.value_of(s, name).flatten()?;
+        Some((value, self.interval_of(s, name)))
+    }
+
+    /// The 95% interval of a metric of one scheme (see [`WorkloadResult::figure`]).
+    pub fn interval_of(&self, s: &SchemeResult, name: &str) -> Option<confidence::Interval> {
+        let sample = self.estimate_of(s, name).and_then(|e| e.ci);
+        match (sample, s.interval(name)) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+            (a, b) => a.or(b),
         }
     }
 }

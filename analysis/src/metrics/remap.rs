@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::growth::{Growth, GrowthAccumulator};
 use crate::{KeyCounts, Partitioner};
 
 /// What changes owner when a scheme goes from `N` to `M` shards.
@@ -19,29 +20,36 @@ pub struct Remap {
     /// Share of the moved keys that move to a shard that did not exist before (1 for a
     /// consistent-hash ring on growth; 0 when nothing moves).
     pub moved_to_new_shards: f64,
+    /// Where the measured point requests land on the resized layout.
+    pub growth: Growth,
 }
 
-/// Compares the owners of every distinct key before and after resizing.
+/// Compares the owners of every distinct key before and after resizing, and counts where
+/// their point requests land after it.
 pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCounts) -> Remap {
     let entries: Vec<(&[u8], u64)> = keys.iter().collect();
-    let n = before.shard_count();
+    let (n, m) = (before.shard_count(), after.shard_count());
     // (moved keys, moved requests, moved to a new shard), summed exactly in integers.
-    let (moved, moved_traffic, to_new) = entries
+    let ((moved, moved_traffic, to_new), grown) = entries
         .par_chunks(4096)
         .map(|part| {
             let mut acc = (0u64, 0u64, 0u64);
+            let mut grown = GrowthAccumulator::new(n, m);
             for &(key, count) in part {
                 let (a, b) = (before.shard_of(key), after.shard_of(key));
+                grown.add(b, count);
                 if a != b {
                     acc.0 += 1;
                     acc.1 += count;
                     acc.2 += (b >= n) as u64;
                 }
             }
-            acc
+            (acc, grown)
         })
-        .reduce(|| (0, 0, 0), |x, y| (x.0 + y.0, x.1 + y.1, x.2 + y.2));
-    let (m, n) = (after.shard_count(), before.shard_count());
+        .reduce(
+            || ((0, 0, 0), GrowthAccumulator::new(n, m)),
+            |(x, gx), (y, gy)| ((x.0 + y.0, x.1 + y.1, x.2 + y.2), gx.merge(gy)),
+        );
     Remap {
         target_shards: m,
         remap_fraction: ratio(moved, entries.len() as u64),
@@ -49,6 +57,7 @@ pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCoun
         remap_fraction_traffic: ratio(moved_traffic, keys.held_total()),
         remap_ideal: ideal(n, m),
         moved_to_new_shards: ratio(to_new, moved),
+        growth: grown.finish(),
     }
 }
 

@@ -58,6 +58,9 @@ pub fn renumbered(old: ShardId, removed: ShardId) -> ShardId {
 
 /// The plain sentence for a scheme that cannot remove an arbitrary shard.
 pub fn cannot_remove_message(part: &dyn Partitioner) -> String {
+    if let Some(reason) = part.removal_refusal() {
+        return reason;
+    }
     format!(
         "scheme '{}' cannot remove an arbitrary shard: it has no rule for handing a removed \
          shard's keys to the survivors, so its load after a failure is not measured",

@@ -121,6 +121,7 @@ impl<'a> SchemeSearch<'a> {
             shards,
             warmup_keys: self.traffic.warmup_keys(),
             key_type: self.key_type,
+            weights: None,
         };
         self.spec.build(&ctx)
     }

@@ -14,6 +14,9 @@ pub struct BuildContext<'a> {
     pub warmup_keys: &'a [Vec<u8>],
     /// How key text in files (boundaries) is read.
     pub key_type: KeyType,
+    /// Relative shard weights (`--weights`), one per shard; `None` when all are equal.
+    /// Schemes that cannot honour weights refuse them ([`super::weights::refuse`]).
+    pub weights: Option<&'a [f64]>,
 }
 
 /// A registered scheme family: its name, what it is, its parameters and its constructor.
@@ -37,4 +40,15 @@ pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, 
 /// `resized` calls it, so no partitioner with zero shards can exist.
 pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
     crate::ShardCount::new(shards).map(drop)
+}
+
+/// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
+/// the last shards) and new shards get unused numbers above every identity so far. Schemes
+/// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across
+/// renumbering, so a removal or a growth moves only the keys it must.
+pub(crate) fn resized_identities(identities: &[u32], shards: u32) -> Vec<u32> {
+    let next = identities.iter().max().map_or(0, |m| m + 1);
+    let kept = identities.iter().copied().take(shards as usize);
+    let added = (next..).take((shards as usize).saturating_sub(identities.len()));
+    kept.chain(added).collect()
 }

@@ -6,22 +6,53 @@
 //! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
 //! (re-exported here), so no scheme imports this registry.
 
+pub mod anchor;
+pub mod bounded;
+pub mod cassandra;
+pub mod elasticsearch;
+pub mod growth;
 pub mod hash;
+pub mod jump;
+pub mod kafka;
 mod kind;
+pub mod maglev;
+pub mod multiprobe;
 pub mod pinned_hash;
 pub mod range;
 pub mod range_dynamic;
+pub mod redis_cluster;
+pub mod rendezvous;
 pub mod ring;
 pub mod salted;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod weights;
 
-pub(crate) use kind::check_shard_count;
+pub(crate) use kind::{check_shard_count, resized_identities};
 pub use kind::{BuildContext, BuildFn, SchemeKind};
 
 use crate::{AnalysisError, Partitioner};
 use workloads::Spec;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
-pub static SCHEMES: &[&SchemeKind] = &[&range::KIND, &hash::KIND, &ring::KIND, &salted::KIND];
+/// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
+/// come after the abstract schemes and are not in [`DEFAULT_SCHEMES`].
+pub static SCHEMES: &[&SchemeKind] = &[
+    &range::KIND,
+    &hash::KIND,
+    &ring::KIND,
+    &salted::KIND,
+    &jump::KIND,
+    &rendezvous::KIND,
+    &maglev::KIND,
+    &multiprobe::KIND,
+    &anchor::KIND,
+    &bounded::KIND,
+    &redis_cluster::KIND,
+    &kafka::KIND,
+    &cassandra::KIND,
+    &elasticsearch::KIND,
+];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
 /// registering a new scheme does not change the default suite's results.

@@ -20,12 +20,14 @@ fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
             label: l.scheme.clone(),
             color: style::scheme_color(data, &l.scheme),
             points: l
-                .window_hottest_share()
-                .into_iter()
+                .window_hottest_share
+                .iter()
+                .copied()
                 .enumerate()
                 .map(|(i, v)| (i as f64, v))
                 .collect(),
             stroke: Stroke::Solid,
+            whiskers: Vec::new(),
         })
         .collect();
     (n, lines)
@@ -68,6 +70,7 @@ impl Chart for HottestOverTime {
             color: style::REFERENCE,
             points: vec![(0.0, fair), (last, fair)],
             stroke: Stroke::Dashed,
+            whiskers: Vec::new(),
         });
         let legend = style::legend_of(&lines);
         let area = style::titled(

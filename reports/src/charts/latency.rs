@@ -87,32 +87,21 @@ impl Chart for LatencyChart {
 
 fn draw_panel(caption: &str, bars: &[(&str, [f64; 3])], area: &Canvas<'_>) -> DrawResult {
     let names: Vec<&str> = bars.iter().map(|b| b.0).collect();
-    // A log axis: one slow tail (p99.9) must not flatten every other bar.
+    // A log axis: one slow tail (p99.9) must not flatten every other bar. Its ticks are the
+    // 1-2-5 values (or the powers of ten over many decades), one below the fastest bar, so
+    // single-digit nanoseconds have a tick and no two labels crowd.
     let (y_min, y_max) = style::bounds(bars.iter().flat_map(|b| b.1).filter(|v| *v > 0.0));
-    let (lo, hi) = ((y_min / 2.0).max(0.01), (y_max * 2.0).max(1.0));
-    let mut chart = style::panel_chart(area, caption, 64)
-        .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, (lo..hi).log_scale())?;
-    let scheme_of = |v: &f64| {
-        let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 {
-            names
-                .get(i as usize)
-                .map_or(String::new(), |s| s.to_string())
-        } else {
-            String::new()
-        }
-    };
+    let (lo, hi, ticks) = style::log_axis(y_min.max(0.01), y_max.max(0.01), 8);
+    let mut chart = style::panel_chart(area, caption, 64).build_cartesian_2d(
+        -0.5..names.len() as f64 - 0.5,
+        (lo..hi).log_scale().with_key_points(ticks),
+    )?;
+    let scheme_of = |v: &f64| style::category(&names, v);
     chart
         .configure_mesh()
         .x_desc("scheme")
         .y_desc("ns per lookup (log scale)")
-        .y_label_formatter(&|v| {
-            if *v >= 10.0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.1}")
-            }
-        })
+        .y_label_formatter(&style::log_tick_label)
         .x_labels(names.len())
         .x_label_formatter(&scheme_of)
         .disable_x_mesh()

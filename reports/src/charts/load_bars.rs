@@ -54,7 +54,7 @@ impl Chart for LoadBars {
         )?;
         let y_max = loads
             .iter()
-            .flat_map(|l| l.shard_share())
+            .flat_map(|l| l.shard_share.iter().copied())
             .fold(0.0f64, f64::max);
         for (load, panel) in loads.iter().zip(style::panels(&area, loads.len())) {
             draw_panel(input, load, &panel, y_max)?;
@@ -92,8 +92,9 @@ fn draw_panel(
         .light_line_style(RGBColor(236, 236, 236))
         .draw()?;
     let bars = load
-        .shard_share()
-        .into_iter()
+        .shard_share
+        .iter()
+        .copied()
         .enumerate()
         .map(|(i, share)| {
             let x = i as f64;

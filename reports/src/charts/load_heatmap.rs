@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use super::loads::windowed_loads;
 use super::style::{self, font, percent, whole};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
-use crate::data::{share, SchemeLoad};
+use crate::data::SchemeLoad;
 
 /// Shard x window heatmap.
 pub struct LoadHeatmap;
@@ -39,7 +39,8 @@ fn windows_per_column(windows: usize) -> usize {
     windows.div_ceil(MAX_COLUMNS).max(1)
 }
 
-/// Per column, each shard's share of the column's requests.
+/// Per column, each shard's share of the column's requests: a display aggregation (windows
+/// merged to fit the width) from the counts of `windows.csv`, not a reported metric.
 fn cells(load: &SchemeLoad) -> Vec<Vec<f64>> {
     let per = windows_per_column(load.window_requests.len());
     load.window_requests
@@ -52,7 +53,15 @@ fn cells(load: &SchemeLoad) -> Vec<Vec<f64>> {
                 }
             }
             let total: u64 = sums.iter().sum();
-            sums.iter().map(|&c| share(c, total)).collect()
+            sums.iter()
+                .map(|&c| {
+                    if total == 0 {
+                        0.0
+                    } else {
+                        c as f64 / total as f64
+                    }
+                })
+                .collect()
         })
         .collect()
 }

@@ -21,6 +21,7 @@ mod shard_sweep;
 mod skew_sweep;
 mod split_balance;
 mod sweep;
+mod usable_capacity;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -84,6 +85,7 @@ pub trait Chart: Sync {
 /// Every chart, in report order.
 pub fn all() -> Vec<Box<dyn Chart>> {
     vec![
+        Box::new(usable_capacity::UsableCapacityChart),
         Box::new(load_bars::LoadBars),
         Box::new(hottest_over_time::HottestOverTime),
         Box::new(load_heatmap::LoadHeatmap),

@@ -106,7 +106,8 @@ fn draw_panel(data: &RunData, workload: &str, area: &Canvas<'_>) -> DrawResult {
             match r.shards_needed {
                 Some(n) => run.push((r.growth, n as f64)),
                 None => {
-                    chart.draw_series(LineSeries::new(run.drain(..), c.stroke_width(2)))?;
+                    style::draw_marked_series(&mut chart, area, &run, c, Stroke::Solid)?;
+                    run.clear();
                     let k = match crosses_at.iter_mut().find(|p| p.0 == r.growth) {
                         Some(p) => {
                             p.1 += 1;
@@ -139,11 +140,7 @@ fn draw_panel(data: &RunData, workload: &str, area: &Canvas<'_>) -> DrawResult {
                 }
             }
         }
-        chart.draw_series(LineSeries::new(run.iter().copied(), c.stroke_width(2)))?;
-        chart.draw_series(mine.iter().filter_map(|r| {
-            r.shards_needed
-                .map(|n| Circle::new((r.growth, n as f64), 3, c.filled()))
-        }))?;
+        style::draw_marked_series(&mut chart, area, &run, c, Stroke::Solid)?;
     }
     Ok(())
 }

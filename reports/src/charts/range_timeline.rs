@@ -59,6 +59,7 @@ fn series_of(data: &RunData, column: &str) -> Vec<Series> {
                 color: style::color(i),
                 points,
                 stroke: Stroke::Solid,
+                whiskers: Vec::new(),
             }
         })
         .filter(|s| !s.points.is_empty())

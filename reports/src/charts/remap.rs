@@ -23,11 +23,13 @@ fn panels(input: &ChartInput<'_>) -> Vec<(u32, Vec<Series>)> {
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             if !points.is_empty() {
+                // Points only: no line suggests a value at a count that was not measured.
                 lines.push(Series {
                     label: scheme.to_string(),
                     color: style::scheme_color(data, scheme),
                     points,
-                    stroke: Stroke::Solid,
+                    stroke: Stroke::Points,
+                    whiskers: Vec::new(),
                 });
             }
         }
@@ -55,6 +57,7 @@ fn ideal_series(n: u32, lines: &[Series]) -> Series {
             .map(|m| (m as f64, ideal(n, m)))
             .collect(),
         stroke: Stroke::Dashed,
+        whiskers: Vec::new(),
     }
 }
 
@@ -74,7 +77,7 @@ impl Chart for RemapChart {
             .then(|| "the run measured no change of shard count (M = N)".into())
     }
     fn caption(&self, _input: &ChartInput<'_>) -> String {
-        "Share of distinct keys whose owner changes from N to M shards; dashed: the least any scheme must move. A run with one target M gives one point per scheme.".into()
+        "Share of distinct keys whose owner changes from N to M shards, one marker per measured M; dashed: the least any scheme must move.".into()
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(panels(input).len())

@@ -1,7 +1,9 @@
 //! Shards contacted per scan against the scan length (the `scan_len` parameter of synthetic
 //! workloads, 100 when not given), one line per scheme, one panel per workload family.
 
-use super::style::{self, whole, LinePanel, Series};
+use plotters::style::RGBColor;
+
+use super::style::{self, whole, LegendEntry, LinePanel, Mark, Series, Stroke};
 use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::{RunData, DEFAULT_SCAN_LEN};
@@ -44,13 +46,23 @@ impl Chart for ScanFanoutChart {
             .then(|| "no workload of the run has scans".into())
     }
     fn caption(&self, _input: &ChartInput<'_>) -> String {
-        format!("Mean shards contacted per scan; scan length from the workload's scan_len (default {DEFAULT_SCAN_LEN}). One scan length gives one point per scheme; dashed: every shard.")
+        format!("Mean shards contacted per scan; scan length from the workload's scan_len (default {DEFAULT_SCAN_LEN}). With one scan length, one bar per scheme; with several, one line per scheme. Dashed: every shard.")
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(panels(input.data).len())
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
-        let grid: Vec<LinePanel> = panels(input.data)
+        let panels = panels(input.data);
+        let title = "Scan fan-out against scan length";
+        // One scan length gives one value per scheme: bars side by side, not points stacked
+        // on one x.
+        if panels
+            .iter()
+            .all(|(_, _, lines)| lines.iter().all(|s| s.points.len() == 1))
+        {
+            return draw_bars(root, title, &panels);
+        }
+        let grid: Vec<LinePanel> = panels
             .into_iter()
             .map(|(family, n, mut lines)| {
                 lines.push(flat_reference("every shard (N)", &lines, n as f64));
@@ -58,13 +70,48 @@ impl Chart for ScanFanoutChart {
                     caption: format!("{family} (N = {n})"),
                     x_desc: "scan length (keys)",
                     y_desc: "shards per scan (mean)",
-                    y_format: |v| format!("{v:.1}"),
+                    y_format: fanout,
                     x_format: whole,
                     y_from_zero: true,
                     series: lines,
                 }
             })
             .collect();
-        style::draw_line_grid(root, "Scan fan-out against scan length", &grid)
+        style::draw_line_grid(root, title, &grid)
     }
+}
+
+/// Shards per scan on the axis.
+fn fanout(v: &f64) -> String {
+    format!("{v:.1}")
+}
+
+/// One bar per scheme in each panel, with every shard (N) dashed across.
+fn draw_bars(root: &Canvas<'_>, title: &str, panels: &[(String, u32, Vec<Series>)]) -> DrawResult {
+    let mut legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
+    for e in &mut legend {
+        e.mark = Mark::Swatch;
+    }
+    legend.push(LegendEntry {
+        label: "every shard (N)".into(),
+        color: style::REFERENCE,
+        mark: Mark::Line(Stroke::Dashed),
+    });
+    let area = style::titled(root, title, &legend)?;
+    for ((family, n, lines), cell) in panels.iter().zip(style::panels(&area, panels.len())) {
+        let bars: Vec<(String, RGBColor, f64)> = lines
+            .iter()
+            .map(|s| (s.label.clone(), s.color, s.points[0].1))
+            .collect();
+        let scan_len = lines.first().map_or(0.0, |s| s.points[0].0);
+        style::draw_bar_panel(
+            &cell,
+            &format!("{family} (N = {n}, scans of {scan_len} keys)"),
+            "shards per scan (mean)",
+            fanout,
+            &bars,
+            Some(*n as f64),
+        )?;
+    }
+    Ok(())
 }

@@ -56,6 +56,7 @@ impl Chart for ShardSweep {
                     color: style::REFERENCE,
                     points: counts.iter().map(|&n| (n as f64, 1.0 / n as f64)).collect(),
                     stroke: Stroke::Dashed,
+                    whiskers: Vec::new(),
                 });
                 LinePanel {
                     caption: workload.to_string(),

@@ -8,6 +8,7 @@ use plotters::prelude::*;
 
 use super::font::FAMILY;
 use super::{Canvas, DrawResult};
+use plotters::coord::types::RangedCoordf64;
 
 /// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
 pub const PALETTE: [RGBColor; 8] = [
@@ -137,10 +138,27 @@ pub fn titled<'b>(
                 [(x, y - 6), (x + 20, y + 6)],
                 e.color.filled(),
             ))?,
-            Mark::Line(Stroke::Solid) => strip.draw(&PathElement::new(
-                vec![(x, y), (x + 24, y)],
-                e.color.stroke_width(2),
-            ))?,
+            Mark::Line(Stroke::Solid) => {
+                match dash_of(e.color) {
+                    None => strip.draw(&PathElement::new(
+                        vec![(x, y), (x + 24, y)],
+                        e.color.stroke_width(2),
+                    ))?,
+                    Some((dash, gap)) => {
+                        let mut at = x;
+                        while at < x + 24 {
+                            let end = (at + dash as i32).min(x + 24);
+                            strip.draw(&PathElement::new(
+                                vec![(at, y), (end, y)],
+                                e.color.stroke_width(2),
+                            ))?;
+                            at = end + gap as i32;
+                        }
+                    }
+                }
+                draw_marker(&strip, (x + 12, y), e.color)?;
+            }
+            Mark::Line(Stroke::Points) => draw_marker(&strip, (x + 12, y), e.color)?,
             Mark::Cross => strip.draw(&Cross::new((x + 10, y), 6, e.color.stroke_width(2)))?,
             Mark::Line(Stroke::Dashed) => {
                 for k in 0..3 {
@@ -226,10 +244,94 @@ pub fn padded(lo: f64, hi: f64, from_zero: bool) -> Range<f64> {
 /// How a series is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Stroke {
-    /// A solid line with a dot on every point.
+    /// A line with a marker on every point; the line's dash pattern and the marker's shape
+    /// follow the series' colour ([`dash_of`], [`draw_marker`]), so that series which
+    /// coincide stay visible, each through the gaps of the other.
     Solid,
-    /// A dashed line without dots (reference curves).
+    /// A dashed line without markers (reference curves).
     Dashed,
+    /// Markers only, no line: values measured at separate points that nothing joins (the
+    /// counts between them were not measured).
+    Points,
+}
+
+/// Marker shapes, in the order of the palette.
+const MARKER_SHAPES: usize = 5;
+
+/// The index of `color` in the palette (0 for colours outside it).
+fn palette_index(color: RGBColor) -> usize {
+    PALETTE.iter().position(|c| *c == color).unwrap_or(0)
+}
+
+/// The dash pattern (dash, gap in pixels) of a series line of this colour; `None` is solid.
+/// Each scheme colour gets its own, so a line drawn over another leaves it showing.
+pub fn dash_of(color: RGBColor) -> Option<(u32, u32)> {
+    match palette_index(color) % 4 {
+        0 => None,
+        1 => Some((10, 5)),
+        2 => Some((3, 4)),
+        _ => Some((16, 4)),
+    }
+}
+
+/// Draws the hollow marker of a series of this colour at pixel `at` of `area`: a circle,
+/// square, triangle, diamond or cross by the colour's place in the palette. Hollow shapes of
+/// different forms stay distinguishable where points coincide.
+pub fn draw_marker(area: &Canvas<'_>, at: (i32, i32), color: RGBColor) -> DrawResult {
+    let style = color.stroke_width(2);
+    let (x, y) = at;
+    match palette_index(color) % MARKER_SHAPES {
+        0 => area.draw(&Circle::new(at, 4, style))?,
+        1 => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style))?,
+        2 => area.draw(&PathElement::new(
+            vec![(x, y - 6), (x + 5, y + 4), (x - 5, y + 4), (x, y - 6)],
+            style,
+        ))?,
+        3 => area.draw(&PathElement::new(
+            vec![(x, y - 6), (x + 6, y), (x, y + 6), (x - 6, y), (x, y - 6)],
+            style,
+        ))?,
+        _ => area.draw(&Cross::new(at, 5, style))?,
+    }
+    Ok(())
+}
+
+/// The chart type of every line panel.
+pub type LineChart<'a, 'b> =
+    ChartContext<'a, super::AnyBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws `points` as a series of `color` on `chart` (in `area`, the panel it was built on):
+/// the line in the colour's dash pattern (unless `stroke` is [`Stroke::Points`]) and the
+/// colour's marker on every point.
+pub fn draw_marked_series(
+    chart: &mut LineChart<'_, '_>,
+    area: &Canvas<'_>,
+    points: &[(f64, f64)],
+    color: RGBColor,
+    stroke: Stroke,
+) -> DrawResult {
+    let style = color.stroke_width(2);
+    if stroke == Stroke::Solid {
+        match dash_of(color) {
+            None => {
+                chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+            }
+            Some((dash, gap)) => {
+                chart.draw_series(DashedLineSeries::new(
+                    points.iter().copied(),
+                    dash,
+                    gap,
+                    style,
+                ))?;
+            }
+        }
+    }
+    let (bx, by) = area.get_base_pixel();
+    for p in points {
+        let (px, py) = chart.backend_coord(p);
+        draw_marker(area, (px - bx, py - by), color)?;
+    }
+    Ok(())
 }
 
 /// Points of one line, with its legend label.
@@ -243,6 +345,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Solid with dots, or dashed.
     pub stroke: Stroke,
+    /// 95% intervals drawn as vertical bars: (x, low, high), from summary.csv's
+    /// `ci_low,ci_high` (empty where none was estimated).
+    pub whiskers: Vec<(f64, f64, f64)>,
 }
 
 /// A line panel: a caption, labelled axes and its series.
@@ -282,8 +387,14 @@ pub fn panel_chart<'a, 'b>(
 /// Draws a line panel into `area`.
 pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
     let points = || panel.series.iter().flat_map(|s| s.points.iter());
+    let whisker_ends = || {
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.whiskers.iter().flat_map(|w| [w.1, w.2]))
+    };
     let (x_lo, x_hi) = bounds(points().map(|p| p.0));
-    let (y_lo, y_hi) = bounds(points().map(|p| p.1));
+    let (y_lo, y_hi) = bounds(points().map(|p| p.1).chain(whisker_ends()));
     let mut chart = panel_chart(area, &panel.caption, 64).build_cartesian_2d(
         padded(x_lo, x_hi, false),
         padded(y_lo, y_hi, panel.y_from_zero),
@@ -300,20 +411,137 @@ pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
         .light_line_style(RGBColor(236, 236, 236))
         .draw()?;
     for s in &panel.series {
-        let style = s.color.stroke_width(2);
         match s.stroke {
-            Stroke::Solid => {
-                chart.draw_series(LineSeries::new(s.points.iter().copied(), style))?;
-                chart.draw_series(
-                    s.points
-                        .iter()
-                        .map(|&p| Circle::new(p, 3, s.color.filled())),
-                )?;
+            Stroke::Solid | Stroke::Points => {
+                draw_marked_series(&mut chart, area, &s.points, s.color, s.stroke)?;
             }
             Stroke::Dashed => {
-                chart.draw_series(DashedLineSeries::new(s.points.iter().copied(), 6, 4, style))?;
+                chart.draw_series(DashedLineSeries::new(
+                    s.points.iter().copied(),
+                    6,
+                    4,
+                    s.color.stroke_width(2),
+                ))?;
             }
         }
+        chart.draw_series(
+            s.whiskers
+                .iter()
+                .map(|&(x, lo, hi)| PathElement::new([(x, lo), (x, hi)], s.color.stroke_width(1))),
+        )?;
+    }
+    Ok(())
+}
+
+/// A log axis holding every value from `min` to `max` (both positive): its range and ticks.
+/// The ticks are the 1-2-5 values of each decade, else 1-3, else the powers of ten, whichever
+/// is the finest with at most `max_ticks` ticks (so labels never crowd); the range runs from
+/// the tick just below `min` to the tick just above `max`, so the smallest value has a tick
+/// under it.
+pub fn log_axis(min: f64, max: f64, max_ticks: usize) -> (f64, f64, Vec<f64>) {
+    const TIERS: [&[f64]; 3] = [&[1.0, 2.0, 5.0], &[1.0, 3.0], &[1.0]];
+    let mut axis = (min, max, Vec::new());
+    for steps in TIERS {
+        // The tick values of the decades around `v`, in increasing order.
+        let around = |v: f64| {
+            let decade = 10f64.powi(v.log10().floor() as i32);
+            [decade / 10.0, decade, decade * 10.0]
+                .into_iter()
+                .flat_map(|d| steps.iter().map(move |s| d * s))
+                .collect::<Vec<f64>>()
+        };
+        let lo = around(min)
+            .into_iter()
+            .rev()
+            .find(|t| *t < min * 0.999_999)
+            .unwrap_or(min);
+        let hi = around(max)
+            .into_iter()
+            .find(|t| *t > max * 1.000_001)
+            .unwrap_or(max);
+        let mut ticks = Vec::new();
+        let mut decade = 10f64.powi(lo.log10().floor() as i32);
+        while decade <= hi * 1.000_001 {
+            ticks.extend(
+                steps
+                    .iter()
+                    .map(|s| decade * s)
+                    .filter(|v| *v >= lo * 0.999_999 && *v <= hi * 1.000_001),
+            );
+            decade *= 10.0;
+        }
+        axis = (lo, hi, ticks);
+        if axis.2.len() <= max_ticks {
+            break;
+        }
+    }
+    axis
+}
+
+/// A tick of a log axis: as many decimals as the value needs (0.05, 0.2, 5, 100).
+pub fn log_tick_label(v: &f64) -> String {
+    if *v >= 1.0 {
+        format!("{v:.0}")
+    } else if *v >= 0.1 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The label of a category axis at `v`: the name at a whole index, nothing between.
+pub fn category(names: &[&str], v: &f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 {
+        names
+            .get(i as usize)
+            .map_or(String::new(), |s| s.to_string())
+    } else {
+        String::new()
+    }
+}
+
+/// Draws a bar panel: one bar per `(label, colour, value)` with the labels under the bars,
+/// and an optional dashed reference line across at a height, labelled in the legend.
+pub fn draw_bar_panel(
+    area: &Canvas<'_>,
+    caption: &str,
+    y_desc: &str,
+    y_format: fn(&f64) -> String,
+    bars: &[(String, RGBColor, f64)],
+    reference: Option<f64>,
+) -> DrawResult {
+    let top = bars
+        .iter()
+        .map(|b| b.2)
+        .chain(reference)
+        .fold(0.0f64, f64::max);
+    let names: Vec<&str> = bars.iter().map(|b| b.0.as_str()).collect();
+    let mut chart = panel_chart(area, caption, 64)
+        .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, padded(0.0, top, true))?;
+    let name_of = |v: &f64| category(&names, v);
+    chart
+        .configure_mesh()
+        .y_desc(y_desc)
+        .y_label_formatter(&y_format)
+        .x_labels(names.len())
+        .x_label_formatter(&name_of)
+        .disable_x_mesh()
+        .label_style(font(12))
+        .axis_desc_style(font(13))
+        .light_line_style(RGBColor(236, 236, 236))
+        .draw()?;
+    chart.draw_series(bars.iter().enumerate().map(|(i, (_, color, v))| {
+        let x = i as f64;
+        Rectangle::new([(x - 0.3, 0.0), (x + 0.3, *v)], color.filled())
+    }))?;
+    if let Some(y) = reference {
+        chart.draw_series(DashedLineSeries::new(
+            [(-0.5, y), (names.len() as f64 - 0.5, y)],
+            6,
+            4,
+            REFERENCE.stroke_width(2),
+        ))?;
     }
     Ok(())
 }
@@ -390,6 +618,34 @@ mod tests {
     fn counts_get_thousands_separators() {
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn log_axes_tick_at_1_2_5_then_1_3_then_decades() {
+        assert_eq!(
+            log_axis(3.1, 180.0, 8),
+            (2.0, 200.0, vec![2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0])
+        );
+        assert_eq!(
+            log_axis(3.1, 800.0, 8),
+            (3.0, 1_000.0, vec![3.0, 10.0, 30.0, 100.0, 300.0, 1_000.0])
+        );
+        let (lo, hi, ticks) = log_axis(0.4, 9_000.0, 8);
+        assert_eq!((lo, hi), (0.1, 10_000.0));
+        assert_eq!(ticks, [0.1, 1.0, 10.0, 100.0, 1_000.0, 10_000.0]);
+        assert_eq!(log_axis(5.0, 5.0, 8).2, [2.0, 5.0, 10.0]);
+        assert_eq!(
+            [0.05, 0.2, 5.0, 100.0].map(|v| log_tick_label(&v)),
+            ["0.05", "0.2", "5", "100"]
+        );
+    }
+
+    #[test]
+    fn each_palette_colour_has_its_own_dash_and_marker() {
+        let dashes: Vec<_> = PALETTE[..4].iter().map(|c| dash_of(*c)).collect();
+        for (i, d) in dashes.iter().enumerate() {
+            assert!(!dashes[..i].contains(d), "{dashes:?}");
+        }
     }
 
     #[test]

@@ -29,6 +29,13 @@ pub enum Block {
     Recommendation(Recommendation),
     /// A chart: inline SVG in HTML, a PNG link in Markdown.
     Figure(RenderedChart),
+    /// Blocks folded away under a one-line summary (`<details>`).
+    Details {
+        /// The line shown while folded.
+        summary: String,
+        /// What unfolds.
+        blocks: Vec<Block>,
+    },
 }
 
 /// The whole report.
@@ -70,28 +77,26 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
         }
     )));
 
-    b.push(Block::Heading(2, "Recommendations".into()));
-    let recommendations: Vec<Recommendation> =
-        profiles.iter().filter_map(findings::recommend).collect();
-    if recommendations.is_empty() {
-        b.push(Block::Paragraph(
-            "No workload has the load figures a recommendation needs.".into(),
-        ));
-    }
-    b.extend(recommendations.into_iter().map(Block::Recommendation));
-
+    decision_matrix(data, &mut b);
     what_was_run(data, &mut b);
 
-    for p in &profiles {
-        b.push(Block::Heading(2, format!("Workload {}", p.workload)));
-        if let Some(d) = data.description(&p.workload) {
+    for w in data.workloads() {
+        b.push(Block::Heading(2, format!("Workload {w}")));
+        if let Some(d) = data.description(w) {
             b.push(Block::Paragraph(d.to_string()));
         }
-        b.push(Block::Heading(3, "Findings".into()));
-        b.push(list(findings::workload_findings(data, p)));
-        b.push(Block::Heading(3, format!("Comparison at N = {}", p.shards)));
-        b.push(comparison_table(data, &p.workload, p.shards));
-        b.extend(figures(charts, Some(&p.workload)));
+        for p in profiles.iter().filter(|p| p.workload == w) {
+            b.push(Block::Heading(3, format!("{} shards", p.shards)));
+            b.push(list(findings::workload_findings(data, p)));
+            for &m in &p.targets {
+                b.push(list(findings::growth_findings(data, p, m)));
+                if let Some(r) = findings::recommend(data, p, m) {
+                    b.push(Block::Recommendation(r));
+                }
+            }
+            b.push(comparison_table(data, w, p.shards));
+        }
+        b.extend(figures(charts, Some(w)));
     }
 
     b.push(Block::Heading(2, "Across workloads".into()));
@@ -276,6 +281,54 @@ fn plan_assumptions(data: &RunData) -> String {
     format!("Planned for {}.", parts.join(", "))
 }
 
+/// The decision matrix: one row per workload, shard count and growth target, from
+/// `recommendation.csv`.
+fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
+    b.push(Block::Heading(2, "Decision matrix".into()));
+    let Some(rows) = data.recommendations.as_deref() else {
+        b.push(Block::Paragraph(
+            "This run directory has no recommendation.csv (written by shardlab run since it decides by usable capacity); rerun to get recommendations.".into(),
+        ));
+        return;
+    };
+    b.push(Block::Paragraph(format!(
+        "The scheme the decision procedure recommends for each workload, shard count N and growth target M, the criterion that decided and its margin (see \"How to read the numbers\"). No scheme is named for a tie or when the data is too thin ({} measured events and {} distinct keys per shard at least).",
+        count(analysis::advice::MIN_EVENTS as f64),
+        analysis::advice::MIN_KEYS_PER_SHARD
+    )));
+    b.push(Block::Table {
+        header: [
+            "workload",
+            "N",
+            "M",
+            "recommended",
+            "decided by",
+            "margin",
+            "tied with",
+            "warning",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.workload.clone(),
+                    r.shards.to_string(),
+                    r.grow_to.to_string(),
+                    r.scheme.clone().unwrap_or_else(|| "-".into()),
+                    r.decided_by.replace('_', " "),
+                    r.margin
+                        .map_or("-".into(), |m| crate::table::margin(&r.decided_by, m)),
+                    r.tied_with.join(", "),
+                    r.warning.clone(),
+                ]
+            })
+            .collect(),
+        numeric_from: 8,
+    });
+}
+
 fn list(findings: Vec<Finding>) -> Block {
     if findings.is_empty() {
         return Block::Paragraph("Nothing stands out in the numbers.".into());
@@ -310,20 +363,45 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
     ];
     let mut params = Vec::new();
     let mut parameters = m.parameters.clone();
-    let profile = parameters
-        .as_object_mut()
-        .and_then(|p| p.remove("trace_profile"));
+    let object = parameters.as_object_mut();
+    let (profile, given) = match object {
+        Some(p) => (p.remove("trace_profile"), p.remove("options_given")),
+        None => (None, None),
+    };
     flatten("", &parameters, &mut params);
-    facts.extend(
-        params
-            .into_iter()
-            .map(|(k, v)| (format!("parameter {k}"), v)),
-    );
+    // The command's options as given on the command line stay in view; the rest (defaults
+    // and options not used) fold away. A manifest that does not say which were given shows
+    // them all.
+    let given: Option<Vec<String>> = given.and_then(|g| serde_json::from_value(g).ok());
+    let is_default = |key: &str| {
+        let option = key.split_once('.').map(|(command, option)| {
+            (matches!(command, "run" | "plan") && !option.contains('.')).then_some(option)
+        });
+        match (option, &given) {
+            (Some(Some(option)), Some(given)) => !given.iter().any(|g| g == option),
+            _ => false,
+        }
+    };
+    let (defaults, set): (Vec<_>, Vec<_>) = params.into_iter().partition(|(k, _)| is_default(k));
+    facts.extend(set.into_iter().map(|(k, v)| (format!("parameter {k}"), v)));
     b.push(Block::Table {
         header: vec!["".into(), "".into()],
         rows: facts.into_iter().map(|(k, v)| vec![k, v]).collect(),
         numeric_from: 2,
     });
+    if !defaults.is_empty() {
+        b.push(Block::Details {
+            summary: format!("{} more options, at their defaults", defaults.len()),
+            blocks: vec![Block::Table {
+                header: vec!["".into(), "".into()],
+                rows: defaults
+                    .into_iter()
+                    .map(|(k, v)| vec![format!("parameter {k}"), v])
+                    .collect(),
+                numeric_from: 2,
+            }],
+        });
+    }
 
     if let Some(serde_json::Value::Object(rows)) = profile {
         b.push(Block::Heading(3, "The trace (shardlab inspect)".into()));
@@ -498,8 +576,14 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
 fn how_to_read(b: &mut Vec<Block>) {
     b.push(Block::Heading(2, "How to read the numbers".into()));
     b.push(Block::Paragraph(format!(
-        "Recommendations rank schemes by usable capacity = 1 / (N × hottest window share × shard requests per event): a cluster saturates when its hottest shard does, and every extra shard a scan contacts is extra work. Schemes within {:.0}% of the best are treated as equal, and among them the one that moves the fewest keys when the cluster grows is recommended. A hot spot is a hottest share of {}x the fair share 1/N or more.",
-        findings::CAPACITY_TOLERANCE * 100.0,
+        "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts. The decision procedure: no recommendation under {} measured events or {} distinct keys per shard; schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied: a growth that leaves the added shards nearly idle (under half their fair share) loses, then the smallest distance |remap_fraction − remap_ideal| wins (moving less than the ideal is no saving; ties within {:.0} points), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only beyond {:.0}% and {} ns). Schemes tied on everything are reported as a tie. A hot spot is a hottest share of {}x the fair share 1/N or more.",
+        count(analysis::advice::MIN_EVENTS as f64),
+        analysis::advice::MIN_KEYS_PER_SHARD,
+        analysis::advice::CAPACITY_TIE * 100.0,
+        analysis::advice::GROWTH_TIE * 100.0,
+        analysis::advice::FANOUT_TIE * 100.0,
+        analysis::advice::LOOKUP_TIE * 100.0,
+        analysis::advice::LOOKUP_TIE_NS,
         findings::HOT_SPOT_FACTOR
     )));
     b.push(Block::Table {

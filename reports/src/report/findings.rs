@@ -1,23 +1,13 @@
 //! Findings and recommendations written from the measured numbers.
 //!
-//! Every sentence is built from values of the run: change the numbers and the sentences (and
-//! the recommended scheme) change with them. The recommendation ranks schemes by the capacity
-//! they leave usable:
-//!
-//! ```text
-//! usable capacity = 1 / (N × hottest window share × shard requests per event)
-//! ```
-//!
-//! A cluster saturates when its hottest shard does, so a hottest share of h leaves 1/(N·h) of
-//! the cluster usable, and every extra shard request a scan makes divides that again. Among the
-//! schemes within [`CAPACITY_TOLERANCE`] of the best, the one that moves the fewest keys on
-//! growth is chosen.
+//! Every sentence is built from values of the run directory (`summary.csv`, `windows.csv`,
+//! `recommendation.csv`): change the numbers and the sentences change with them. Nothing here
+//! computes a metric: usable capacity, growth shares and the decision itself come from
+//! `analysis` (see [`analysis::advice`]), read back from the files.
 
-use crate::data::{RunData, SchemeLoad};
+use analysis::advice;
 
-/// Schemes whose usable capacity is within this fraction of the best count as equal, and the
-/// one moving the fewest keys on growth wins among them.
-pub const CAPACITY_TOLERANCE: f64 = 0.10;
+use crate::data::{RecommendationRow, RunData};
 
 /// A hottest share this many times the fair share 1/N counts as a hot spot.
 pub const HOT_SPOT_FACTOR: f64 = 3.0;
@@ -53,53 +43,79 @@ pub struct Finding {
     pub text: String,
 }
 
-/// What one scheme costs on one workload, from the run's numbers.
+/// What one scheme costs on one workload at one shard count, read from the run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemeProfile {
     /// Scheme label.
     pub scheme: String,
-    /// Shard count N.
-    pub shards: u32,
-    /// Mean over windows of the hottest shard's share.
-    pub hottest_window_share: f64,
-    /// Smallest and largest per-window hottest share (equal to the mean without windows).
-    pub hottest_window_range: (f64, f64),
-    /// Windows measured.
-    pub windows: usize,
-    /// The hottest shard's share over the whole trace.
-    pub hottest_share: f64,
-    /// Shard requests per measured event (1 without scans; more when scans fan out).
-    pub requests_per_event: f64,
-    /// Mean shards per scan, when the workload has scans.
-    pub scan_fanout: Option<f64>,
-    /// (M, share of keys moved, ideal) of the first growth or shrink measured from N.
-    pub remap: Option<(u32, f64, f64)>,
-    /// 1 / (N × hottest window share × requests per event).
+    /// `usable_capacity` and its 95% interval.
     pub usable_capacity: f64,
+    /// The interval of `usable_capacity`, when estimated.
+    pub usable_ci: Option<(f64, f64)>,
+    /// `hottest_shard_share_windowed`.
+    pub hottest_window_share: f64,
+    /// Smallest and largest per-window hottest share (from `windows.csv`), when recorded.
+    pub hottest_window_range: Option<(f64, f64)>,
+    /// Windows recorded.
+    pub windows: usize,
+    /// `hottest_shard_share` (whole trace).
+    pub hottest_share: f64,
+    /// `requests_per_event`.
+    pub requests_per_event: f64,
+    /// `scan_fanout_mean`, when the workload has scans.
+    pub scan_fanout: Option<f64>,
+    /// `lookup_ns_p50`, when lookups were timed.
+    pub lookup_p50: Option<f64>,
 }
 
-/// Everything the findings of one workload are written from.
+/// Everything the load findings of one workload at one shard count are written from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadProfile {
     /// Workload label.
     pub workload: String,
-    /// Shard count N the profile is at.
+    /// Shard count N.
     pub shards: u32,
-    /// Share of point requests of the most requested key.
+    /// Growth targets measured from N, in run order.
+    pub targets: Vec<u32>,
+    /// `hottest_key_share`.
     pub hottest_key_share: Option<f64>,
-    /// Share of events that are scans.
-    pub scan_share: Option<f64>,
+    /// `scans` and `events_measured`.
+    pub scans: Option<(f64, f64)>,
     /// One profile per scheme, in run order.
     pub schemes: Vec<SchemeProfile>,
 }
 
-/// The recommended scheme for one workload and the reasoning, in sentences.
+/// What one scheme's growth from N to M does, read from the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrowthProfile {
+    /// Scheme label.
+    pub scheme: String,
+    /// `remap_fraction`.
+    pub moved: f64,
+    /// `remap_ideal`.
+    pub ideal: f64,
+    /// `grow_added_share` (growth only).
+    pub added_share: Option<f64>,
+    /// `grow_added_fair` (growth only).
+    pub added_fair: Option<f64>,
+    /// `hottest_shard_share_grown`.
+    pub hottest_grown: Option<f64>,
+}
+
+impl GrowthProfile {
+    /// The added shards get under half their fair share.
+    fn idle(&self) -> bool {
+        matches!((self.added_share, self.added_fair), (Some(s), Some(f)) if s < 0.5 * f)
+    }
+}
+
+/// The outcome for one workload, N and M, in sentences.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recommendation {
-    /// Workload label.
-    pub workload: String,
-    /// The recommended scheme.
-    pub scheme: String,
+    /// `workload, N → M shards`.
+    pub title: String,
+    /// The recommended scheme, or what stands instead (a tie, no recommendation).
+    pub headline: String,
     /// Why, from the numbers.
     pub reasoning: Vec<String>,
 }
@@ -117,6 +133,14 @@ pub fn pct(v: f64) -> String {
         "0%".into()
     } else {
         "under 0.01%".into()
+    }
+}
+
+/// A share with its interval: `94% (95% CI 93% to 95%)`.
+fn pct_ci(v: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("{} (95% CI {} to {})", pct(v), pct(lo), pct(hi)),
+        None => pct(v),
     }
 }
 
@@ -141,17 +165,26 @@ fn num(v: f64) -> String {
     }
 }
 
-/// The profile of every workload, at its first shard count.
+/// "growing from 16 to 17 shards" or "shrinking from 16 to 15 shards".
+fn resize(n: u32, m: u32) -> String {
+    let verb = if m > n { "growing" } else { "shrinking" };
+    format!("{verb} from {n} to {m} shards")
+}
+
+/// The profile of every workload at every shard count, in run order.
 pub fn profiles(data: &RunData) -> Vec<WorkloadProfile> {
     data.workloads()
         .into_iter()
-        .filter_map(|w| profile(data, w))
+        .flat_map(|w| {
+            data.shard_counts(w)
+                .into_iter()
+                .filter_map(move |n| profile(data, w, n))
+        })
         .collect()
 }
 
-/// The profile of one workload at its first shard count.
-pub fn profile(data: &RunData, workload: &str) -> Option<WorkloadProfile> {
-    let n = data.base_shards(workload)?;
+/// The profile of one workload at shard count `n`.
+pub fn profile(data: &RunData, workload: &str, n: u32) -> Option<WorkloadProfile> {
     let schemes: Vec<SchemeProfile> = data
         .schemes_at(workload, n)
         .into_iter()
@@ -162,71 +195,69 @@ pub fn profile(data: &RunData, workload: &str) -> Option<WorkloadProfile> {
         .map(|s| s.scheme.clone())
         .unwrap_or_default();
     let metric = |m: &str| data.metric(workload, &first, n, m);
-    let scan_share = match (metric("scans"), metric("events_measured")) {
-        (Some(scans), Some(events)) if events > 0.0 => Some(scans / events),
-        _ => None,
-    };
     Some(WorkloadProfile {
         workload: workload.to_string(),
         shards: n,
+        targets: data.targets(workload, n),
         hottest_key_share: metric("hottest_key_share"),
-        scan_share,
+        scans: metric("scans")
+            .zip(metric("events_measured"))
+            .filter(|(s, _)| *s > 0.0),
         schemes,
     })
 }
 
 fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProfile> {
     let metric = |m: &str| data.metric(w, s, n, m);
-    let hottest_share = metric("hottest_shard_share")?;
-    let windows: Vec<f64> = data
+    let usable = data.metric_row(w, s, n, "usable_capacity")?;
+    let windows = data
         .load_of(w, s, n)
-        .map(SchemeLoad::window_hottest_share)
+        .map(|l| l.window_hottest_share.as_slice())
         .unwrap_or_default();
-    let hottest_window_share = if windows.is_empty() {
-        metric("hottest_shard_share_windowed").unwrap_or(hottest_share)
-    } else {
-        windows.iter().sum::<f64>() / windows.len() as f64
-    };
-    let hottest_window_range = if windows.is_empty() {
-        (hottest_window_share, hottest_window_share)
-    } else {
+    let hottest_window_range = (!windows.is_empty()).then(|| {
         (
-            windows.iter().copied().fold(1.0, f64::min),
+            windows.iter().copied().fold(f64::INFINITY, f64::min),
             windows.iter().copied().fold(0.0, f64::max),
         )
-    };
-    let requests_per_event = match (metric("requests"), metric("events_measured")) {
-        (Some(r), Some(e)) if e > 0.0 && r > 0.0 => r / e,
-        _ => 1.0,
-    };
-    let remap = data
-        .transitions(w, s, "remap_fraction")
-        .into_iter()
-        .find(|(from, to, _)| *from == n && *to != n)
-        .map(|(_, to, moved)| (to, moved, analysis::metrics::remap::ideal(n, to)));
-    let denominator = n as f64 * hottest_window_share * requests_per_event;
+    });
     Some(SchemeProfile {
         scheme: s.to_string(),
-        shards: n,
-        hottest_window_share,
+        usable_capacity: usable.value?,
+        usable_ci: usable.ci,
+        hottest_window_share: metric("hottest_shard_share_windowed")?,
         hottest_window_range,
         windows: windows.len(),
-        hottest_share,
-        requests_per_event,
+        hottest_share: metric("hottest_shard_share")?,
+        requests_per_event: metric("requests_per_event").unwrap_or(1.0),
         scan_fanout: metric("scan_fanout_mean"),
-        remap,
-        usable_capacity: if denominator > 0.0 {
-            (1.0 / denominator).min(1.0)
-        } else {
-            0.0
-        },
+        lookup_p50: metric("lookup_ns_p50"),
     })
 }
 
-/// The findings of one workload.
+/// The growth of every scheme of `p` from its N to `m`.
+pub fn growth_profiles(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<GrowthProfile> {
+    p.schemes
+        .iter()
+        .filter_map(|s| {
+            let metric = |name: &str| {
+                data.metric_at(&p.workload, &s.scheme, (p.shards, m), name)
+                    .and_then(|r| r.value)
+            };
+            Some(GrowthProfile {
+                scheme: s.scheme.clone(),
+                moved: metric("remap_fraction")?,
+                ideal: metric("remap_ideal")?,
+                added_share: metric("grow_added_share"),
+                added_fair: metric("grow_added_fair"),
+                hottest_grown: metric("hottest_shard_share_grown"),
+            })
+        })
+        .collect()
+}
+
+/// The load findings of one workload at one shard count (the same for every growth target).
 pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
     let mut out = Vec::new();
-    out.extend(growth(p));
     out.extend(hot_spots(p));
     out.extend(hot_key(p));
     out.extend(scan_fanout(p));
@@ -234,42 +265,54 @@ pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
     out
 }
 
-fn growth(p: &WorkloadProfile) -> Option<Finding> {
-    let mut moved: Vec<(&str, u32, f64, f64)> = p
-        .schemes
-        .iter()
-        .filter_map(|s| {
-            s.remap
-                .map(|(m, f, ideal)| (s.scheme.as_str(), m, f, ideal))
-        })
-        .collect();
-    let &(_, m, _, ideal) = moved.first()?;
-    moved.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let verb = if m > p.shards { "growing" } else { "shrinking" };
+/// What growing (or shrinking) from N to `m` moves, and whether the added shards get their
+/// share.
+pub fn growth_findings(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> {
+    let mut moved = growth_profiles(data, p, m);
+    let Some(ideal) = moved.first().map(|g| g.ideal) else {
+        return vec![];
+    };
+    moved.sort_by(|a, b| b.moved.total_cmp(&a.moved));
     let list: Vec<String> = moved
         .iter()
-        .map(|(s, _, f, _)| format!("{s} {}", pct(*f)))
+        .map(|g| format!("{} {}", g.scheme, pct(g.moved)))
         .collect();
     let mut text = format!(
-        "Keys moved when {verb} from {} to {m} shards: {} (ideal {}).",
-        p.shards,
+        "Keys moved when {}: {} (ideal {}).",
+        resize(p.shards, m),
         list.join(", "),
         pct(ideal)
     );
-    if let Some((s, _, f, _)) = moved
+    if let Some(g) = moved
         .iter()
-        .find(|x| ideal > 0.0 && x.2 > REMAP_EXCESS_FACTOR * ideal)
+        .find(|g| ideal > 0.0 && g.moved > REMAP_EXCESS_FACTOR * g.ideal)
     {
         text.push_str(&format!(
-            " {s} moves {} of keys, {:.0}x the least possible: a resize rewrites most of the data.",
-            pct(*f),
-            f / ideal
+            " {} moves {} of keys, more than {REMAP_EXCESS_FACTOR}x the least possible ({}): a resize rewrites most of the data.",
+            g.scheme,
+            pct(g.moved),
+            pct(g.ideal)
         ));
     }
-    Some(Finding {
+    let mut out = vec![Finding {
         topic: Topic::Growth,
         text,
-    })
+    }];
+    for g in moved.iter().filter(|g| g.idle()) {
+        out.push(Finding {
+            topic: Topic::Growth,
+            text: format!(
+                "{}: after {} the added shards receive {} of point requests against a fair share of {}, so they stay nearly idle; moving {} of keys (ideal {}) is no saving.",
+                g.scheme,
+                resize(p.shards, m),
+                g.added_share.map_or("none".into(), pct),
+                g.added_fair.map_or("-".into(), pct),
+                pct(g.moved),
+                pct(g.ideal)
+            ),
+        });
+    }
+    out
 }
 
 fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
@@ -295,7 +338,8 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
         return vec![Finding {
             topic: Topic::HotSpot,
             text: format!(
-                "No hot spot: with every scheme the hottest shard takes at most {} of a window's requests on average (fair share {}); {} spreads best at {}.",
+                "No hot spot on {} shards: with every scheme the hottest shard takes at most {} of a window's requests on average (fair share {}); {} spreads best at {}.",
+                p.shards,
                 pct(worst),
                 pct(fair),
                 coolest.scheme,
@@ -305,19 +349,20 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
     }
     hot.into_iter()
         .map(|s| {
-            let (lo, hi) = s.hottest_window_range;
-            let when = if s.windows > 1 && lo >= HOT_SPOT_FACTOR * fair {
-                format!("in every one of {} windows ({} to {})", s.windows, pct(lo), pct(hi))
-            } else if s.windows > 1 {
-                format!("on average per window ({} to {})", pct(lo), pct(hi))
-            } else {
-                "over the trace".into()
+            let when = match s.hottest_window_range {
+                Some((lo, hi)) if s.windows > 1 && lo >= HOT_SPOT_FACTOR * fair => {
+                    format!("in every one of {} windows ({} to {})", s.windows, pct(lo), pct(hi))
+                }
+                Some((lo, hi)) if s.windows > 1 => {
+                    format!("on average per window ({} to {})", pct(lo), pct(hi))
+                }
+                _ => "over the trace".into(),
             };
             let mut text = format!(
-                "{}: one shard takes {} of requests {when}, {:.1}x the fair share {}",
+                "{} on {} shards: one shard takes {} of requests {when}, against a fair share of {}",
                 s.scheme,
+                p.shards,
                 pct(s.hottest_window_share),
-                s.hottest_window_share / fair,
                 pct(fair)
             );
             if s.hottest_share < 0.5 * s.hottest_window_share {
@@ -340,14 +385,16 @@ fn hot_key(p: &WorkloadProfile) -> Option<Finding> {
     let fair = 1.0 / p.shards.max(1) as f64;
     let text = if k > fair {
         format!(
-            "One key carries {} of point requests, more than a shard's fair share ({}): no partitioning scheme can spread it; replicate or cache it.",
+            "One key carries {} of point requests, more than a shard's fair share on {} shards ({}): no partitioning scheme can spread it; replicate or cache it.",
             pct(k),
+            p.shards,
             pct(fair)
         )
     } else {
         format!(
-            "The most requested key carries {} of point requests, below a shard's fair share ({}): partitioning alone can spread this load.",
+            "The most requested key carries {} of point requests, below a shard's fair share on {} shards ({}): partitioning alone can spread this load.",
             pct(k),
+            p.shards,
             pct(fair)
         )
     };
@@ -374,18 +421,15 @@ fn scan_fanout(p: &WorkloadProfile) -> Option<Finding> {
         .iter()
         .map(|(s, f, _)| format!("{s} {}", num(*f)))
         .collect();
-    let share = p
-        .scan_share
-        .map_or(String::new(), |s| format!(" ({} of events)", pct(s)));
+    let share = p.scans.map_or(String::new(), |(scans, events)| {
+        format!(" ({} scans in {} events)", num(scans), num(events))
+    });
     let (lo, hi) = (fan[0], fan[fan.len() - 1]);
     let mut text = format!("Shards contacted per scan{share}: {}.", list.join(", "));
     if hi.1 > 1.5 * lo.1 {
         text.push_str(&format!(
-            " With {} each event costs {} shard requests, with {} {}.",
-            hi.0,
-            format_args!("{:.2}", hi.2),
-            lo.0,
-            format_args!("{:.2}", lo.2)
+            " With {} each event costs {:.2} shard requests, with {} {:.2}.",
+            hi.0, hi.2, lo.0, lo.2
         ));
     }
     Some(Finding {
@@ -606,59 +650,86 @@ fn timeline(data: &RunData) -> Vec<Finding> {
         .collect()
 }
 
-/// The recommended scheme for a workload, or `None` when no scheme has the numbers needed.
-pub fn recommend(p: &WorkloadProfile) -> Option<Recommendation> {
-    // The first scheme of the largest capacity (run order breaks ties).
-    let best = p
-        .schemes
-        .iter()
-        .fold(None::<&SchemeProfile>, |acc, s| match acc {
-            Some(b) if b.usable_capacity >= s.usable_capacity => Some(b),
-            _ => Some(s),
-        })?;
-    let moved = |s: &SchemeProfile| s.remap.map_or(f64::INFINITY, |r| r.1);
-    // Within the tolerance, a scheme that moves strictly fewer keys on growth wins.
-    let chosen = p
-        .schemes
-        .iter()
-        .filter(|s| s.usable_capacity >= (1.0 - CAPACITY_TOLERANCE) * best.usable_capacity)
-        .filter(|s| moved(s) < moved(best))
-        .min_by(|a, b| moved(a).total_cmp(&moved(b)))
-        .unwrap_or(best);
+/// The margin of a decision in its criterion's unit, for sentences.
+fn margin_text(row: &RecommendationRow) -> String {
+    let Some(m) = row.margin else {
+        return "no other scheme to compare".into();
+    };
+    match row.decided_by.as_str() {
+        "usable_capacity" => format!("{:.1} points of usable capacity", m * 100.0),
+        "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
+        "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
+        "scan_fanout" => format!("{} fewer per scan", shards(m)),
+        "lookup_time" => format!("{m:.1} ns faster per lookup"),
+        _ => format!("{m}"),
+    }
+}
 
+/// The recommendation of one workload at `p.shards` growing (or shrinking) to `m`, from
+/// `recommendation.csv`; `None` when the run directory has no row for it.
+pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommendation> {
+    let row = data.recommendation(&p.workload, p.shards, m)?;
+    let title = format!("{}, {} → {m} shards", p.workload, p.shards);
+    let growth = growth_profiles(data, p, m);
+    let by_name = |s: &str| p.schemes.iter().find(|x| x.scheme == s);
+    let growth_of = |s: &str| growth.iter().find(|g| g.scheme == s);
+    let Some(chosen) = row.scheme.as_deref().and_then(by_name) else {
+        let headline = if row.decided_by == "tie" {
+            format!("tie between {}", row.tied_with.join(", "))
+        } else {
+            "no recommendation".into()
+        };
+        let mut reasoning = vec![capitalised(&row.warning)];
+        for s in row.tied_with.iter().filter_map(|s| by_name(s)) {
+            reasoning.push(summary_line(s, growth_of(&s.scheme)));
+        }
+        return Some(Recommendation {
+            title,
+            headline,
+            reasoning,
+        });
+    };
     let mut reasoning = vec![format!(
         "{} leaves {} of the cluster usable: its hottest shard takes {} of a window's requests (fair {}) and each event costs {:.2} shard requests{}.",
         chosen.scheme,
-        pct(chosen.usable_capacity),
+        pct_ci(chosen.usable_capacity, chosen.usable_ci),
         pct(chosen.hottest_window_share),
-        pct(1.0 / p.shards as f64),
+        pct(1.0 / p.shards.max(1) as f64),
         chosen.requests_per_event,
         chosen.scan_fanout.map_or(String::new(), |f| format!(" (a scan contacts {})", shards(f)))
     )];
-    if chosen.scheme != best.scheme {
-        reasoning.push(format!(
-            "{} leaves {} usable, within {:.0}% of {}, but growing {} to {} moves {} of keys with {} against {} with {}.",
-            best.scheme,
-            pct(best.usable_capacity),
-            CAPACITY_TOLERANCE * 100.0,
-            chosen.scheme,
-            p.shards,
-            chosen.remap.map_or(0, |r| r.0),
-            pct(moved(best)),
-            best.scheme,
-            pct(moved(chosen)),
-            chosen.scheme
-        ));
-    } else if let Some((m, f, ideal)) = chosen.remap {
-        reasoning.push(format!(
-            "Growing from {} to {m} shards moves {} of its keys (ideal {}).",
-            p.shards,
-            pct(f),
-            pct(ideal)
-        ));
+    if let Some(ns) = chosen.lookup_p50 {
+        reasoning.push(format!("{} lookups take {ns:.1} ns (p50).", chosen.scheme));
+    }
+    let tied = if row.tied_with.is_empty() {
+        "Tied with no other scheme on usable capacity".to_string()
+    } else {
+        format!(
+            "Tied on usable capacity (within {:.0}% of the best or the 95% intervals) with {}",
+            advice::CAPACITY_TIE * 100.0,
+            row.tied_with.join(", ")
+        )
+    };
+    let criterion = match row.decided_by.as_str() {
+        "usable_capacity" => "usable capacity",
+        "idle_new_shards" => "growth: the others leave the added shards nearly idle",
+        "growth_cost" => "growth cost (distance of the remap from the ideal)",
+        "scan_fanout" => "scan fan-out",
+        "lookup_time" => "lookup time",
+        other => other,
+    };
+    reasoning.push(format!(
+        "{tied}; decided by {criterion}, by {}.",
+        margin_text(row)
+    ));
+    if let Some(g) = growth_of(&chosen.scheme) {
+        reasoning.push(growth_line(p.shards, m, g));
+    }
+    if !row.warning.is_empty() {
+        reasoning.push(format!("Caveat: {}.", row.warning));
     }
     for other in p.schemes.iter().filter(|s| s.scheme != chosen.scheme) {
-        reasoning.push(trade_off(chosen, other));
+        reasoning.push(summary_line(other, growth_of(&other.scheme)));
     }
     if let Some(k) = p.hottest_key_share.filter(|k| *k > 1.0 / p.shards as f64) {
         reasoning.push(format!(
@@ -667,62 +738,69 @@ pub fn recommend(p: &WorkloadProfile) -> Option<Recommendation> {
         ));
     }
     Some(Recommendation {
-        workload: p.workload.clone(),
-        scheme: chosen.scheme.clone(),
+        title,
+        headline: chosen.scheme.clone(),
         reasoning,
     })
 }
 
-/// Why `other` was not chosen: what it would gain and what costs it more, against `chosen`.
-fn trade_off(chosen: &SchemeProfile, other: &SchemeProfile) -> String {
-    let mut gains = Vec::new();
-    let mut costs = Vec::new();
-    let better = |a: f64, b: f64| a < b * 0.9;
-    if let (Some(fo), Some(fc)) = (other.scan_fanout, chosen.scan_fanout) {
-        let clause = format!("a scan contacts {} instead of {}", shards(fo), shards(fc));
-        if better(fo, fc) {
-            gains.push(clause);
-        } else if better(fc, fo) {
-            costs.push(clause);
-        }
-    }
-    let (ho, hc) = (other.hottest_window_share, chosen.hottest_window_share);
-    let clause = format!(
-        "its hottest shard takes {} of each window instead of {}",
-        pct(ho),
-        pct(hc)
-    );
-    if better(ho, hc) {
-        gains.push(clause);
-    } else if better(hc, ho) {
-        costs.push(clause);
-    }
-    if let (Some(ro), Some(rc)) = (other.remap, chosen.remap) {
-        let clause = format!(
-            "growth moves {} of keys instead of {}",
-            pct(ro.1),
-            pct(rc.1)
-        );
-        if better(ro.1, rc.1) {
-            gains.push(clause);
-        } else if better(rc.1, ro.1) {
-            costs.push(clause);
-        }
-    }
-    let capacity = format!(
-        "it leaves {} of the cluster usable",
-        pct(other.usable_capacity)
-    );
-    match (gains.is_empty(), costs.is_empty()) {
-        (false, false) => format!(
-            "{}: {}, but {}; {capacity}.",
-            other.scheme,
-            gains.join(" and "),
-            costs.join(" and ")
+/// What a resize does with one scheme, in one sentence.
+fn growth_line(n: u32, m: u32, g: &GrowthProfile) -> String {
+    let added = match (g.added_share, g.added_fair) {
+        (Some(s), Some(f)) => format!(
+            "; the added shards then take {} of point requests (fair {}){}",
+            pct(s),
+            pct(f),
+            if g.idle() { ", nearly idle" } else { "" }
         ),
-        (true, false) => format!("{}: {}; {capacity}.", other.scheme, costs.join(" and ")),
-        (false, true) => format!("{}: {}; {capacity}.", other.scheme, gains.join(" and ")),
-        (true, true) => format!("{} measures about the same; {capacity}.", other.scheme),
+        _ => String::new(),
+    };
+    format!(
+        "{} moves {} of keys when {} (ideal {}){added}.",
+        g.scheme,
+        pct(g.moved),
+        resize(n, m),
+        pct(g.ideal)
+    )
+}
+
+/// One scheme's figures, for comparison with the recommended one.
+fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>) -> String {
+    let mut parts = vec![format!(
+        "{} usable (hottest window share {})",
+        pct_ci(s.usable_capacity, s.usable_ci),
+        pct(s.hottest_window_share)
+    )];
+    if let Some(g) = g {
+        parts.push(format!(
+            "moves {} of keys (ideal {})",
+            pct(g.moved),
+            pct(g.ideal)
+        ));
+        if let (Some(a), Some(f)) = (g.added_share, g.added_fair) {
+            parts.push(format!(
+                "added shards take {} (fair {}){}",
+                pct(a),
+                pct(f),
+                if g.idle() { ", nearly idle" } else { "" }
+            ));
+        }
+    }
+    if let Some(f) = s.scan_fanout {
+        parts.push(format!("a scan contacts {}", shards(f)));
+    }
+    if let Some(ns) = s.lookup_p50 {
+        parts.push(format!("lookups {ns:.1} ns (p50)"));
+    }
+    format!("{}: {}.", s.scheme, parts.join("; "))
+}
+
+/// The sentence with a capital first letter.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect::<String>() + ".",
+        None => String::new(),
     }
 }
 
@@ -732,10 +810,10 @@ mod tests {
     use crate::data::MetricRow;
 
     /// A run of one workload on 16 shards growing to 17, with per-scheme
-    /// (hottest share, requests per event, fan-out, remap) and a hot key share.
-    fn run(schemes: &[(&str, f64, f64, f64, f64)], hot_key: f64) -> RunData {
+    /// (usable capacity, hottest window share, remap, added share) and one recommendation row.
+    fn run(schemes: &[(&str, f64, f64, f64, f64)], rec: RecommendationRow) -> RunData {
         let mut metrics = Vec::new();
-        for &(s, hot, rpe, fan, remap) in schemes {
+        for &(s, usable, hot, remap, added) in schemes {
             let mut row = |metric: &str, value: f64| {
                 metrics.push(MetricRow {
                     workload: "w".into(),
@@ -745,169 +823,122 @@ mod tests {
                     metric: metric.into(),
                     value: Some(value),
                     unit: String::new(),
+                    ci: (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01)),
                 })
             };
-            row("events_measured", 1000.0);
-            row("scans", 50.0);
-            row("requests", 1000.0 * rpe);
-            row("hottest_key_share", hot_key);
+            row("events_measured", 100_000.0);
+            row("hottest_key_share", 0.01);
             row("hottest_shard_share", hot);
             row("hottest_shard_share_windowed", hot);
-            row("scan_fanout_mean", fan);
+            row("requests_per_event", 1.0);
+            row("usable_capacity", usable);
             row("remap_fraction", remap);
+            row("remap_ideal", 1.0 / 17.0);
+            row("grow_added_share", added);
+            row("grow_added_fair", 1.0 / 17.0);
         }
         RunData {
             metrics,
+            recommendations: Some(vec![rec]),
             ..RunData::default()
         }
     }
 
-    fn texts(data: &RunData) -> (Vec<String>, Recommendation) {
-        let p = profile(data, "w").unwrap();
-        let f = workload_findings(data, &p)
-            .into_iter()
-            .map(|f| f.text)
-            .collect();
-        (f, recommend(&p).unwrap())
+    fn row(
+        scheme: &str,
+        decided_by: &str,
+        margin: f64,
+        tied: &[&str],
+        warning: &str,
+    ) -> RecommendationRow {
+        RecommendationRow {
+            workload: "w".into(),
+            shards: 16,
+            grow_to: 17,
+            scheme: Some(scheme.to_string()).filter(|s| !s.is_empty()),
+            decided_by: decided_by.into(),
+            margin: Some(margin),
+            tied_with: tied.iter().map(|s| s.to_string()).collect(),
+            warning: warning.into(),
+        }
     }
 
-    #[test]
-    fn mod_n_growth_is_reported_against_the_ideal() {
-        let data = run(
-            &[
-                ("hash", 0.07, 1.75, 16.0, 0.94),
-                ("ring", 0.07, 1.75, 16.0, 0.06),
-            ],
-            0.01,
-        );
-        let (f, _) = texts(&data);
-        let growth = f.iter().find(|t| t.starts_with("Keys moved")).unwrap();
-        assert!(
-            growth.contains("growing from 16 to 17 shards: hash 94%, ring 6.0% (ideal 5.9%)"),
-            "{growth}"
-        );
-        assert!(
-            growth.contains("hash moves 94% of keys, 16x the least possible"),
-            "{growth}"
-        );
-    }
+    const SCHEMES: [(&str, f64, f64, f64, f64); 3] = [
+        ("hash", 0.98, 0.064, 0.94, 0.06),
+        ("ring", 0.92, 0.068, 0.06, 0.05),
+        ("salted", 0.97, 0.0645, 0.0, 0.0),
+    ];
 
     #[test]
-    fn findings_and_the_recommendation_follow_the_numbers() {
-        // Sequential keys: range is one hot shard; hash and ring spread, ring moves little.
-        let a = run(
-            &[
-                ("range", 0.98, 1.01, 1.2, 0.06),
-                ("hash", 0.07, 1.75, 16.0, 0.94),
-                ("ring", 0.072, 1.75, 16.0, 0.06),
-            ],
-            0.001,
-        );
-        // Uniform keys without a hot spot: range spreads too, and its scans are cheap.
-        let b = run(
-            &[
-                ("range", 0.07, 1.01, 1.2, 0.06),
-                ("hash", 0.07, 1.75, 16.0, 0.94),
-                ("ring", 0.072, 1.75, 16.0, 0.06),
-            ],
-            0.31,
-        );
-        let (fa, ra) = texts(&a);
-        let (fb, rb) = texts(&b);
-        assert_eq!(ra.scheme, "ring", "{ra:?}");
-        assert_eq!(rb.scheme, "range", "{rb:?}");
+    fn the_recommendation_reads_the_decision_and_the_numbers_of_the_run() {
+        let data = run(&SCHEMES, row("hash", "growth_cost", 0.3, &["salted"], ""));
+        let p = profile(&data, "w", 16).unwrap();
+        let r = recommend(&data, &p, 17).unwrap();
+        assert_eq!(r.headline, "hash");
+        assert_eq!(r.title, "w, 16 → 17 shards");
         assert!(
-            fa.iter()
-                .any(|t| t.starts_with("range: one shard takes 98% of requests")),
-            "{fa:?}"
-        );
-        assert!(
-            !fb.iter().any(|t| t.starts_with("range: one shard")),
-            "{fb:?}"
-        );
-        assert!(
-            fb.iter()
-                .any(|t| t.starts_with("One key carries 31% of point requests")),
-            "{fb:?}"
-        );
-        assert!(
-            rb.reasoning
-                .iter()
-                .any(|t| t.contains("cache or replicate")),
-            "{rb:?}"
-        );
-        assert!(
-            ra.reasoning.iter().any(|t| t.starts_with("range: a scan contacts 1.2 shards instead of 16 shards, but its hottest shard takes 98%")),
-            "{ra:?}"
-        );
-        assert_ne!(fa, fb);
-    }
-
-    #[test]
-    fn within_the_tolerance_the_scheme_moving_fewer_keys_wins() {
-        let data = run(
-            &[
-                ("hash", 0.066, 1.0, 16.0, 0.94),
-                ("ring", 0.070, 1.0, 16.0, 0.06),
-            ],
-            0.0,
-        );
-        let (_, r) = texts(&data);
-        assert_eq!(r.scheme, "ring");
-        assert!(
-            r.reasoning[1].starts_with(
-                "hash leaves 95% usable, within 10% of ring, but growing 16 to 17 moves 94%"
-            ),
+            r.reasoning[0].starts_with("hash leaves 98% (95% CI 97% to 99%) of the cluster usable"),
             "{:?}",
             r.reasoning
         );
-        // Beyond the tolerance, capacity wins.
-        let data = run(
-            &[
-                ("hash", 0.0625, 1.0, 16.0, 0.94),
-                ("ring", 0.2, 1.0, 16.0, 0.06),
-            ],
-            0.0,
-        );
-        assert_eq!(texts(&data).1.scheme, "hash");
-    }
-
-    #[test]
-    fn usable_capacity_is_one_over_n_times_hot_share_times_requests_per_event() {
-        let data = run(&[("hash", 0.125, 2.0, 16.0, 0.9)], 0.0);
-        let p = profile(&data, "w").unwrap();
-        assert!((p.schemes[0].usable_capacity - 1.0 / (16.0 * 0.125 * 2.0)).abs() < 1e-12);
-    }
-
-    #[test]
-    fn a_shard_sweep_is_summarised_per_scheme() {
-        let mut data = run(
-            &[
-                ("range", 0.98, 1.0, 1.0, 0.06),
-                ("hash", 0.07, 1.0, 16.0, 0.94),
-            ],
-            0.0,
-        );
-        for (scheme, v) in [("range", 0.97), ("hash", 0.02)] {
-            data.metrics.push(MetricRow {
-                workload: "w".into(),
-                scheme: scheme.into(),
-                shards: 64,
-                target_shards: 65,
-                metric: "hottest_shard_share".into(),
-                value: Some(v),
-                unit: String::new(),
-            });
-        }
-        let f = run_findings(&data);
-        assert_eq!(f.len(), 1);
         assert!(
-            f[0].text.contains("from 16 to 64 shards")
-                && f[0].text.contains("range stays near 97%")
-                && f[0].text.contains("hash goes from 7.0% to 2.0%"),
-            "{}",
-            f[0].text
+            r.reasoning[1].contains("with salted; decided by growth cost")
+                && r.reasoning[1].contains("by 30.0 points of keys"),
+            "{:?}",
+            r.reasoning
         );
+        // The same numbers with another decision give other sentences: nothing is recomputed.
+        let other = run(&SCHEMES, row("ring", "usable_capacity", 0.05, &[], ""));
+        let r = recommend(&other, &profile(&other, "w", 16).unwrap(), 17).unwrap();
+        assert_eq!(r.headline, "ring");
+        assert!(
+            r.reasoning[1].contains("5.0 points of usable capacity"),
+            "{:?}",
+            r.reasoning
+        );
+    }
+
+    #[test]
+    fn a_growth_that_leaves_the_new_shard_idle_is_called_out() {
+        let data = run(&SCHEMES, row("hash", "growth_cost", 0.3, &[], ""));
+        let p = profile(&data, "w", 16).unwrap();
+        let f: Vec<String> = growth_findings(&data, &p, 17)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        assert!(
+            f[0].contains(
+                "growing from 16 to 17 shards: hash 94%, ring 6.0%, salted 0% (ideal 5.9%)"
+            ),
+            "{f:?}"
+        );
+        assert!(f.iter().any(|t| t.starts_with("salted: after growing from 16 to 17 shards the added shards receive 0% of point requests against a fair share of 5.9%, so they stay nearly idle")), "{f:?}");
+        assert!(!f.iter().any(|t| t.starts_with("ring: after")), "{f:?}");
+    }
+
+    #[test]
+    fn no_recommendation_and_ties_say_why() {
+        let data = run(
+            &SCHEMES,
+            row("", "", 0.0, &[], "too little data: 90 measured events"),
+        );
+        let p = profile(&data, "w", 16).unwrap();
+        let r = recommend(&data, &p, 17).unwrap();
+        assert_eq!(r.headline, "no recommendation");
+        assert_eq!(r.reasoning[0], "Too little data: 90 measured events.");
+        let data = run(
+            &SCHEMES,
+            row(
+                "",
+                "tie",
+                0.0,
+                &["hash", "salted"],
+                "tie: hash, salted measure the same",
+            ),
+        );
+        let r = recommend(&data, &profile(&data, "w", 16).unwrap(), 17).unwrap();
+        assert_eq!(r.headline, "tie between hash, salted");
+        assert_eq!(r.reasoning.len(), 3);
     }
 
     #[test]

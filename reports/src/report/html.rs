@@ -43,7 +43,7 @@ figcaption { font-size: 0.9em; color: #444; margin-top: 0.3em; }
 "#;
 
 /// Sets `data-report-ready` on the body once loaded, with counts of figures, rendered figures
-/// and script errors.
+/// and script errors, and the page's height (for a whole-page screenshot).
 const MARKER_SCRIPT: &str = r#"
 (function () {
   var errors = 0;
@@ -65,6 +65,7 @@ const MARKER_SCRIPT: &str = r#"
     body.setAttribute('data-figures-rendered', String(rendered));
     body.setAttribute('data-broken-images', String(broken));
     body.setAttribute('data-script-errors', String(errors));
+    body.setAttribute('data-page-height', String(document.documentElement.scrollHeight));
     body.setAttribute('data-report-ready', '1');
   });
 })();
@@ -135,8 +136,8 @@ fn block_html(block: &Block, out: &mut String) {
             out.push_str("<div class=\"recommendation\">\n");
             out.push_str(&format!(
                 "<p><strong>{}: {}</strong></p>\n<ul>\n",
-                escape(&r.workload),
-                escape(&r.scheme)
+                escape(&r.title),
+                escape(&r.headline)
             ));
             for line in &r.reasoning {
                 out.push_str(&format!("<li>{}</li>\n", escape(line)));
@@ -150,6 +151,16 @@ fn block_html(block: &Block, out: &mut String) {
                 "\n<figcaption>{}</figcaption>\n</figure>\n",
                 escape(&chart.caption)
             ));
+        }
+        Block::Details { summary, blocks } => {
+            out.push_str(&format!(
+                "<details>\n<summary>{}</summary>\n",
+                escape(summary)
+            ));
+            for block in blocks {
+                block_html(block, out);
+            }
+            out.push_str("</details>\n");
         }
     }
 }

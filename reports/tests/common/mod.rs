@@ -35,7 +35,7 @@ fn window_counts(variant: Variant, workload: usize, scheme: &str, n: u32, w: usi
     let n = n as usize;
     (0..n)
         .map(|shard| {
-            let base = 100 + ((shard * 7 + w * 3 + workload) % 11) as u32;
+            let base = 1000 + 10 * ((shard * 7 + w * 3 + workload) % 11) as u32;
             match (variant, scheme) {
                 (Variant::MonotonicHotSpot, "range") if workload == 3 => {
                     if shard == n - 1 {
@@ -86,6 +86,7 @@ fn scheme_result(
             remap_fraction_traffic: remap_fraction,
             remap_ideal: 1.0 / (n as f64 + 1.0),
             moved_to_new_shards: 1.0,
+            growth: Default::default(),
         },
         fanout: scans.then_some(ScanFanout {
             scans: 50,
@@ -111,6 +112,7 @@ fn scheme_result(
             top_key_share: 0.2,
         }),
         extra_metrics: Vec::new(),
+        intervals: Vec::new(),
     }
 }
 
@@ -140,7 +142,7 @@ pub fn results(variant: Variant) -> Vec<WorkloadResult> {
                 key_type: Default::default(),
                 events_measured: events,
                 warmup_events: 0,
-                distinct_keys: 1000,
+                distinct_keys: 100_000,
                 point_requests: 1000,
                 scans: 50,
                 hottest_key: Some((b"k".to_vec(), (hot_key * 1000.0) as u64)),
@@ -238,7 +240,13 @@ pub fn expected_chart_stems() -> Vec<String> {
             v
         });
     let mut out = Vec::new();
-    for chart in ["load_bars", "hottest_over_time", "load_heatmap", "remap"] {
+    for chart in [
+        "usable_capacity",
+        "load_bars",
+        "hottest_over_time",
+        "load_heatmap",
+        "remap",
+    ] {
         for (i, w) in workloads.iter().enumerate() {
             out.push(format!(
                 "{chart}-{}-{}",

@@ -24,6 +24,11 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `hash` for `ctx.shards` shards.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    super::weights::refuse(
+        ctx,
+        &spec.to_string(),
+        "mod-N gives every shard an equal share",
+    )?;
     Ok(Box::new(ModHashPartitioner::new(
         spec.to_string(),
         ctx.shards,

@@ -18,6 +18,7 @@ use std::path::Path;
 use workloads::key::display_bytes;
 use workloads::{KeyType, Spec};
 
+use super::growth::{self, GrowRule, RangeLayout, WeighedKeys, GROW_PARAM};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::KeyIndex;
 use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
@@ -38,6 +39,7 @@ pub const KIND: SchemeKind = SchemeKind {
             "ranges_per_shard",
             "ranges per shard when boundaries are learned from the warm-up (default 8)",
         ),
+        GROW_PARAM,
     ],
     needs_warmup: learns_boundaries,
     build,
@@ -55,8 +57,11 @@ fn learns_boundaries(spec: &Spec) -> bool {
 /// Builds `range` from a boundaries file or from the warm-up keys.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
     let label = spec.to_string();
+    let grow = GrowRule::from_spec(spec)?;
     let partitioner = match spec.get("boundaries") {
         Some(path) => {
+            let why = "a boundaries file fixes the ranges (weights apply to learned boundaries)";
+            super::weights::refuse(ctx, &label, why)?;
             if spec.get("ranges_per_shard").is_some() {
                 return Err(spec.error(BOUNDARIES_AND_RANGES_PER_SHARD.into()).into());
             }
@@ -65,10 +70,16 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         }
         None => {
             let per_shard = spec.u64_at_least("ranges_per_shard", DEFAULT_RANGES_PER_SHARD, 1)?;
-            RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?
+            match super::weights::Weights::for_context(ctx)?.get() {
+                Some(weights) => {
+                    let splits = weighted_quantile_splits(ctx.warmup_keys, per_shard, weights);
+                    RangePartitioner::from_splits(label, ctx.shards, splits)?
+                }
+                None => RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?,
+            }
         }
     };
-    Ok(Box::new(partitioner))
+    Ok(Box::new(partitioner.with_grow_rule(grow)))
 }
 
 /// Reads a boundaries file: one split key per line, read as `key_type`, strictly increasing.
@@ -139,8 +150,8 @@ fn parse_split_line(
 /// assert_eq!((p.shard_of(b"apple"), p.shard_of(b"m"), p.shard_of(b"zebra")), (0, 1, 1));
 /// ```
 ///
-/// Growth and shrink rule (see [`RangePartitioner::resized_with`]): boundaries never change,
-/// only owners do, and keys are weighed as distinct keys seen.
+/// Growth and shrink rule: [`GrowRule`] (`grow=balanced` by default, see
+/// [`crate::schemes::growth`]; `grow=cheapest` is [`RangePartitioner::resized_with`]).
 #[derive(Clone, Debug)]
 pub struct RangePartitioner {
     label: String,
@@ -153,6 +164,8 @@ pub struct RangePartitioner {
     rule: OwnerRule,
     /// Search index over `starts[1..]` (the lookup layout; see [`crate::layout`]).
     index: KeyIndex,
+    /// How [`Partitioner::resized`] grows and shrinks the layout.
+    grow: GrowRule,
 }
 
 impl RangePartitioner {
@@ -201,7 +214,19 @@ impl RangePartitioner {
             owners,
             rule,
             index,
+            grow: GrowRule::default(),
         }
+    }
+
+    /// The same layout, resized by `grow` ([`GrowRule::Balanced`] unless set).
+    pub fn with_grow_rule(mut self, grow: GrowRule) -> Self {
+        self.grow = grow;
+        self
+    }
+
+    /// The rule by which [`Partitioner::resized`] grows and shrinks this layout.
+    pub fn grow_rule(&self) -> GrowRule {
+        self.grow
     }
 
     /// `splits.len() + 1` ranges starting at the empty key and then at each split key, owned
@@ -361,7 +386,9 @@ impl RangePartitioner {
         counts
     }
 
-    /// This layout on `shards` shards, given the distinct keys of every range.
+    /// This layout on `shards` shards by the `grow=cheapest` rule, given the distinct keys of
+    /// every range (the `grow=balanced` shrink passes requests instead, and so does the
+    /// removal of a failed shard's ranges by distinct keys; see [`RangePartitioner::without`]).
     ///
     /// Growth and shrink rule. The boundaries never change; whole ranges change owner.
     /// Growing from N to M shards: each new shard N..M-1 in turn takes whole ranges until it
@@ -392,7 +419,45 @@ impl RangePartitioner {
             Ordering::Equal => self.owners.clone(),
         };
         let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
-        Ok(Self::assemble(label, shards, starts, owners, index))
+        Ok(Self::assemble(label, shards, starts, owners, index).with_grow_rule(self.grow))
+    }
+
+    /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::schemes::growth`]),
+    /// weighing the measured keys `keys` (in this layout's key order).
+    pub fn resized_balanced<K, R, S>(
+        &self,
+        shards: u32,
+        keys: &WeighedKeys<'_, K, R, S>,
+    ) -> Result<RangePartitioner, AnalysisError>
+    where
+        R: Fn(&K) -> usize,
+        S: Fn(&K) -> Vec<u8>,
+    {
+        check_shard_count(shards)?;
+        let (mut distinct, mut requests) =
+            (vec![0u64; self.owners.len()], vec![0u64; self.owners.len()]);
+        for (key, count) in keys.keys {
+            let range = (keys.range_of)(key);
+            distinct[range] += 1;
+            requests[range] += count;
+        }
+        if requests.iter().all(|&r| r == 0) {
+            // Nothing to weigh: whole ranges by count, as `grow=cheapest` does.
+            return self.resized_with(shards, &distinct);
+        }
+        if shards <= self.shards {
+            return self.resized_with(shards, &requests);
+        }
+        let layout = RangeLayout {
+            starts: self.starts.clone(),
+            owners: self.owners.clone(),
+        };
+        let grown = growth::grow_balanced(&layout, self.shards, shards, keys);
+        let label = self.label.clone();
+        Ok(
+            Self::with_shard_count(label, shards, grown.starts, grown.owners)?
+                .with_grow_rule(self.grow),
+        )
     }
 }
 
@@ -431,14 +496,28 @@ impl Partitioner for RangePartitioner {
         }
     }
 
-    /// Moves whole ranges by the rule of [`RangePartitioner::resized_with`].
+    /// Resizes by the layout's [`GrowRule`]: [`RangePartitioner::resized_balanced`] or
+    /// [`RangePartitioner::resized_with`] (`grow=cheapest`).
     fn resized(
         &self,
         shards: u32,
         keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
-        Ok(Box::new(self.resized_with(shards, &counts)?))
+        let resized = match self.grow {
+            GrowRule::Balanced => self.resized_balanced(
+                shards,
+                &WeighedKeys {
+                    keys: &keys.sorted(),
+                    range_of: |k: &&[u8]| self.range_index_of(k),
+                    start_of: |k: &&[u8]| k.to_vec(),
+                },
+            )?,
+            GrowRule::Cheapest => {
+                let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
+                self.resized_with(shards, &counts)?
+            }
+        };
+        Ok(Box::new(resized))
     }
 
     fn range_starts(&self) -> Option<&[Vec<u8>]> {
@@ -543,6 +622,34 @@ fn quantile_splits(keys: &[Vec<u8>], ranges: u64) -> Vec<Vec<u8>> {
         let at = move |j: u64| (u128::from(j) * u128::from(len) / u128::from(ranges)) as usize;
         Box::new((1..ranges).map(at))
     };
+    distinct_splits(keys, picks)
+}
+
+/// Split keys for `per_shard` ranges per shard (weights are given per shard) such that each
+/// shard's ranges together hold its weight's share of the distinct `keys`: range `r` of
+/// shard `s` starts at the quantile `(w_0 + ... + w_(s-1) + w_s r / R) / W`. Owners stay
+/// contiguous (range `i` on shard `i / R`), so boundaries follow the weighted load.
+fn weighted_quantile_splits(keys: &[Vec<u8>], per_shard: u64, weights: &[f64]) -> Vec<Vec<u8>> {
+    let (len, total) = (keys.len(), weights.iter().sum::<f64>());
+    if len == 0 {
+        return Vec::new();
+    }
+    let mut picks = Vec::with_capacity(weights.len() * per_shard as usize);
+    let mut before = 0.0;
+    for w in weights {
+        for r in 0..per_shard {
+            let quantile = (before + w * r as f64 / per_shard as f64) / total;
+            picks.push(((quantile * len as f64) as usize).min(len - 1));
+        }
+        before += w;
+    }
+    // The first range starts at the empty key, not at a split.
+    distinct_splits(keys, picks.into_iter().skip(1))
+}
+
+/// The keys at `picks`, in order, leaving out repeats and the empty key (ranges stay
+/// non-empty and starts strictly increasing).
+fn distinct_splits(keys: &[Vec<u8>], picks: impl Iterator<Item = usize>) -> Vec<Vec<u8>> {
     let mut splits: Vec<Vec<u8>> = Vec::new();
     for key in picks.map(|i| &keys[i]) {
         let fresh = match splits.last() {
@@ -638,6 +745,7 @@ mod tests {
             shards: 4,
             warmup_keys: &[],
             key_type: KeyType::U64,
+            weights: None,
         };
         assert!(!schemes[0].needs_warmup());
         let built = schemes[0].build(&ctx).unwrap();

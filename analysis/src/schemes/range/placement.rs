@@ -37,7 +37,9 @@ impl RangePartitioner {
             o => o - 1,
         };
         let owners = shrunk.owners().iter().map(|&o| in_order(o)).collect();
-        RangePartitioner::with_shard_count(self.label(), last, shrunk.starts().to_vec(), owners)
+        let starts = shrunk.starts().to_vec();
+        let without = RangePartitioner::with_shard_count(self.label(), last, starts, owners)?;
+        Ok(without.with_grow_rule(self.grow_rule()))
     }
 }
 

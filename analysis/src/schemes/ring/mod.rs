@@ -36,10 +36,12 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         let message = format!("vnodes={vnodes} must be at most {MAX_VNODES}");
         return Err(spec.error(message).into());
     }
-    Ok(Box::new(RingPartitioner::new(
+    let weights = super::weights::Weights::for_context(ctx)?;
+    Ok(Box::new(RingPartitioner::weighted(
         spec.to_string(),
         ctx.shards,
         vnodes as u32,
+        weights.get(),
     )?))
 }
 
@@ -84,6 +86,30 @@ impl RingPartitioner {
         let mut points = Vec::with_capacity(shards as usize * vnodes as usize);
         add_vnodes(&mut points, 0..shards, vnodes);
         Self::from_sorted(label.into(), shards, vnodes, points)
+    }
+
+    /// A ring of `shards` shards whose vnodes follow `weights` (one per shard; `None`: equal):
+    /// shard `i` gets `max(1, round(vnodes x N x w_i / W))` points, so its share of the ring
+    /// is its weight's share up to the spread of the points. Growth adds `vnodes` points per
+    /// new shard (the mean weight).
+    pub fn weighted(
+        label: impl Into<String>,
+        shards: u32,
+        vnodes: u32,
+        weights: Option<&[f64]>,
+    ) -> Result<Self, AnalysisError> {
+        let Some(weights) = weights else {
+            return Self::new(label, shards, vnodes);
+        };
+        check_shard_count(shards)?;
+        let total: f64 = weights.iter().sum();
+        let mut points = Vec::new();
+        for (shard, w) in (0..shards).zip(weights) {
+            let count = (f64::from(vnodes) * f64::from(shards) * w / total).round();
+            let count = count.clamp(1.0, MAX_VNODES as f64) as u32;
+            add_vnodes(&mut points, shard..shard + 1, count);
+        }
+        Self::from_sorted(label.into(), shards, vnodes.max(1), points)
     }
 
     /// A ring from hand-placed points `(position, shard)`, in any order; every shard must be
@@ -151,6 +177,19 @@ impl RingPartitioner {
     pub fn vnodes_per_shard(&self) -> u32 {
         self.vnodes
     }
+
+    /// This ring resized to `shards` shards by its rule (see the type).
+    pub fn resized_ring(&self, shards: u32) -> Result<RingPartitioner, AnalysisError> {
+        check_shard_count(shards)?;
+        let mut points: Vec<(u64, ShardId)> = self
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.1 < shards)
+            .collect();
+        add_vnodes(&mut points, self.shards.min(shards)..shards, self.vnodes);
+        Self::from_sorted(self.label.clone(), shards, self.vnodes, points)
+    }
 }
 
 /// Appends the `vnodes` points of every shard in `shards`.
@@ -192,6 +231,16 @@ impl Partitioner for RingPartitioner {
         self.owner_of_hash(hash64(key))
     }
 
+    /// The key's ring position and the position of the point that owns it.
+    fn detail(&self, key: &[u8]) -> Option<String> {
+        let hash = hash64(key);
+        let i = self.points.partition_point(|p| p.0 < hash) % self.points.len();
+        Some(format!(
+            "hash={hash:#018x} point={:#018x}",
+            self.points[i].0
+        ))
+    }
+
     /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
     /// the owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
@@ -208,16 +257,7 @@ impl Partitioner for RingPartitioner {
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        check_shard_count(shards)?;
-        let mut points: Vec<(u64, ShardId)> = self
-            .points
-            .iter()
-            .copied()
-            .filter(|p| p.1 < shards)
-            .collect();
-        add_vnodes(&mut points, self.shards.min(shards)..shards, self.vnodes);
-        let ring = Self::from_sorted(self.label.clone(), shards, self.vnodes, points)?;
-        Ok(Box::new(ring))
+        Ok(Box::new(self.resized_ring(shards)?))
     }
 }
 
@@ -253,6 +293,16 @@ mod tests {
             before >= 2 || shrunk.shard_of(&key) == before
         }));
         assert_eq!(vnode_position(1, 2), hash64(&[0, 0, 0, 1, 0, 0, 0, 2]));
+    }
+
+    #[test]
+    fn weights_one_and_two_give_a_third_and_two_thirds_of_the_keys() {
+        let keys = crate::schemes::testing::keys(60_000);
+        let ring = RingPartitioner::weighted("ring", 2, 256, Some(&[1.0, 2.0])).unwrap();
+        let s = crate::schemes::testing::shares(&ring, &keys);
+        // 171 and 341 points: the spread of a ring's arcs is about 1/sqrt(points) = 8%.
+        assert!((s[0] - 1.0 / 3.0).abs() < 0.03, "{s:?}");
+        assert_eq!(ring.points().len(), 171 + 341);
     }
 
     #[test]

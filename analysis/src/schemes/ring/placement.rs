@@ -11,8 +11,15 @@ impl RingPartitioner {
     /// `hash64(key)` (wrapping around), the shards of the points met, each counted once, until
     /// `rf` shards are found or every point was visited. The first is the owner.
     pub fn replicas_clockwise(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
+        self.replicas_at(hash64(key), rf, out);
+    }
+
+    /// Adds the replicas of ring position `position`: the shards of the points met walking
+    /// clockwise from the first point at or after it, each counted once, until `rf` shards are
+    /// found or every point was visited (Cassandra's SimpleStrategy on a token ring).
+    pub fn replicas_at(&self, position: u64, rf: u32, out: &mut Vec<ShardId>) {
         let points = self.points();
-        let start = points.partition_point(|p| p.0 < hash64(key));
+        let start = points.partition_point(|p| p.0 < position);
         let first = out.len();
         for i in 0..points.len() {
             if out.len() - first >= rf as usize {

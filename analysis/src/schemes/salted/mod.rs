@@ -14,6 +14,7 @@ mod placement;
 use smallvec::SmallVec;
 use workloads::Spec;
 
+use super::growth::{GrowRule, WeighedKeys, GROW_PARAM};
 use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
@@ -43,6 +44,7 @@ pub const KIND: SchemeKind = SchemeKind {
             "ranges_per_shard",
             "ranges per shard learned from the salted warm-up keys (default 8)",
         ),
+        GROW_PARAM,
     ],
     needs_warmup: |_| true,
     build,
@@ -50,6 +52,11 @@ pub const KIND: SchemeKind = SchemeKind {
 
 /// Builds `salted` from the warm-up keys.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    super::weights::refuse(
+        ctx,
+        &spec.to_string(),
+        "its ranges split an equal share per shard",
+    )?;
     let default_buckets = u64::from(ctx.shards).min(MAX_BUCKETS);
     let buckets = spec.u64_at_least("buckets", default_buckets, 1)?;
     if buckets > MAX_BUCKETS {
@@ -57,6 +64,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         return Err(spec.error(message).into());
     }
     let per_shard = spec.u64_at_least("ranges_per_shard", DEFAULT_RANGES_PER_SHARD, 1)?;
+    let grow = GrowRule::from_spec(spec)?;
     let label = spec.to_string();
     let salted = SaltedRangePartitioner::learn(
         label,
@@ -65,7 +73,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         per_shard,
         ctx.warmup_keys,
     )?;
-    Ok(Box::new(salted))
+    Ok(Box::new(salted.with_grow_rule(grow)))
 }
 
 /// Writes `bucket` (2 bytes, big-endian) followed by `key` into `out`, replacing its content.
@@ -78,8 +86,9 @@ pub fn salt_into(bucket: u16, key: &[u8], out: &mut SaltedKey) {
 /// Range partitioning of salted keys `bucket || key`.
 ///
 /// Growth and shrink rule: the bucket count stays B (changing it would re-salt every key) and
-/// the inner ranges move by the range rule ([`RangePartitioner::resized_with`]), weighing each
-/// range by the distinct salted keys in it.
+/// the inner ranges are resized by the range rule of the `grow` parameter
+/// ([`crate::schemes::growth`]) over the salted keys: `balanced` cuts inner ranges at salted
+/// keys, `cheapest` moves whole inner ranges weighed by the distinct salted keys in them.
 ///
 /// [`Partitioner::range_starts`] is `None`: the starts are salted keys, which raw keys cannot
 /// be compared with; [`SaltedRangePartitioner::inner`] gives them.
@@ -254,6 +263,12 @@ impl SaltedRangePartitioner {
     pub fn inner(&self) -> &RangePartitioner {
         &self.inner
     }
+
+    /// The same layout, resized by `grow` (kept by its inner ranges).
+    pub fn with_grow_rule(self, grow: GrowRule) -> Self {
+        let inner = self.inner.clone().with_grow_rule(grow);
+        self.with_inner(inner)
+    }
 }
 
 /// `hash64(key) % buckets`, which fits in 2 bytes because `buckets <= 65536`.
@@ -307,17 +322,43 @@ impl Partitioner for SaltedRangePartitioner {
         RemovalEffect::Local
     }
 
-    /// Resizes the inner ranges by the range rule; the buckets stay.
+    /// Resizes the inner ranges by their [`GrowRule`] over the salted keys; the buckets stay.
     fn resized(
         &self,
         shards: u32,
         keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        let mut counts = vec![0u64; self.inner.range_count()];
-        for (key, _) in keys.iter() {
-            counts[self.range_index_of(key)] += 1;
-        }
-        let inner = self.inner.resized_with(shards, &counts)?;
+        let inner = match self.inner.grow_rule() {
+            GrowRule::Balanced => {
+                // (bucket, key) sorts as the salted key does, without building it.
+                let mut salted: Vec<((u16, &[u8]), u64)> = keys
+                    .iter()
+                    .map(|(key, count)| ((self.bucket_of(key), key), count))
+                    .collect();
+                salted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                self.inner.resized_balanced(
+                    shards,
+                    &WeighedKeys {
+                        keys: &salted,
+                        range_of: |&(bucket, key): &(u16, &[u8])| {
+                            self.by_bucket.range_index_of(bucket, key)
+                        },
+                        start_of: |&(bucket, key): &(u16, &[u8])| {
+                            let mut start = SaltedKey::new();
+                            salt_into(bucket, key, &mut start);
+                            start.to_vec()
+                        },
+                    },
+                )?
+            }
+            GrowRule::Cheapest => {
+                let mut counts = vec![0u64; self.inner.range_count()];
+                for (key, _) in keys.iter() {
+                    counts[self.range_index_of(key)] += 1;
+                }
+                self.inner.resized_with(shards, &counts)?
+            }
+        };
         Ok(Box::new(self.with_inner(inner)))
     }
 }

@@ -1,0 +1,230 @@
+//! 95% confidence intervals of the load and decision metrics.
+//!
+//! - **Block bootstrap** (every workload): the measured windows are resampled in blocks of
+//!   consecutive windows (block length ⌈W^(1/3)⌉, W windows, start drawn uniformly), 200
+//!   times with a fixed seed per workload and scheme; every load metric is recomputed on each
+//!   resample and the interval is the 2.5% and 97.5% quantiles of the 200 values (statrs),
+//!   widened to include the measured value. Needs at least [`MIN_BOOTSTRAP_WINDOWS`] windows.
+//!   Blocks keep the short-range correlation of a trace (bursts, drifting keys) that a
+//!   resample of single windows would break.
+//! - **Repeats** (`run --repeat K`, synthetic workloads): the workload is replayed with K
+//!   seeds; a metric's interval is `value ± t(0.975, K-1) · s`, `s` the sample standard
+//!   deviation of its K values and `t` the Student quantile (statrs), `value` the first
+//!   seed's. It covers every non-timing metric, remap included, and replaces the bootstrap.
+//!
+//! Both narrow as the events (windows, or events per replay) grow.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::statistics::{Data, OrderStatistics, Statistics};
+
+use super::{capacity, is_timing, SchemeResult, ShardLoad, WorkloadResult};
+
+/// Bootstrap resamples per interval.
+pub const RESAMPLES: usize = 200;
+
+/// Fewest windows a bootstrap interval is given for.
+pub const MIN_BOOTSTRAP_WINDOWS: usize = 10;
+
+/// A metric's 95% interval, `(low, high)`.
+pub type Interval = (f64, f64);
+
+/// The metrics the block bootstrap gives intervals for.
+pub const BOOTSTRAPPED: [&str; 6] = [
+    "hottest_shard_share",
+    "hottest_shard_ratio",
+    "load_cv",
+    "hottest_shard_share_windowed",
+    "requests_per_event",
+    "usable_capacity",
+];
+
+/// Block-bootstrap intervals of the [`BOOTSTRAPPED`] metrics of one load measured over
+/// `events` events in windows of `window` events; empty with too few windows.
+pub fn bootstrap(
+    load: &ShardLoad,
+    window: u64,
+    events: u64,
+    seed: u64,
+) -> Vec<(&'static str, Interval)> {
+    let windows = &load.window_requests;
+    let w = windows.len();
+    if w < MIN_BOOTSTRAP_WINDOWS {
+        return Vec::new();
+    }
+    let n = load.shard_requests.len();
+    let window = window.max(1);
+    // Per window: events (the last one may be short), requests and hottest share.
+    let window_events: Vec<u64> = (0..w as u64)
+        .map(|i| window.min(events.saturating_sub(i * window)))
+        .collect();
+    let block = (w as f64).cbrt().ceil() as usize;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); BOOTSTRAPPED.len()];
+    let mut totals = vec![0u64; n];
+    for _ in 0..RESAMPLES {
+        totals.iter_mut().for_each(|t| *t = 0);
+        let (mut taken, mut ev, mut hot_sum) = (0usize, 0u64, 0.0f64);
+        while taken < w {
+            let start = rng.random_range(0..=w - block);
+            for i in start..(start + block).min(start + w - taken) {
+                for (t, &c) in totals.iter_mut().zip(&windows[i]) {
+                    *t += u64::from(c);
+                }
+                ev += window_events[i];
+                hot_sum += load.window_hottest_share[i];
+                taken += 1;
+            }
+        }
+        let resampled = ShardLoad::from_counts(totals.clone(), Vec::new());
+        let hottest_windowed = hot_sum / w as f64;
+        let values = [
+            resampled.hottest_shard_share,
+            resampled.hottest_shard_ratio,
+            resampled.load_cv,
+            hottest_windowed,
+            capacity::requests_per_event(resampled.requests, ev),
+            capacity::usable(n, ev, resampled.requests, hottest_windowed),
+        ];
+        for (s, v) in samples.iter_mut().zip(values) {
+            s.push(v);
+        }
+    }
+    let measured = [
+        load.hottest_shard_share,
+        load.hottest_shard_ratio,
+        load.load_cv,
+        load.hottest_shard_share_windowed,
+        capacity::requests_per_event(load.requests, events),
+        capacity::usable_of(load, events),
+    ];
+    BOOTSTRAPPED
+        .iter()
+        .zip(samples)
+        .zip(measured)
+        .map(|((&name, s), value)| {
+            let mut data = Data::new(s);
+            (
+                name,
+                widened(data.quantile(0.025), data.quantile(0.975), value),
+            )
+        })
+        .collect()
+}
+
+/// The repeat interval of a value from the values of K replays (the first is `value`'s own):
+/// `value ± t(0.975, K-1) · s`; `None` with fewer than 2 values.
+pub fn from_repeats(value: f64, values: &[f64]) -> Option<Interval> {
+    if values.len() < 2 {
+        return None;
+    }
+    let sd = values.iter().std_dev();
+    let t = StudentsT::new(0.0, 1.0, (values.len() - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.975);
+    Some((value - t * sd, value + t * sd))
+}
+
+/// Sets, on every scheme of `base`, the repeat interval of each non-timing metric from the
+/// same metric of the same scheme in `repeats` (replays of the same workload with other
+/// seeds, schemes in the same order).
+pub fn apply_repeats(base: &mut WorkloadResult, repeats: &[WorkloadResult]) {
+    let mut per_scheme: Vec<Vec<(&'static str, Interval)>> = Vec::new();
+    for (i, s) in base.schemes.iter().enumerate() {
+        let others: Vec<(&WorkloadResult, &SchemeResult)> = repeats
+            .iter()
+            .filter_map(|r| {
+                r.schemes
+                    .get(i)
+                    .filter(|o| o.scheme == s.scheme)
+                    .map(|o| (r, o))
+            })
+            .collect();
+        let mut intervals = Vec::new();
+        for m in base
+            .metric_values(s)
+            .into_iter()
+            .filter(|m| !is_timing(m.name))
+        {
+            let Some(value) = m.value else { continue };
+            let mut values = vec![value];
+            values.extend(others.iter().filter_map(|(r, o)| {
+                r.metric_values(o)
+                    .into_iter()
+                    .find(|x| x.name == m.name)?
+                    .value
+            }));
+            if values.len() == others.len() + 1 {
+                if let Some(ci) = from_repeats(value, &values) {
+                    intervals.push((m.name, ci));
+                }
+            }
+        }
+        per_scheme.push(intervals);
+    }
+    for (s, intervals) in base.schemes.iter_mut().zip(per_scheme) {
+        s.intervals = intervals;
+    }
+}
+
+/// `(low, high)` stretched to include `value`.
+fn widened(low: f64, high: f64, value: f64) -> Interval {
+    (low.min(value), high.max(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `windows` windows of 100 events over 4 shards, shard 0 taking `hot` of each plus noise.
+    fn load(windows: usize, hot: u32) -> ShardLoad {
+        let counts: Vec<Vec<u32>> = (0..windows)
+            .map(|i| {
+                let wobble = ((i * 7919) % 13) as u32;
+                let h = hot + wobble;
+                let rest = 100 - h;
+                vec![h, rest / 3, rest / 3, rest - 2 * (rest / 3)]
+            })
+            .collect();
+        let totals = (0..4)
+            .map(|s| counts.iter().map(|w| u64::from(w[s])).sum())
+            .collect();
+        ShardLoad::from_counts(totals, counts)
+    }
+
+    #[test]
+    fn bootstrap_intervals_hold_the_value_are_reproducible_and_narrow_with_more_windows() {
+        let (small, big) = (load(20, 30), load(2000, 30));
+        let a = bootstrap(&small, 100, 2000, 7);
+        assert_eq!(a, bootstrap(&small, 100, 2000, 7));
+        let b = bootstrap(&big, 100, 200_000, 7);
+        assert_eq!(a.len(), BOOTSTRAPPED.len());
+        for ((name, (lo, hi)), (_, (blo, bhi))) in a.iter().zip(&b) {
+            let value = match *name {
+                "usable_capacity" => capacity::usable_of(&small, 2000),
+                "hottest_shard_share_windowed" => small.hottest_shard_share_windowed,
+                _ => continue,
+            };
+            assert!(*lo <= value && value <= *hi, "{name}: {lo} {value} {hi}");
+            assert!(hi - lo > 0.0, "{name}");
+            assert!(
+                bhi - blo < 0.5 * (hi - lo),
+                "{name}: {} vs {}",
+                bhi - blo,
+                hi - lo
+            );
+        }
+        assert!(bootstrap(&load(5, 30), 100, 500, 7).is_empty());
+    }
+
+    #[test]
+    fn a_repeat_interval_is_the_value_plus_or_minus_t_standard_deviations() {
+        // Values 1, 2, 3: s = 1, t(0.975, 2) = 4.3027.
+        let (lo, hi) = from_repeats(1.0, &[1.0, 2.0, 3.0]).unwrap();
+        assert!((lo - (1.0 - 4.302652729911275)).abs() < 1e-6, "{lo}");
+        assert!((hi - (1.0 + 4.302652729911275)).abs() < 1e-6, "{hi}");
+        assert_eq!(from_repeats(1.0, &[1.0]), None);
+        assert_eq!(from_repeats(2.0, &[2.0, 2.0]), Some((2.0, 2.0)));
+    }
+}

@@ -1,0 +1,318 @@
+//! Elasticsearch's document routing, bit-exact with Elasticsearch 7.x/8.x/9.x and OpenSearch,
+//! which keeps the rule (`IndexRouting`, `OperationRouting`, `Murmur3HashFunction`,
+//! `MetadataCreateIndexService.calculateNumRoutingShards`).
+//!
+//! - **Routing hash**: MurmurHash3 x86 32 (seed 0) of the routing value (the `_id`, or the
+//!   custom `routing`) as UTF-16 code units in little-endian bytes. Keys are read as UTF-8
+//!   text, as Elasticsearch receives ids in JSON; invalid UTF-8 becomes U+FFFD.
+//! - **Shard**: `floorMod(hash, routing_num_shards) / (routing_num_shards / number_of_shards)`.
+//! - **routing_num_shards**: by default what Elasticsearch 7+ computes at index creation,
+//!   `N x 2^max(1, 10 - ceil(log2 N))`: the largest `N x 2^k <= 1024` (at least `2N`), so the
+//!   index can be split by powers of two.
+//! - **Growth** only through `_split` to a multiple `M` of `N` that divides
+//!   routing_num_shards (a one-shard index splits to any count and gets a new
+//!   routing_num_shards); **shrink** only through `_shrink` to a divisor of `N`, keeping
+//!   routing_num_shards, so each target shard is the union of consecutive source shards.
+//!   Other targets are refused with the allowed ones listed. A shard is never removed: a lost
+//!   primary is replaced by a replica, and the key keeps its shard.
+
+use smallvec::SmallVec;
+use workloads::{KeyType, Spec};
+
+use super::{check_shard_count, BuildContext, SchemeKind};
+use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+
+/// The most shards the default routing_num_shards plans for (`log2MaxNumShards = 10`).
+const MAX_DEFAULT_ROUTING_SHARDS_LOG2: u32 = 10;
+
+/// Registration of `elasticsearch`.
+pub const KIND: SchemeKind = SchemeKind {
+    name: "elasticsearch",
+    about: "Elasticsearch 7+ (and OpenSearch) routing: murmur3(_id as UTF-16) over \
+            routing_num_shards; growth only by _split to allowed multiples, shrink by _shrink",
+    params: &[(
+        "routing_shards",
+        "index.number_of_routing_shards, a multiple of N (default: what Elasticsearch 7+ computes)",
+    )],
+    needs_warmup: |_| false,
+    build,
+};
+
+/// Builds `elasticsearch` for an index of `ctx.shards` primary shards.
+fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let index = match spec.get("routing_shards") {
+        None => ElasticsearchPartitioner::new(spec.to_string(), ctx.shards)?,
+        Some(_) => {
+            let r = spec.u64_at_least("routing_shards", 1, 1)?;
+            let r = u32::try_from(r)
+                .ok()
+                .filter(|&r| r <= i32::MAX as u32)
+                .ok_or_else(|| spec.error(format!("routing_shards={r} is too large")))?;
+            ElasticsearchPartitioner::with_routing_shards(spec.to_string(), ctx.shards, r)
+                .map_err(|e| spec.error(e.to_string()))?
+        }
+    };
+    Ok(Box::new(index.with_key_type(ctx.key_type)))
+}
+
+/// The routing hash of `routing` (`Murmur3HashFunction.hash(String)`): MurmurHash3 x86 32,
+/// seed 0, of its UTF-16 code units as little-endian bytes, as a signed 32-bit value.
+pub fn routing_hash(routing: &[u8]) -> i32 {
+    let text = String::from_utf8_lossy(routing);
+    // Routing values up to 64 UTF-16 code units are encoded on the stack.
+    let bytes: SmallVec<[u8; 128]> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    murmur3::murmur3_32(&mut &bytes[..], 0).expect("reading from memory cannot fail") as i32
+}
+
+/// The default `index.number_of_routing_shards` of an index created with `shards` primary
+/// shards by Elasticsearch 7+ (`calculateNumRoutingShards`).
+pub fn default_routing_shards(shards: u32) -> u32 {
+    let log2_shards = u32::BITS - (shards - 1).leading_zeros();
+    let splits = MAX_DEFAULT_ROUTING_SHARDS_LOG2
+        .saturating_sub(log2_shards)
+        .max(1);
+    shards << splits
+}
+
+/// An index of N primary shards routed over routing_num_shards.
+#[derive(Clone, Debug)]
+pub struct ElasticsearchPartitioner {
+    label: String,
+    /// How keys become routing values: `u64` keys as their decimal digits.
+    key_type: KeyType,
+    shards: u32,
+    routing_shards: u32,
+}
+
+impl ElasticsearchPartitioner {
+    /// An index created with `shards` primary shards (at least 1) and the default
+    /// routing_num_shards.
+    pub fn new(label: impl Into<String>, shards: u32) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        if shards > i32::MAX as u32 / 2 {
+            let message = format!("an index of {shards} shards is beyond Elasticsearch's range");
+            return Err(AnalysisError::Config(message));
+        }
+        Self::with_routing_shards(label, shards, default_routing_shards(shards))
+    }
+
+    /// An index with an explicit routing_num_shards, which must be a multiple of `shards`.
+    pub fn with_routing_shards(
+        label: impl Into<String>,
+        shards: u32,
+        routing_shards: u32,
+    ) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        if !routing_shards.is_multiple_of(shards) {
+            let message = format!(
+                "routing_num_shards {routing_shards} must be a multiple of the {shards} shards"
+            );
+            return Err(AnalysisError::Config(message));
+        }
+        Ok(ElasticsearchPartitioner {
+            label: label.into(),
+            key_type: KeyType::Bytes,
+            shards,
+            routing_shards,
+        })
+    }
+
+    /// This index reading keys of `key_type`: a `u64` key is the `_id` of its decimal
+    /// digits (the default, [`KeyType::Bytes`], reads the key's bytes as UTF-8 text).
+    pub fn with_key_type(self, key_type: KeyType) -> Self {
+        ElasticsearchPartitioner { key_type, ..self }
+    }
+
+    /// The routing hash of `key` as Elasticsearch receives it (see [`Self::with_key_type`]).
+    #[inline]
+    pub fn hash_of(&self, key: &[u8]) -> i32 {
+        routing_hash(self.key_type.as_text(key, &mut [0; 20]))
+    }
+
+    /// The index's routing_num_shards.
+    pub fn routing_shards(&self) -> u32 {
+        self.routing_shards
+    }
+
+    /// The shard counts `_split` accepts: multiples of N above N that divide
+    /// routing_num_shards (for a one-shard index: any count above 1, shown up to 1024).
+    pub fn split_targets(&self) -> Vec<u32> {
+        if self.shards == 1 {
+            return (2..=1 << MAX_DEFAULT_ROUTING_SHARDS_LOG2).collect();
+        }
+        (2..=self.routing_shards / self.shards)
+            .map(|f| f * self.shards)
+            .filter(|t| self.routing_shards.is_multiple_of(*t))
+            .collect()
+    }
+
+    /// The shard counts `_shrink` accepts: the divisors of N below N.
+    pub fn shrink_targets(&self) -> Vec<u32> {
+        (1..self.shards)
+            .filter(|t| self.shards.is_multiple_of(*t))
+            .collect()
+    }
+
+    /// The shard of a routing hash.
+    #[inline]
+    fn shard_of_hash(&self, hash: i32) -> ShardId {
+        let routing_shard = i64::from(hash).rem_euclid(i64::from(self.routing_shards)) as u32;
+        routing_shard / (self.routing_shards / self.shards)
+    }
+}
+
+/// "a, b, c" with at most `max` values, then how many more there are.
+fn list(values: &[u32], max: usize) -> String {
+    let shown: Vec<String> = values.iter().take(max).map(u32::to_string).collect();
+    match values.len().saturating_sub(max) {
+        0 => shown.join(", "),
+        more => format!("{}, ... ({more} more)", shown.join(", ")),
+    }
+}
+
+impl Partitioner for ElasticsearchPartitioner {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn shard_count(&self) -> u32 {
+        self.shards
+    }
+
+    #[inline]
+    fn shard_of(&self, key: &[u8]) -> ShardId {
+        self.shard_of_hash(self.hash_of(key))
+    }
+
+    /// Every shard: documents are hashed. An empty scan (`end <= start`) contacts only the
+    /// owner of `start`, as the trait asks of every scheme.
+    fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
+        if end <= start {
+            out.insert(self.shard_of(start));
+        } else {
+            out.insert_all(self.shards);
+        }
+    }
+
+    /// `_split` to an allowed multiple, `_shrink` to a divisor; anything else is refused with
+    /// the allowed counts.
+    fn resized(
+        &self,
+        shards: u32,
+        _keys: &KeyCounts,
+    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        check_shard_count(shards)?;
+        let (allowed, what) = match shards.cmp(&self.shards) {
+            std::cmp::Ordering::Equal => return Ok(Box::new(self.clone())),
+            std::cmp::Ordering::Greater if self.shards == 1 => {
+                let index = Self::new(self.label.clone(), shards)?;
+                return Ok(Box::new(index.with_key_type(self.key_type)));
+            }
+            std::cmp::Ordering::Greater => (self.split_targets(), "_split"),
+            std::cmp::Ordering::Less => (self.shrink_targets(), "_shrink"),
+        };
+        if !allowed.contains(&shards) {
+            let allowed = if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                list(&allowed, 20)
+            };
+            return Err(AnalysisError::Config(format!(
+                "scheme '{}': Elasticsearch cannot {what} an index of {} shards \
+                 (routing_num_shards {}) to {shards}; allowed targets: {allowed}",
+                self.label, self.shards, self.routing_shards
+            )));
+        }
+        let index = Self::with_routing_shards(self.label.clone(), shards, self.routing_shards)?;
+        Ok(Box::new(index.with_key_type(self.key_type)))
+    }
+
+    /// The routing hash (signed, as Elasticsearch computes it).
+    fn detail(&self, key: &[u8]) -> Option<String> {
+        Some(self.hash_of(key).to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_routing_hash_gives_the_values_of_elasticsearchs_own_test() {
+        // Murmur3HashFunctionTests.testKnownValues in Elasticsearch.
+        let cases: [(&str, u32); 7] = [
+            ("hell", 0x5a0cb7c3),
+            ("hello", 0xd7c31989),
+            ("hello w", 0x22ab2984),
+            ("hello wo", 0xdf0ca123),
+            ("hello wor", 0xe7744d61),
+            ("The quick brown fox jumps over the lazy dog", 0xe07db09c),
+            ("The quick brown fox jumps over the lazy cog", 0x4e63d2ad),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(routing_hash(text.as_bytes()), expected as i32, "{text}");
+        }
+    }
+
+    #[test]
+    fn default_routing_shards_follow_calculate_num_routing_shards() {
+        let cases = [
+            (1, 1024),
+            (2, 1024),
+            (3, 768),
+            (5, 640),
+            (6, 768),
+            (10, 640),
+            (512, 1024),
+            (513, 1026),
+            (1024, 2048),
+            (2000, 4000),
+        ];
+        for (n, r) in cases {
+            assert_eq!(default_routing_shards(n), r, "{n} shards");
+        }
+    }
+
+    #[test]
+    fn the_shard_is_floor_mod_over_the_routing_factor() {
+        let index = ElasticsearchPartitioner::new("es", 5).unwrap();
+        // 0xd7c31989 is negative as an int: floorMod keeps it in 0..640.
+        let hash = 0xd7c31989_u32 as i32;
+        let expected = (i64::from(hash).rem_euclid(640) / 128) as u32;
+        assert_eq!(index.shard_of(b"hello"), expected);
+        assert_eq!(index.detail(b"hello").unwrap(), hash.to_string());
+    }
+
+    #[test]
+    fn split_and_shrink_keep_documents_on_the_matching_shards() {
+        let five = ElasticsearchPartitioner::new("es", 5).unwrap();
+        assert_eq!(five.split_targets(), [10, 20, 40, 80, 160, 320, 640]);
+        let keys = KeyCounts::new();
+        let ten = five.resized(10, &keys).unwrap();
+        for i in 0..3000u32 {
+            let key = format!("doc-{i}");
+            // A split shard's documents come from source shard target / 2.
+            assert_eq!(
+                ten.shard_of(key.as_bytes()) / 2,
+                five.shard_of(key.as_bytes())
+            );
+        }
+        let back = ten.resized(5, &keys).unwrap();
+        assert!(
+            (0..500u32).all(|i| back.shard_of(&i.to_be_bytes()) == five.shard_of(&i.to_be_bytes()))
+        );
+        let err = five.resized(7, &keys).err().expect("refused").to_string();
+        assert!(
+            err.contains("cannot _split") && err.contains("10, 20, 40"),
+            "{err}"
+        );
+        let err = ten.resized(3, &keys).err().expect("refused").to_string();
+        assert!(
+            err.contains("_shrink") && err.contains("allowed targets: 1, 2, 5"),
+            "{err}"
+        );
+        let one = ElasticsearchPartitioner::new("es", 1).unwrap();
+        assert_eq!(one.resized(3, &keys).unwrap().shard_count(), 3);
+        assert!(ElasticsearchPartitioner::with_routing_shards("es", 4, 6).is_err());
+    }
+}

@@ -1,0 +1,412 @@
+//! `redis-cluster` against a real Redis Cluster: starts `redis-server` nodes on loopback
+//! ports, builds a cluster with `redis-cli --cluster create`, and compares `CLUSTER KEYSLOT`
+//! and `CLUSTER SLOTS` with shardlab's slots and slot map; then adds a master with
+//! `--cluster add-node`, rebalances with `--cluster-use-empty-masters`, and compares the new
+//! slot map with shardlab's growth rule.
+//!
+//! Needs `redis-server` and `redis-cli` (Debian package `redis-server`). Without them the test
+//! prints a SKIPPED line, or fails when `SHARDLAB_REQUIRE_REDIS=1` (as `.ci/run` sets).
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use analysis::schemes::redis_cluster::{key_hash_slot, RedisClusterPartitioner, SLOTS};
+use analysis::ShardId;
+
+/// Masters of the created cluster (one more joins later).
+const MASTERS: usize = 5;
+
+/// Redis nodes started by the test; killed and reaped when dropped, even when the test fails.
+struct Nodes {
+    children: Vec<Child>,
+    ports: Vec<u16>,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Nodes {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Nodes {
+    fn new() -> Nodes {
+        Nodes {
+            children: Vec::new(),
+            ports: Vec::new(),
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    /// Starts one cluster-enabled node on a free loopback port and waits until it answers.
+    fn start(&mut self) -> u16 {
+        let port = free_port_pair();
+        let dir = self.dir.path().join(port.to_string());
+        std::fs::create_dir(&dir).unwrap();
+        let log = std::fs::File::create(dir.join("redis.log")).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+            ])
+            .args([
+                "--cluster-node-timeout",
+                "5000",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .args(["--daemonize", "no", "--protected-mode", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("redis-server starts");
+        self.children.push(child);
+        self.ports.push(port);
+        wait_for(&format!("node {port} answers PING"), || {
+            cli(port, &["PING"]).is_some_and(|o| o.trim() == "PONG")
+        });
+        port
+    }
+
+    /// The redis log of a node, for failure messages.
+    fn log(&self, port: u16) -> String {
+        std::fs::read_to_string(self.dir.path().join(port.to_string()).join("redis.log"))
+            .unwrap_or_default()
+    }
+}
+
+/// A port `p` with `p + 10000` (the cluster bus) also free, both on 127.0.0.1.
+fn free_port_pair() -> u16 {
+    for _ in 0..200 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free pair of loopback ports");
+}
+
+/// `redis-cli -p PORT ARGS...`; its standard output when it exits with success.
+fn cli(port: u16, args: &[&str]) -> Option<String> {
+    let out = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// Runs `redis-cli --cluster ...` and fails the test with its output when it fails.
+fn cluster_command(args: &[&str]) -> String {
+    let out = Command::new("redis-cli")
+        .arg("--cluster")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("redis-cli runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && !text.contains("[ERR]"),
+        "redis-cli --cluster {args:?} failed:\n{text}"
+    );
+    text
+}
+
+/// Polls `ready` every 100 ms for up to 20 s.
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out: {what}"
+        );
+        sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until `redis-cli --cluster check` sees every node agree on the slot map.
+fn wait_for_agreement(port: u16) {
+    let address = format!("127.0.0.1:{port}");
+    wait_for("all nodes agree about the slot map", || {
+        let out = Command::new("redis-cli")
+            .args(["--cluster", "check", &address])
+            .stdin(Stdio::null())
+            .output()
+            .expect("redis-cli runs");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        out.status.success()
+            && text.contains("All nodes agree about slots configuration")
+            && text.contains("All 16384 slots covered")
+    });
+}
+
+/// Waits until every node knows every other node as a connected master (gossip done).
+fn wait_for_membership(ports: &[u16]) {
+    wait_for("every node knows every node", || {
+        ports.iter().all(|&port| {
+            cli(port, &["CLUSTER", "NODES"]).is_some_and(|nodes| {
+                let lines: Vec<&str> = nodes.lines().collect();
+                lines.len() == ports.len()
+                    && lines.iter().all(|l| {
+                        l.contains("master") && l.contains("connected") && !l.contains("handshake")
+                    })
+            })
+        })
+    });
+}
+
+/// The slot map from `CLUSTER SLOTS` (`redis-cli --json`), as the port of each slot's master.
+fn slot_map(port: u16) -> Vec<u16> {
+    let text = cli(port, &["--json", "CLUSTER", "SLOTS"]).expect("CLUSTER SLOTS answers");
+    let ranges: serde_json::Value = serde_json::from_str(&text).expect("JSON from redis-cli");
+    let mut owners = vec![0u16; SLOTS];
+    for range in ranges.as_array().expect("an array of slot ranges") {
+        let start = range[0].as_u64().unwrap() as usize;
+        let end = range[1].as_u64().unwrap() as usize;
+        let master = range[2][1].as_u64().unwrap() as u16;
+        owners[start..=end].fill(master);
+    }
+    assert!(owners.iter().all(|&p| p != 0), "every slot has a master");
+    owners
+}
+
+/// The slot map of a shardlab layout, as ports (`ports[shard]`).
+fn expected_map(layout: &RedisClusterPartitioner, ports: &[u16]) -> Vec<u16> {
+    let owners: &[ShardId] = layout.slot_owners();
+    owners.iter().map(|&s| ports[s as usize]).collect()
+}
+
+/// Test keys: plain text, binary bytes, and every kind of hash tag (empty, unclosed, nested,
+/// several), deterministic.
+fn test_keys() -> Vec<Vec<u8>> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 33) as u8
+    };
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for i in 0..1500 {
+        keys.push(format!("user:{i}").into_bytes());
+        keys.push(format!("{{user{}}}.field{i}", i % 37).into_bytes());
+        let len = 1 + (next() % 24) as usize;
+        keys.push((0..len).map(|_| next()).collect());
+    }
+    for tagged in [
+        "{}",
+        "{}x",
+        "x{}",
+        "{",
+        "}",
+        "}{",
+        "{a}",
+        "a{b}c",
+        "a{{b}}c",
+        "{a}{b}",
+        "{}{a}",
+        "a{b",
+        "a}b{c}",
+        "{{}}",
+        "{ }",
+        "日本{語}",
+    ] {
+        keys.push(tagged.as_bytes().to_vec());
+    }
+    keys.push(vec![b'{', 0xff, 0x00, b'}', b'k']);
+    keys
+}
+
+/// `CLUSTER KEYSLOT` of every key, sent through one `redis-cli` reading commands from stdin
+/// (every byte written as a `\xHH` escape inside double quotes).
+fn real_keyslots(port: u16, keys: &[Vec<u8>]) -> Vec<u16> {
+    let mut child = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("redis-cli runs");
+    let mut script = String::new();
+    for key in keys {
+        script.push_str("CLUSTER KEYSLOT \"");
+        key.iter()
+            .for_each(|b| script.push_str(&format!("\\x{b:02x}")));
+        script.push_str("\"\n");
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+    let out = child.wait_with_output().expect("redis-cli finishes");
+    writer.join().unwrap().expect("commands written");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            l.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("not a slot: {l}"))
+        })
+        .collect()
+}
+
+/// True when `program --version` runs.
+fn installed(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
+    if !installed("redis-server") || !installed("redis-cli") {
+        assert!(
+            std::env::var("SHARDLAB_REQUIRE_REDIS").as_deref() != Ok("1"),
+            "SHARDLAB_REQUIRE_REDIS=1 but redis-server/redis-cli are not installed \
+             (Debian: apt-get install redis-server)"
+        );
+        // Written to the process's stderr directly so that cargo test shows it.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED slots_slot_maps_and_growth_match_a_real_redis_cluster: redis-server is not \
+             installed (apt-get install redis-server); set SHARDLAB_REQUIRE_REDIS=1 to fail instead"
+        );
+        return;
+    }
+    let mut nodes = Nodes::new();
+    let ports: Vec<u16> = (0..MASTERS).map(|_| nodes.start()).collect();
+    let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    let mut create: Vec<&str> = vec!["create"];
+    create.extend(addresses.iter().map(String::as_str));
+    create.extend(["--cluster-replicas", "0", "--cluster-yes"]);
+    cluster_command(&create);
+    wait_for_agreement(ports[0]);
+
+    // Slots of thousands of keys, hash tags included.
+    let keys = test_keys();
+    let real = real_keyslots(ports[0], &keys);
+    assert_eq!(real.len(), keys.len(), "one CLUSTER KEYSLOT answer per key");
+    for (key, &slot) in keys.iter().zip(&real) {
+        assert_eq!(
+            key_hash_slot(key),
+            slot,
+            "key {:?}",
+            String::from_utf8_lossy(key)
+        );
+    }
+
+    // The slot map of `--cluster create`: master i is the i-th address given.
+    let created = RedisClusterPartitioner::created("redis-cluster", MASTERS as u32).unwrap();
+    assert_eq!(
+        slot_map(ports[0]),
+        expected_map(&created, &ports),
+        "slot map after create; log of the first node:\n{}",
+        nodes.log(ports[0])
+    );
+
+    // Two more masters, one at a time: add-node, then rebalance onto it.
+    let mut all_ports = ports.clone();
+    let mut layout = created;
+    for _ in 0..2 {
+        let new_port = nodes.start();
+        cluster_command(&["add-node", &format!("127.0.0.1:{new_port}"), &addresses[0]]);
+        all_ports.push(new_port);
+        wait_for_membership(&all_ports);
+        wait_for_agreement(ports[0]);
+        cluster_command(&["rebalance", &addresses[0], "--cluster-use-empty-masters"]);
+        wait_for_agreement(ports[0]);
+        layout = layout.with_master_added().unwrap();
+        let (real_map, expected) = (slot_map(ports[0]), expected_map(&layout, &all_ports));
+        assert!(
+            real_map == expected,
+            "slot map after growth to {} masters:\nredis:    {}\nshardlab: {}",
+            all_ports.len(),
+            ranges_by_port(&real_map),
+            ranges_by_port(&expected)
+        );
+    }
+
+    // Shrink: a rebalance with weight 0 empties master 1. Redis pairs the receivers in its
+    // node-id order where shardlab uses shard order, so the test compares what does not
+    // depend on that order: which slots move, and how many each survivor ends with.
+    let before = slot_map(ports[0]);
+    let id = cli(ports[1], &["CLUSTER", "MYID"]).unwrap();
+    let weight = format!("{}=0", id.trim());
+    cluster_command(&["rebalance", &addresses[0], "--cluster-weight", &weight]);
+    wait_for_agreement(ports[0]);
+    let after = slot_map(ports[0]);
+    let shrunk = layout.with_master_removed(1).unwrap();
+    let survivors: Vec<u16> = all_ports
+        .iter()
+        .copied()
+        .filter(|&p| p != ports[1])
+        .collect();
+    let expected = expected_map(&shrunk, &survivors);
+    for slot in 0..SLOTS {
+        let moved = after[slot] != before[slot];
+        assert_eq!(
+            moved,
+            before[slot] == ports[1],
+            "slot {slot} moved: {moved}"
+        );
+    }
+    let counts = |map: &[u16]| {
+        let mut c: Vec<usize> = survivors
+            .iter()
+            .map(|p| map.iter().filter(|&&o| o == *p).count())
+            .collect();
+        c.sort_unstable();
+        c
+    };
+    assert_eq!(
+        counts(&after),
+        counts(&expected),
+        "slots per surviving master"
+    );
+}
+
+/// "port: first-last first-last; ..." for a slot map, for failure messages.
+fn ranges_by_port(map: &[u16]) -> String {
+    let mut ports: Vec<u16> = map.to_vec();
+    ports.sort_unstable();
+    ports.dedup();
+    let mut out = String::new();
+    for port in ports {
+        out.push_str(&format!("{port}:"));
+        let mut slot = 0;
+        while slot < map.len() {
+            if map[slot] == port {
+                let first = slot;
+                while slot + 1 < map.len() && map[slot + 1] == port {
+                    slot += 1;
+                }
+                out.push_str(&format!(" {first}-{slot}"));
+            }
+            slot += 1;
+        }
+        out.push_str("; ");
+    }
+    out
+}
