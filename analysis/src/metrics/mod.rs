@@ -12,6 +12,7 @@ pub mod latency;
 pub mod load;
 pub mod remap;
 pub mod split;
+mod value;
 
 use serde::Serialize;
 use workloads::KeyType;
@@ -21,6 +22,7 @@ pub use latency::{Latency, LatencyConfig};
 pub use load::ShardLoad;
 pub use remap::Remap;
 pub use split::SplitBalance;
+pub use value::{MetricDef, MetricValue};
 
 /// Everything measured for one scheme on one workload.
 #[derive(Clone, Debug, Serialize)]
@@ -90,29 +92,6 @@ pub struct WorkloadResult {
     /// of their rows in `schemes`.
     #[serde(skip)]
     pub dynamic: Vec<std::sync::Arc<crate::dynamic::DynamicRun>>,
-}
-
-/// A metric's name, unit and definition.
-#[derive(Clone, Copy, Debug)]
-pub struct MetricDef {
-    /// Column value in `summary.csv`.
-    pub name: &'static str,
-    /// Unit of the value.
-    pub unit: &'static str,
-    /// What it means, for the README and the report.
-    pub definition: &'static str,
-}
-
-/// One metric value of one scheme on one workload; `value` is `None` when undefined (for
-/// example scan fan-out without scans).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MetricValue {
-    /// The metric.
-    pub name: &'static str,
-    /// Its unit.
-    pub unit: &'static str,
-    /// The value.
-    pub value: Option<f64>,
 }
 
 macro_rules! metric_table {
