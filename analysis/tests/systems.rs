@@ -23,6 +23,7 @@ fn build_for(
         shards,
         warmup_keys: &[],
         key_type,
+        weights: None,
     })
 }
 
