@@ -21,7 +21,7 @@ pub mod shard_count;
 
 pub use error::AnalysisError;
 pub use key_counts::KeyCounts;
-pub use partitioner::{Partitioner, ShardId, ShardSet};
+pub use partitioner::{Partitioner, RemovalEffect, ShardId, ShardSet};
 pub use shard_count::ShardCount;
 pub mod metrics;
 pub mod replay;

@@ -70,7 +70,7 @@ pub trait Partitioner: Send + Sync {
     /// lives on `rf` consecutive shards, which spreads a shard's replicas over its `rf - 1`
     /// successors. The ring overrides it (the next distinct shards clockwise).
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
-        crate::placement::replicas_in_shard_order(self.shard_of(key), self.shard_count(), rf, out);
+        replicas_in_shard_order(self.shard_of(key), self.shard_count(), rf, out);
     }
 
     /// This scheme after shard `shard` (any shard in `0..N`, not only the last) is removed by
@@ -111,6 +111,36 @@ pub trait Partitioner: Send + Sync {
     fn removal_refusal(&self) -> Option<String> {
         None
     }
+
+    /// What one [`Partitioner::without_shard`] changes, which lets a search that removes
+    /// shards one after another take exact shortcuts. [`RemovalEffect::Unknown`] (the
+    /// default) promises nothing, so every key is looked up again.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Unknown
+    }
+}
+
+/// What removing one shard changes ([`Partitioner::removal_effect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemovalEffect {
+    /// Nothing is promised.
+    Unknown,
+    /// Every single removal gives the same layout up to shard numbers (mod-N rehashes every
+    /// key onto the survivors), so one removal stands for all.
+    Symmetric,
+    /// A removal changes the replicas of only the keys that had a replica on the removed
+    /// shard (the others keep theirs, renumbered).
+    Local,
+}
+
+/// Adds `(owner + i) mod shards` for `i` in `0..min(rf, shards)` to `out`: the default
+/// replica placement of [`Partitioner::replicas`].
+pub fn replicas_in_shard_order(owner: ShardId, shards: u32, rf: u32, out: &mut Vec<ShardId>) {
+    let shards = shards.max(1);
+    out.extend(
+        (0..rf.min(shards))
+            .map(|i| ((u64::from(owner) + u64::from(i)) % u64::from(shards)) as ShardId),
+    );
 }
 
 /// A set of shards, as a bitset that remembers how many members it has.
@@ -185,6 +215,16 @@ impl ShardSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_replicas_are_the_owner_and_its_successors_wrapping_around() {
+        let mut out = Vec::new();
+        replicas_in_shard_order(3, 5, 3, &mut out);
+        assert_eq!(out, [3, 4, 0]);
+        out.clear();
+        replicas_in_shard_order(1, 2, 5, &mut out);
+        assert_eq!(out, [1, 0]); // never more replicas than shards
+    }
 
     #[test]
     fn a_shard_set_counts_each_member_once() {

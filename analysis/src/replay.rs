@@ -188,10 +188,9 @@ pub fn replay_targets(
             extra_metrics
                 .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
         }
-        let split = match (spec.kind().name, part.range_starts()) {
-            ("range", Some(starts)) => split::measure(starts, &acc.keys),
-            _ => None,
-        };
+        let split = part
+            .range_starts()
+            .and_then(|starts| split::measure(starts, &acc.keys));
         results.push(SchemeResult {
             scheme: spec.label(),
             shards: part.shard_count(),

@@ -7,81 +7,11 @@ use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
 use analysis::metrics::failure::FailTarget;
 use analysis::schemes::{BuildContext, SchemeSpec};
 use analysis::ShardCount;
-use clap::{Args, Parser, Subcommand};
+use clap::Args;
 use reports::output::OutputDir;
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
 use workloads::KeyType;
-
-const EXAMPLES: &str = "\
-Examples:
-  shardlab run
-      the built-in suite: zipf, uniform and sequential keys through range, hash, ring and
-      salted on 16 shards growing to 17; report under results/<UTC time>/
-  shardlab run --workload zipf:keys=100000,s=1.2 --schemes hash,ring:vnodes=64 --shards 32
-  shardlab run --trace keys.csv --key-type u64 --schemes range:boundaries=splits.txt --out review
-  shardlab run --workload sequential --shards 8 --grow 12 --window 5000
-  shardlab run --workload zipf:s=0.6,0.8,1.0,1.2 --shards 4,8,16,32 --grow +1,x2,-1
-      a sweep: every skew x shard count, each growing by one, doubling and shrinking by one";
-
-/// shardlab: replay key traces through partitioning schemes and measure hot spots, remap on
-/// growth, scan fan-out, split quality and lookup latency.
-#[derive(Debug, Parser)]
-#[command(name = "shardlab", version, about, after_help = EXAMPLES)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Replay workloads or a trace through the schemes and write a report.
-    #[command(after_help = EXAMPLES)]
-    Run(RunArgs),
-    /// Re-render the charts, report.html and report.md of a run directory from its CSV files,
-    /// without replaying.
-    #[command(after_help = "Example:\n  shardlab report results/2026-11-30T010203Z")]
-    Report(ReportArgs),
-    /// Describe a trace before replaying it: events, keys, op mix, time, sizes, top keys,
-    /// Zipf fit, monotonicity, scans.
-    #[command(after_help = INSPECT_EXAMPLES)]
-    Inspect(InspectArgs),
-    /// Record a synthetic workload to a trace file that `run --trace` replays identically.
-    #[command(after_help = GEN_EXAMPLES)]
-    Gen(GenArgs),
-    /// Rewrite a trace in another format, preserving every event.
-    #[command(after_help = CONVERT_EXAMPLES)]
-    Convert(ConvertArgs),
-    /// How many shards each scheme needs for a workload's peak rates, grown, replicated and
-    /// surviving failures; writes plan.csv.
-    #[command(after_help = crate::plan::PLAN_EXAMPLES)]
-    Plan(crate::plan::PlanArgs),
-    /// Where keys live under each scheme, and where after growth: CSV
-    /// `key,scheme,shard,detail[,shard_after]` on stdout.
-    #[command(after_help = crate::route::ROUTE_EXAMPLES)]
-    Route(crate::route::RouteArgs),
-}
-
-const INSPECT_EXAMPLES: &str = "\
-Examples:
-  shardlab inspect twitter_sample.csv
-  shardlab inspect cluster52.oracleGeneral.bin.zst --out profile
-  zstdcat trace.csv.zst | shardlab inspect - --format csv --key-col obj --op-col op
-  shardlab inspect cloudPhysicsIO.csv --key-col lbn --key-type u64 --op-col op --op-map 28=get,2a=put";
-
-const GEN_EXAMPLES: &str = "\
-Examples:
-  shardlab gen zipf:s=1.0 --events 1000000 -o zipf.csv
-  shardlab gen ycsb:a -o ycsb_a.oracleGeneral.bin --format oracle-general
-  shardlab run --trace zipf.csv     # same summary as: run --workload zipf:s=1.0";
-
-const CONVERT_EXAMPLES: &str = "\
-Examples:
-  shardlab convert twitter_sample.csv -o twitter.oracleGeneral.bin --format oracle-general --hash-keys
-  shardlab convert keys.csv --key-type u64 -o keys.bin.zst --format oracle-general
-  shardlab convert trace.vscsi -o trace.csv.gz";
 
 /// How a recorded trace is read: the options shared by `run`, `plan`, `inspect` and `convert`.
 #[derive(Clone, Debug, Default, Args, Serialize)]
@@ -414,15 +344,19 @@ pub struct InputArgs {
     pub format: Option<TraceFormat>,
 }
 
+/// The built-in suite run by `shardlab run` without workloads or a trace.
+pub const DEFAULT_SUITE: [&str; 3] = [
+    "zipf:s=1.0,scans=0.05",
+    "uniform:scans=0.05",
+    "sequential:scans=0.05",
+];
+
 impl InputArgs {
     /// The workload specs to replay: the given ones, or the built-in suite when neither a
     /// workload nor a trace is given.
     pub fn specs(&self) -> Vec<String> {
         if self.workloads.is_empty() && self.trace.is_none() {
-            crate::run::DEFAULT_SUITE
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
+            DEFAULT_SUITE.iter().map(|s| s.to_string()).collect()
         } else {
             self.workloads.clone()
         }
@@ -703,7 +637,8 @@ fn parse_fail(s: &str) -> Result<FailTarget, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
+    use crate::command::{Cli, Command};
+    use clap::{CommandFactory, Parser};
 
     #[test]
     fn the_cli_definition_is_valid() {

@@ -1,6 +1,7 @@
 //! The `shardlab` command: parse options, run, report. All logic lives in the library crates.
 
 mod cli;
+mod command;
 mod convert;
 mod gen;
 mod inputs;
@@ -17,21 +18,21 @@ mod usage;
 use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let matches = cli::Cli::command().get_matches();
+    let matches = command::Cli::command().get_matches();
     let given = cli::options_given(&matches);
-    let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let cli = command::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(err) = interrupt::install() {
         eprintln!("Error: cannot watch for interruptions: {err}");
         std::process::exit(1);
     }
     let result = match cli.command {
-        cli::Command::Run(args) => run::run(args, &given),
-        cli::Command::Report(args) => report(&args),
-        cli::Command::Inspect(args) => inspect::run(args),
-        cli::Command::Gen(args) => gen::run(args),
-        cli::Command::Convert(args) => convert::run(args),
-        cli::Command::Plan(args) => plan::plan(args, &given),
-        cli::Command::Route(args) => route::route(args),
+        command::Command::Run(args) => run::run(args, &given),
+        command::Command::Report(args) => report(&args),
+        command::Command::Inspect(args) => inspect::run(args),
+        command::Command::Gen(args) => gen::run(args),
+        command::Command::Convert(args) => convert::run(args),
+        command::Command::Plan(args) => plan::plan(args, &given),
+        command::Command::Route(args) => route::route(args),
     };
     interrupt::settle();
     if let Err(err) = result {

@@ -17,13 +17,6 @@ use crate::progress::{phase_line, ReplayProgress};
 use crate::sweep;
 use crate::trace_source::PrefixProfile;
 
-/// The built-in suite run by `shardlab run` without workloads or a trace.
-pub const DEFAULT_SUITE: [&str; 3] = [
-    "zipf:s=1.0,scans=0.05",
-    "uniform:scans=0.05",
-    "sequential:scans=0.05",
-];
-
 /// Runs `shardlab run`.
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();

@@ -27,8 +27,7 @@ pub const RESAMPLES: usize = 200;
 /// Fewest windows a bootstrap interval is given for.
 pub const MIN_BOOTSTRAP_WINDOWS: usize = 10;
 
-/// A metric's 95% interval, `(low, high)`.
-pub type Interval = (f64, f64);
+pub use super::value::Interval;
 
 /// The metrics the block bootstrap gives intervals for.
 pub const BOOTSTRAPPED: [&str; 6] = [

@@ -7,11 +7,13 @@ pub mod estimate;
 pub mod failure;
 pub mod fanout;
 pub mod growth;
+mod key_sample;
 pub mod latency;
 pub mod load;
 pub mod remap;
 pub mod router;
 pub mod split;
+mod value;
 
 use serde::Serialize;
 use workloads::KeyType;
@@ -22,6 +24,7 @@ pub use load::ShardLoad;
 pub use remap::Remap;
 pub use router::RouterCost;
 pub use split::SplitBalance;
+pub use value::{MetricDef, MetricValue};
 
 /// Everything measured for one scheme on one workload.
 #[derive(Clone, Debug, Serialize)]
@@ -93,29 +96,6 @@ pub struct WorkloadResult {
     /// of their rows in `schemes`.
     #[serde(skip)]
     pub dynamic: Vec<std::sync::Arc<crate::dynamic::DynamicRun>>,
-}
-
-/// A metric's name, unit and definition.
-#[derive(Clone, Copy, Debug)]
-pub struct MetricDef {
-    /// Column value in `summary.csv`.
-    pub name: &'static str,
-    /// Unit of the value.
-    pub unit: &'static str,
-    /// What it means, for the README and the report.
-    pub definition: &'static str,
-}
-
-/// One metric value of one scheme on one workload; `value` is `None` when undefined (for
-/// example scan fan-out without scans).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MetricValue {
-    /// The metric.
-    pub name: &'static str,
-    /// Its unit.
-    pub unit: &'static str,
-    /// The value.
-    pub value: Option<f64>,
 }
 
 macro_rules! metric_table {

@@ -1,4 +1,5 @@
-//! Replica placement and shard removal, scheme by scheme.
+//! Replica placement and shard removal: what every scheme shares. Each scheme's own rules
+//! live beside it, in `schemes/<scheme>/placement.rs`; this module depends on no scheme.
 //!
 //! - **Replicas** ([`Partitioner::replicas`], leaseholder first): `ring`, the next `rf`
 //!   distinct shards clockwise from the key's position; `hash` (mod-N), `(h + i) mod N`;
@@ -23,24 +24,10 @@
 //! ```
 
 pub mod degraded;
-pub mod hash;
-pub mod range;
-pub mod ring;
-pub mod salted;
 
 pub use degraded::Degraded;
 
 use crate::{AnalysisError, Partitioner, ShardId};
-
-/// Adds `(owner + i) mod shards` for `i` in `0..min(rf, shards)` to `out`: the default
-/// replica placement of [`Partitioner::replicas`].
-pub fn replicas_in_shard_order(owner: ShardId, shards: u32, rf: u32, out: &mut Vec<ShardId>) {
-    let shards = shards.max(1);
-    out.extend(
-        (0..rf.min(shards))
-            .map(|i| ((u64::from(owner) + u64::from(i)) % u64::from(shards)) as ShardId),
-    );
-}
 
 /// Fails unless `shard` is one of `shards >= 2` shards (the last shard cannot be removed).
 pub fn check_removable(shard: ShardId, shards: u32) -> Result<(), AnalysisError> {
@@ -84,16 +71,6 @@ pub fn cannot_remove_message(part: &dyn Partitioner) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_replicas_are_the_owner_and_its_successors_wrapping_around() {
-        let mut out = Vec::new();
-        replicas_in_shard_order(3, 5, 3, &mut out);
-        assert_eq!(out, [3, 4, 0]);
-        out.clear();
-        replicas_in_shard_order(1, 2, 5, &mut out);
-        assert_eq!(out, [1, 0]); // never more replicas than shards
-    }
 
     #[test]
     fn only_an_existing_shard_of_several_can_be_removed() {

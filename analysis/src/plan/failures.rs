@@ -8,12 +8,13 @@
 //! set of F shards grows as N^F). The plan must hold in every state of the chain: with all
 //! shards, and after each removal.
 //!
-//! Two shortcuts keep this affordable, both exact:
+//! Two shortcuts keep this affordable, both exact, each taken when the scheme says it holds
+//! ([`Partitioner::removal_effect`]):
 //! - Mod-N rehashes every key onto the survivors whichever shard left, so the layouts after
 //!   losing any one shard are the same up to shard numbers: one removal (the last live shard)
-//!   stands for all ([`removal_is_symmetric`]).
+//!   stands for all ([`RemovalEffect::Symmetric`]).
 //! - For ring, range and salted, a removal changes the replicas of only the keys that had a
-//!   replica on the removed shard ([`removal_is_local`]); only those are looked up again.
+//!   replica on the removed shard ([`RemovalEffect::Local`]); only those are looked up again.
 //!   Ring: a key's replicas are the first distinct shards met clockwise, and if the removed
 //!   shard is not among them none of its points comes before the last of them. Range and
 //!   salted: only the removed shard's ranges change owner, and the replicas `(owner + i) mod
@@ -28,8 +29,7 @@ use super::traffic::Traffic;
 use super::window_load::{evaluate_with, LayoutLoad, ReplicaPolicy, ReplicaTable, TableChange};
 use super::Limits;
 use crate::placement::Degraded;
-use crate::schemes::{hash, range, ring, salted, SchemeSpec};
-use crate::{AnalysisError, Partitioner, ShardId};
+use crate::{AnalysisError, Partitioner, RemovalEffect, ShardId};
 
 /// One state of the failure chain.
 #[derive(Clone, Debug)]
@@ -52,31 +52,23 @@ pub enum Chain {
     Unsupported(String),
 }
 
-/// True when every single removal gives the same layout up to shard numbers (mod-N).
-pub fn removal_is_symmetric(spec: &SchemeSpec) -> bool {
-    spec.kind().name == hash::KIND.name
-}
-
-/// True when a removal changes the replicas of only the keys that had one on the removed shard
-/// (ring, range, salted; see the module).
-pub fn removal_is_local(spec: &SchemeSpec) -> bool {
-    [ring::KIND.name, range::KIND.name, salted::KIND.name].contains(&spec.kind().name)
-}
-
-/// Removes the worst shard `failures` times from `layout` (see the module); `spec` says which
-/// shortcuts apply. A plan only needs to know that a count fails, so the search stops at the
+/// Removes the worst shard `failures` times from `layout` (see the module); the layout's
+/// [`Partitioner::removal_effect`] says which shortcuts apply. A plan only needs to know that a count fails, so the search stops at the
 /// first removal (in shard order) whose utilisation is above `stop_above` and returns it as
 /// [`Chain::Exceeds`]; `f64::INFINITY` always finishes the chain.
 pub fn worst_failures(
     layout: Box<dyn Partitioner>,
-    spec: &SchemeSpec,
     failures: u32,
     traffic: &Traffic,
     policy: ReplicaPolicy,
     limits: &Limits,
     stop_above: f64,
 ) -> Result<Chain, AnalysisError> {
-    let (symmetric, local) = (removal_is_symmetric(spec), removal_is_local(spec));
+    let effect = layout.removal_effect();
+    let (symmetric, local) = (
+        effect == RemovalEffect::Symmetric,
+        effect == RemovalEffect::Local,
+    );
     let mut current = Degraded::intact(layout);
     let mut table = ReplicaTable::new(&current, traffic, policy.replicas)?;
     let mut states = Vec::with_capacity(failures as usize);

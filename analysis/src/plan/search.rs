@@ -200,7 +200,6 @@ impl<'a> SchemeSearch<'a> {
             let layout = self.layout_at(shards)?;
             let chain = worst_failures(
                 layout,
-                self.spec,
                 self.cfg.failures,
                 self.traffic,
                 self.cfg.policy,

@@ -25,7 +25,6 @@ use super::ring::RingPartitioner;
 use super::{weights, BuildContext, SchemeKind};
 use crate::key_counts::DEFAULT_DISTINCT_LIMIT;
 use crate::placement::check_removable;
-use crate::placement::ring::ring_without;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// The balance factor when `c` is not given (the paper's 1 + epsilon with epsilon = 0.25).
@@ -209,7 +208,7 @@ impl Partitioner for BoundedPartitioner {
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         check_removable(shard, self.shard_count())?;
-        let ring = ring_without(&self.ring, shard)?;
+        let ring = self.ring.without(shard)?;
         Ok(Some(Box::new(self.replaced(ring))))
     }
 }

@@ -27,7 +27,6 @@ use workloads::Spec;
 use super::pinned_hash::hash64;
 use super::ring::RingPartitioner;
 use super::{check_shard_count, weights, BuildContext, SchemeKind};
-use crate::placement::ring::{replicas_at, ring_without};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Tokens per node when `num_tokens` is not given (Cassandra 4.0's default).
@@ -306,7 +305,7 @@ impl Partitioner for CassandraPartitioner {
 
     /// SimpleStrategy: the next distinct nodes clockwise from the key's token.
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
-        replicas_at(&self.ring, ring_position(token(key)), rf, out);
+        self.ring.replicas_at(ring_position(token(key)), rf, out);
     }
 
     /// `nodetool removenode`: the node's tokens leave the ring, so each of its ranges goes to
@@ -319,7 +318,7 @@ impl Partitioner for CassandraPartitioner {
         Ok(Some(Box::new(CassandraPartitioner {
             num_tokens: self.num_tokens,
             seed: self.seed,
-            ring: ring_without(&self.ring, shard)?,
+            ring: self.ring.without(shard)?,
         })))
     }
 }

@@ -1,7 +1,10 @@
 //! The partitioning schemes and their registry.
 //!
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
-//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row.
+//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row. A scheme
+//! with its own replica or removal rules may be a folder instead: `X/mod.rs` and the rules,
+//! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
+//! (re-exported here), so no scheme imports this registry.
 
 pub mod anchor;
 pub mod bounded;
@@ -11,6 +14,7 @@ pub mod growth;
 pub mod hash;
 pub mod jump;
 pub mod kafka;
+mod kind;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
@@ -24,39 +28,11 @@ pub mod salted;
 pub(crate) mod testing;
 pub mod weights;
 
+pub(crate) use kind::{check_shard_count, resized_identities, scan_every_shard, slice_bytes};
+pub use kind::{BuildContext, BuildFn, SchemeKind};
+
 use crate::{AnalysisError, Partitioner};
-use workloads::{KeyType, Spec};
-
-/// What a scheme may use when it is built.
-#[derive(Clone, Copy, Debug)]
-pub struct BuildContext<'a> {
-    /// Number of shards `N`.
-    pub shards: u32,
-    /// Distinct keys of the warm-up prefix, sorted (empty when there is no warm-up).
-    pub warmup_keys: &'a [Vec<u8>],
-    /// How key text in files (boundaries) is read.
-    pub key_type: KeyType,
-    /// Relative shard weights (`--weights`), one per shard; `None` when all are equal.
-    /// Schemes that cannot honour weights refuse them ([`weights::refuse`]).
-    pub weights: Option<&'a [f64]>,
-}
-
-/// A registered scheme family: its name, what it is, its parameters and its constructor.
-pub struct SchemeKind {
-    /// The name used in `--schemes` (e.g. `ring`).
-    pub name: &'static str,
-    /// One line for `--help` and error messages.
-    pub about: &'static str,
-    /// Parameter names with a short description each.
-    pub params: &'static [(&'static str, &'static str)],
-    /// True when this spec learns from a warm-up prefix of the events.
-    pub needs_warmup: fn(&Spec) -> bool,
-    /// Builds the partitioner; errors name the spec and the bad value.
-    pub build: BuildFn,
-}
-
-/// The constructor of a scheme family: the spec and the build context to a partitioner.
-pub type BuildFn = fn(&Spec, &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError>;
+use workloads::Spec;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
 /// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
@@ -184,41 +160,4 @@ impl SchemeSpec {
         check_shard_count(ctx.shards)?;
         (self.kind.build)(&self.spec, ctx)
     }
-}
-
-/// Fails with [`AnalysisError::Config`] when `shards` is 0. Every scheme constructor and every
-/// `resized` calls it, so no partitioner with zero shards can exist.
-pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
-    crate::ShardCount::new(shards).map(drop)
-}
-
-/// The scan rule of hashed schemes: every shard, since hashing keeps no key order; an empty
-/// scan (`end <= start`) contacts only the owner of `start`, as the trait asks.
-pub(crate) fn scan_every_shard<P: Partitioner + ?Sized>(
-    part: &P,
-    start: &[u8],
-    end: &[u8],
-    out: &mut crate::ShardSet,
-) {
-    if end <= start {
-        out.insert(part.shard_of(start));
-    } else {
-        out.insert_all(part.shard_count());
-    }
-}
-
-/// Bytes of the elements of `items` (for [`Partitioner::router_bytes`]).
-pub(crate) fn slice_bytes<T>(items: &[T]) -> u64 {
-    std::mem::size_of_val(items) as u64
-}
-
-/// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
-/// the last shards) and new shards get unused numbers above every identity so far. Schemes
-/// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across
-/// renumbering, so a removal or a growth moves only the keys it must.
-pub(crate) fn resized_identities(identities: &[u32], shards: u32) -> Vec<u32> {
-    let next = identities.iter().max().map_or(0, |m| m + 1);
-    let kept = identities.iter().copied().take(shards as usize);
-    let added = (next..).take((shards as usize).saturating_sub(identities.len()));
-    kept.chain(added).collect()
 }

@@ -9,6 +9,8 @@
 //! Lookups never build the salted key: the ranges of each bucket are searched with the key
 //! itself (see [`SaltedRangePartitioner::range_index_of`]).
 
+mod placement;
+
 use smallvec::SmallVec;
 use workloads::Spec;
 
@@ -17,7 +19,7 @@ use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
 use crate::layout::{prefix8, KeyIndex, SegmentedIndex};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// The largest bucket count: the bucket is a 2-byte prefix.
 pub const MAX_BUCKETS: u64 = 65_536;
@@ -312,7 +314,12 @@ impl Partitioner for SaltedRangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::salted::without_shard(self, shard, keys)
+        Ok(Some(Box::new(self.without(shard, keys)?)))
+    }
+
+    /// As range, on the inner ranges of the salted keys.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     /// Resizes the inner ranges by their [`GrowRule`] over the salted keys; the buckets stay.

@@ -7,10 +7,12 @@
 
 use workloads::Spec;
 
+mod placement;
+
 use super::pinned_hash::hash64;
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::RadixIndex;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// Virtual nodes per shard when `vnodes` is not given.
 pub const DEFAULT_VNODES: u64 = 256;
@@ -205,7 +207,7 @@ impl Partitioner for RingPartitioner {
     }
 
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
-        crate::placement::ring::replicas(self, key, rf, out)
+        self.replicas_clockwise(key, rf, out)
     }
 
     fn without_shard(
@@ -213,7 +215,13 @@ impl Partitioner for RingPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::ring::without_shard(self, shard)
+        Ok(Some(Box::new(self.without(shard)?)))
+    }
+
+    /// A key's replicas are the first distinct shards met clockwise; if the removed shard is
+    /// not among them, none of its points comes before the last of them.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     fn label(&self) -> &str {

@@ -6,9 +6,11 @@
 
 use workloads::Spec;
 
+mod placement;
+
 use super::pinned_hash::{hash64, reduce};
 use super::{check_shard_count, BuildContext, SchemeKind};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// Registration of `hash`.
 pub const KIND: SchemeKind = SchemeKind {
@@ -64,7 +66,12 @@ impl Partitioner for ModHashPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::hash::without_shard(self, shard)
+        Ok(Some(Box::new(self.without(shard)?)))
+    }
+
+    /// Mod-N rehashes every key onto the survivors, whichever shard left.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Symmetric
     }
 
     fn label(&self) -> &str {

@@ -8,6 +8,8 @@
 //! resized. While owners are exactly that, a lookup computes the owner from the range index
 //! (one multiplication) instead of reading it from the owner list.
 
+mod placement;
+
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
 use std::ops::RangeInclusive;
@@ -19,7 +21,7 @@ use workloads::{KeyType, Spec};
 use super::growth::{self, GrowRule, KeysByRange, RangeLayout, GROW_PARAM};
 use super::{check_shard_count, BuildContext, SchemeKind};
 use crate::layout::KeyIndex;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use crate::{AnalysisError, KeyCounts, Partitioner, RemovalEffect, ShardId, ShardSet};
 
 /// Ranges per shard when boundaries are learned and `ranges_per_shard` is not given.
 pub const DEFAULT_RANGES_PER_SHARD: u64 = 8;
@@ -391,7 +393,7 @@ impl RangePartitioner {
 
     /// This layout on `shards` shards by the `grow=cheapest` rule, given the distinct keys of
     /// every range (the `grow=balanced` shrink passes requests instead, and so does the
-    /// removal of a failed shard's ranges by distinct keys; see [`crate::placement::range`]).
+    /// removal of a failed shard's ranges by distinct keys; see [`RangePartitioner::without`]).
     ///
     /// Growth and shrink rule. The boundaries never change; whole ranges change owner.
     /// Growing from N to M shards: each new shard N..M-1 in turn takes whole ranges until it
@@ -479,7 +481,14 @@ impl Partitioner for RangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        crate::placement::range::without_shard(self, shard, keys)
+        let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
+        Ok(Some(Box::new(self.without(shard, &counts)?)))
+    }
+
+    /// Only the removed shard's ranges change owner, and the replicas `(owner + i) mod N` of
+    /// any other range skip the removed shard exactly when they did not include it.
+    fn removal_effect(&self) -> RemovalEffect {
+        RemovalEffect::Local
     }
 
     fn label(&self) -> &str {
