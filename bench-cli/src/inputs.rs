@@ -16,8 +16,7 @@ use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
 use crate::cli::{InputArgs, TraceArgs};
 use crate::trace_source::{self, PrefixProfile};
 
-/// Opens a workload's events from the start (called once per pass).
-pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
+pub use crate::trace_source::Opener;
 
 /// A workload ready to open, with its label.
 pub struct Input {

@@ -10,7 +10,8 @@ use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::{ByteTally, TraceOptions};
 use workloads::{EventChunk, EventSource, WorkloadError};
 
-use crate::inputs::Opener;
+/// Opens a workload's events from the start (called once per pass).
+pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
 
 /// The opener of a trace whose first stream, `first`, is already open: it is handed out
 /// once; later calls reopen a regular file and refuse an input read once.
