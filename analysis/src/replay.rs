@@ -289,12 +289,8 @@ fn finish(
         })
         .collect();
     for (m, metric) in REGISTRY.iter().enumerate() {
-        if let Some(phase) = metric.phase() {
-            progress(Progress::Phase(phase));
-        }
-        for (((part, acc), scheme_rows), &build_ns) in
-            parts.iter().zip(&mut accs).zip(&mut rows).zip(build_ns)
-        {
+        let schemes = parts.iter().zip(&mut accs).zip(&mut rows).zip(build_ns);
+        for (i, (((part, acc), scheme_rows), &build_ns)) in schemes.enumerate() {
             let ctx = Finish {
                 part: part.as_ref(),
                 keys,
@@ -305,6 +301,9 @@ fn finish(
                 latency: cfg.latency.as_ref().map(|l| (l, latency_keys.as_slice())),
                 build_ns,
             };
+            if let Some(phase) = metric.phase(&ctx).filter(|_| i == 0) {
+                progress(Progress::Phase(phase));
+            }
             metric.finish(acc.0[m].take(), &ctx, scheme_rows)?;
         }
     }

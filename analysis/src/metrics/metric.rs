@@ -103,8 +103,9 @@ pub trait Metric: Sync {
     /// Its rows of [`super::METRICS`], in order.
     fn defs(&self) -> &'static [MetricDef];
 
-    /// The replay phase its finishing starts (shown as progress), when it takes time.
-    fn phase(&self) -> Option<&'static str> {
+    /// The replay phase its finishing starts (shown as progress), when it takes time with
+    /// these settings (`ctx` is the first scheme's).
+    fn phase(&self, _ctx: &Finish<'_>) -> Option<&'static str> {
         None
     }
 

@@ -45,8 +45,8 @@ impl Metric for LatencyMetric {
         ]
     }
 
-    fn phase(&self) -> Option<&'static str> {
-        Some("latency")
+    fn phase(&self, ctx: &Finish<'_>) -> Option<&'static str> {
+        ctx.latency.map(|_| "latency")
     }
 
     fn finish(

@@ -25,7 +25,7 @@ impl Metric for RemapMetric {
         ]
     }
 
-    fn phase(&self) -> Option<&'static str> {
+    fn phase(&self, _: &Finish<'_>) -> Option<&'static str> {
         Some("remap")
     }
 
