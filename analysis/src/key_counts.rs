@@ -11,14 +11,15 @@
 //! [`total`](KeyCounts::total) stays the exact number of requests and
 //! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
-use workloads::stats::{Estimate, HeavyHitter, KeyTable};
+use serde::{Deserialize, Serialize};
+use workloads::stats::{Estimate, HeavyHitter, KeyTable, KeyTableState};
 
 pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 
 /// How a parallel count splits the key space: into parts by key hash, each counted by one
 /// thread in stream order and joined in part order ([`KeyCounts::join`]), so that every key
 /// is held once and the result does not depend on the thread count.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyParts {
     /// Number of parts, a power of two: up to [`KeyParts::MAX`], fewer for small limits (one
     /// part per 65,536 keys of the limit or more, so that each part's share of the limit is
@@ -131,12 +132,52 @@ impl PartCounts {
         }
     }
 
+    /// The counts as plain data, part by part, for a partial result written on one machine
+    /// and merged on another ([`PartCounts::from_state`]).
+    pub fn state(&self) -> PartCountsState {
+        PartCountsState {
+            parts: self.parts,
+            counted: self
+                .owned
+                .iter()
+                .zip(&self.tables)
+                .map(|(&part, table)| (part, table.state()))
+                .collect(),
+        }
+    }
+
+    /// The counts [`PartCounts::state`] described; an error when a part is out of range or
+    /// given twice.
+    pub fn from_state(state: PartCountsState) -> Result<PartCounts, crate::AnalysisError> {
+        let mut counts = PartCounts::new(state.parts, []);
+        for (part, table) in state.counted {
+            if part >= state.parts.count || counts.slot_of[part] != u8::MAX {
+                return Err(crate::AnalysisError::Config(format!(
+                    "key-space part {part} is out of range or given twice in a partial result"
+                )));
+            }
+            counts.slot_of[part] = counts.tables.len() as u8;
+            counts.owned.push(part);
+            counts.tables.push(KeyTable::from_state(table));
+        }
+        Ok(counts)
+    }
+
     /// The counts of each part counted here, with its part number.
     pub fn into_parts(self) -> impl Iterator<Item = (usize, KeyCounts)> {
         self.owned
             .into_iter()
             .zip(self.tables.into_iter().map(|table| KeyCounts { table }))
     }
+}
+
+/// [`PartCounts`] as plain data: the split of the key space and each counted part's table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartCountsState {
+    /// How the key space is split.
+    pub parts: KeyParts,
+    /// The parts counted, each with its table.
+    pub counted: Vec<(usize, KeyTableState)>,
 }
 
 /// Distinct keys with the number of point requests each received.
@@ -278,6 +319,50 @@ mod tests {
             [b"w".to_vec(), b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
         );
         assert_eq!(m.hottest().unwrap().key, b"x");
+    }
+
+    #[test]
+    fn halves_counted_bucket_by_bucket_on_different_machines_merge_into_the_whole() {
+        // Past the limit (a hash sample), in two parts; each half's part 0 and part 1 are
+        // counted apart, written out and read back, then merged in any order.
+        let parts = KeyParts {
+            count: 2,
+            part_limit: 300,
+            limit: 500,
+        };
+        let keys: Vec<[u8; 8]> = (0..6000u64)
+            .map(|i| ((i * i) % 2500).to_be_bytes())
+            .collect();
+        let keys: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        let mut whole = PartCounts::new(parts, [0, 1]);
+        whole.add_each(keys.iter().copied());
+        let mut merged = PartCounts::new(parts, []);
+        for half in keys.chunks(3500).rev() {
+            for part in [1, 0] {
+                let mut one = PartCounts::new(parts, [part]);
+                one.add_each(half.iter().copied());
+                let text = serde_json::to_string(&one.state()).unwrap();
+                merged.merge(PartCounts::from_state(serde_json::from_str(&text).unwrap()).unwrap());
+            }
+        }
+        let join = |p: PartCounts| {
+            let mut v: Vec<(usize, KeyCounts)> = p.into_parts().collect();
+            v.sort_by_key(|(part, _)| *part);
+            KeyCounts::join(v.into_iter().map(|(_, k)| k).collect(), parts.limit)
+        };
+        let (whole, merged) = (join(whole), join(merged));
+        assert!(!whole.is_exact());
+        assert_eq!(merged.sorted(), whole.sorted());
+        assert_eq!(
+            (merged.total(), merged.held_total()),
+            (6000, whole.held_total())
+        );
+        assert_eq!(merged.distinct(), whole.distinct());
+        let twice = PartCountsState {
+            parts,
+            counted: vec![(1, KeyTable::with_limit(9).state()); 2],
+        };
+        assert!(PartCounts::from_state(twice).is_err());
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crossbeam_channel::bounded;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
-use crate::key_counts::{KeyParts, PartCounts};
+use serde::{Deserialize, Serialize};
+
+use crate::key_counts::{KeyParts, PartCounts, PartCountsState};
 use crate::metrics::failure::FailTarget;
 use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
 use crate::metrics::{
@@ -459,6 +461,21 @@ impl SchemeAccs {
     }
 }
 
+/// A [`Partial`] as plain data ([`Partial::state`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartialState {
+    /// Per scheme, each accumulator's encoded state with its metric's name.
+    pub schemes: Vec<Vec<(String, Vec<u8>)>>,
+    /// The key-space parts counted, part by part.
+    pub keys: PartCountsState,
+    /// Point keys kept for timing lookups, with their positions.
+    pub sample: Vec<(u64, Vec<u8>)>,
+    /// Events recorded.
+    pub events: u64,
+    /// Scans recorded.
+    pub scans: u64,
+}
+
 /// Reused buffers of one worker: where one chunk's events go under one scheme.
 #[derive(Default)]
 struct Routes {
@@ -588,6 +605,62 @@ impl Partial {
                 acc.record(&routed);
             }
         }
+    }
+
+    /// Everything accumulated, as plain data: a partial result that
+    /// [`Partial::from_state`] reads back exactly (on another machine, to merge).
+    pub fn state(&self) -> Result<PartialState, AnalysisError> {
+        Ok(PartialState {
+            schemes: self
+                .schemes
+                .iter()
+                .map(|accs| {
+                    let states = accs.encode()?;
+                    Ok(states
+                        .into_iter()
+                        .map(|(n, b)| (n.to_string(), b))
+                        .collect())
+                })
+                .collect::<Result<_, AnalysisError>>()?,
+            keys: self.keys.state(),
+            sample: self.sample.clone(),
+            events: self.events,
+            scans: self.scans,
+        })
+    }
+
+    /// The partial [`Partial::state`] described, for the schemes `parts` (the same schemes,
+    /// in the same order, built from the same warm-up) and windows of `window` events.
+    pub fn from_state(
+        parts: &[Box<dyn Partitioner>],
+        window: u64,
+        state: PartialState,
+    ) -> Result<Partial, AnalysisError> {
+        if state.schemes.len() != parts.len() {
+            return Err(AnalysisError::Config(format!(
+                "the partial result holds {} schemes, the run {}",
+                state.schemes.len(),
+                parts.len()
+            )));
+        }
+        let schemes = parts
+            .iter()
+            .zip(&state.schemes)
+            .map(|(part, states)| {
+                let states: Vec<(&str, Vec<u8>)> = states
+                    .iter()
+                    .map(|(n, b)| (n.as_str(), b.clone()))
+                    .collect();
+                SchemeAccs::decode(part.as_ref(), window, &states)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Partial {
+            schemes,
+            keys: PartCounts::from_state(state.keys)?,
+            sample: state.sample,
+            events: state.events,
+            scans: state.scans,
+        })
     }
 
     /// The merged accumulators, once every key-space part is here.
@@ -855,18 +928,13 @@ mod tests {
         }
         pieces.push(piece);
         let mut merged = Partial::new(parts, window, keys, []);
-        for mut p in pieces.into_iter().rev() {
+        for p in pieces.into_iter().rev() {
             // Through bytes, as a partial result written on one machine and read on another.
-            p.schemes = p
-                .schemes
-                .iter()
-                .zip(parts)
-                .map(|(accs, part)| {
-                    let states = accs.encode().unwrap();
-                    SchemeAccs::decode(part.as_ref(), window, &states).unwrap()
-                })
-                .collect();
-            merged = merged.merge(p).unwrap();
+            let bytes = serde_json::to_vec(&p.state().unwrap()).unwrap();
+            let state: PartialState = serde_json::from_slice(&bytes).unwrap();
+            merged = merged
+                .merge(Partial::from_state(parts, window, state).unwrap())
+                .unwrap();
         }
         merged
     }

@@ -28,7 +28,7 @@ use crate::xxh3_8::xxh3_64_of_8_bytes;
 
 use super::entry_table::{Entry, EntryTable, COUNT_MASK, LONG};
 use super::estimate::{distinct_estimate, Estimate};
-use super::space_saving::{HeavyHitter, SpaceSaving};
+use super::space_saving::{HeavyHitter, SpaceSaving, SpaceSavingState};
 
 /// The default limit on exactly counted distinct keys.
 pub const DEFAULT_DISTINCT_LIMIT: usize = 10_000_000;
@@ -117,6 +117,21 @@ fn new_entry(arena: &mut Vec<u8>, key: &[u8], head: [u8; 8], n: u64) -> Entry {
             meta: (LONG << 56) | n.min(COUNT_MASK),
         }
     }
+}
+
+/// A [`KeyTable`] as plain data ([`KeyTable::state`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KeyTableState {
+    /// The limit on exactly counted distinct keys.
+    pub limit: usize,
+    /// The sample level (keys kept: sample hash with at least this many leading zeros).
+    pub level: u32,
+    /// The sum of every count added, sampled or not.
+    pub total: u64,
+    /// The keys held and their counts.
+    pub keys: Vec<(Vec<u8>, u64)>,
+    /// The sketch of the keys outside the sample, once sampling.
+    pub outside: Option<SpaceSavingState>,
 }
 
 /// Distinct keys with counts, exact up to a limit and a consistent hash sample beyond it.
@@ -305,6 +320,33 @@ impl KeyTable {
         // The index keeps its capacity: it fills up to the limit again, and shrinking it would
         // briefly hold two copies.
         self.arena = arena;
+    }
+
+    /// The table as plain data: the keys held with their counts, the sample level, the
+    /// total and the sketch of the keys outside the sample. [`KeyTable::from_state`] gives
+    /// back a table with the same keys, counts and estimates (for partial results merged on
+    /// another machine).
+    pub fn state(&self) -> KeyTableState {
+        KeyTableState {
+            limit: self.limit,
+            level: self.level,
+            total: self.total,
+            keys: self.iter().map(|(k, c)| (k.to_vec(), c)).collect(),
+            outside: self.outside.as_ref().map(|o| o.state()),
+        }
+    }
+
+    /// The table [`KeyTable::state`] described.
+    pub fn from_state(state: KeyTableState) -> KeyTable {
+        let mut table = KeyTable::with_limit(state.limit);
+        table.level = state.level.min(64);
+        table.index = EntryTable::with_capacity(state.keys.len().min(table.limit + 1));
+        for (key, count) in &state.keys {
+            table.add(key, *count);
+        }
+        table.total = state.total;
+        table.outside = state.outside.map(|o| Box::new(SpaceSaving::from_state(o)));
+        table
     }
 
     /// Distinct keys held (all of them while exact; the sample otherwise).

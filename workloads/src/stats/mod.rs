@@ -21,6 +21,6 @@ pub mod space_saving;
 pub mod zipf_fit;
 
 pub use estimate::{distinct_estimate, share_estimate, Estimate};
-pub use key_table::{sample_hash, KeyTable, DEFAULT_DISTINCT_LIMIT};
-pub use space_saving::{HeavyHitter, SpaceSaving};
+pub use key_table::{sample_hash, KeyTable, KeyTableState, DEFAULT_DISTINCT_LIMIT};
+pub use space_saving::{HeavyHitter, SpaceSaving, SpaceSavingState};
 pub use zipf_fit::ZipfFit;

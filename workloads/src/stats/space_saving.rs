@@ -30,6 +30,17 @@ struct Slot {
     pos: usize,
 }
 
+/// A sketch as plain data ([`SpaceSaving::state`]), for partial results.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SpaceSavingState {
+    /// The number of counters.
+    pub capacity: usize,
+    /// The sum of every count added.
+    pub total: u64,
+    /// `(key, count, error)` per counter.
+    pub counters: Vec<(Vec<u8>, u64, u64)>,
+}
+
 /// A space-saving sketch with a fixed number of counters.
 #[derive(Clone, Debug)]
 pub struct SpaceSaving {
@@ -138,21 +149,57 @@ impl SpaceSaving {
         }
         merged.sort_unstable_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
         merged.truncate(self.capacity);
-        let total = self.total + other.total;
-        *self = SpaceSaving::new(self.capacity);
-        for (id, mut slot) in merged.into_iter().enumerate() {
+        *self = SpaceSaving::of_slots(self.capacity, self.total + other.total, merged);
+    }
+
+    /// A sketch of `capacity` counters holding `slots` (at most `capacity`) and `total`.
+    fn of_slots(capacity: usize, total: u64, slots: Vec<Slot>) -> SpaceSaving {
+        let mut sketch = SpaceSaving::new(capacity);
+        for (id, mut slot) in slots.into_iter().enumerate() {
             slot.pos = id;
             let hash = xxh3_64(&slot.key);
-            self.slots.push(slot);
-            self.heap.push(id);
-            let slots = &self.slots;
-            self.index
+            sketch.slots.push(slot);
+            sketch.heap.push(id);
+            let slots = &sketch.slots;
+            sketch
+                .index
                 .insert_unique(hash, id, |&i| xxh3_64(&slots[i].key));
         }
-        for pos in (0..self.heap.len() / 2).rev() {
-            self.sift_down(pos);
+        for pos in (0..sketch.heap.len() / 2).rev() {
+            sketch.sift_down(pos);
         }
-        self.total = total;
+        sketch.total = total;
+        sketch
+    }
+
+    /// The counters as plain data, `(key, count, error)` in slot order, with the capacity and
+    /// the total: [`SpaceSaving::from_state`] rebuilds the same counters.
+    pub fn state(&self) -> SpaceSavingState {
+        SpaceSavingState {
+            capacity: self.capacity,
+            total: self.total,
+            counters: self
+                .slots
+                .iter()
+                .map(|s| (s.key.clone(), s.count, s.error))
+                .collect(),
+        }
+    }
+
+    /// The sketch [`SpaceSaving::state`] described.
+    pub fn from_state(state: SpaceSavingState) -> SpaceSaving {
+        let slots = state
+            .counters
+            .into_iter()
+            .take(state.capacity.max(1))
+            .map(|(key, count, error)| Slot {
+                key,
+                count,
+                error,
+                pos: 0,
+            })
+            .collect();
+        SpaceSaving::of_slots(state.capacity, state.total, slots)
     }
 
     fn find(&self, key: &[u8]) -> Option<&Slot> {
