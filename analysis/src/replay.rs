@@ -842,6 +842,10 @@ mod tests {
         }
     }
 
+    /// One scheme's non-timing metric values, shard requests, window requests and distinct
+    /// keys per shard.
+    type Figures = (Vec<MetricValue>, Vec<u64>, Vec<Vec<u32>>, Vec<u64>);
+
     /// Every non-timing metric value of every scheme, with the shard rows, after finishing
     /// `partial`.
     fn figures(
@@ -850,7 +854,7 @@ mod tests {
         parts: &[Box<dyn Partitioner>],
         cfg: &ReplayConfig,
         targets: &[u32],
-    ) -> Vec<(Vec<MetricValue>, Vec<u64>, Vec<Vec<u32>>, Vec<u64>)> {
+    ) -> Vec<Figures> {
         let measured = partial.into_measured();
         let open = || -> Result<Box<dyn EventSource>, WorkloadError> { unreachable!() };
         let input = WorkloadInput {
