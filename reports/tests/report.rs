@@ -45,7 +45,10 @@ fn windows_csv_has_a_row_per_workload_scheme_window_and_shard() {
     let results = common::results(Variant::MonotonicHotSpot);
     let csv = String::from_utf8(reports::windows::windows_csv(&results).unwrap()).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some(reports::windows::WINDOWS_HEADER));
+    assert_eq!(
+        lines.next(),
+        Some(reports::csv_rows::header::<reports::windows::WindowRow>().as_str())
+    );
     let shards: usize = common::SHARD_COUNTS.iter().map(|&n| n as usize).sum();
     assert_eq!(
         lines.count(),

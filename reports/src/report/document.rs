@@ -563,7 +563,7 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
             row.extend(schemes.iter().map(|s| {
                 let r = data.metric_row(workload, s, n, def.name);
                 let value = cell(r.and_then(|r| r.value), def.unit);
-                match r.and_then(|r| r.ci) {
+                match r.and_then(|r| r.ci()) {
                     Some((lo, hi)) => format!(
                         "{value} ({} to {})",
                         cell(Some(lo), def.unit),

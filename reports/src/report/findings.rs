@@ -7,7 +7,9 @@
 
 use analysis::advice;
 
-use crate::data::{RecommendationRow, RunData};
+use crate::data::RunData;
+use crate::dynamic_csv::TimelineCsvRow;
+use crate::recommendation_csv::RecommendationRow;
 
 /// A hottest share this many times the fair share 1/N counts as a hot spot.
 pub const HOT_SPOT_FACTOR: f64 = 3.0;
@@ -223,7 +225,7 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
     Some(SchemeProfile {
         scheme: s.to_string(),
         usable_capacity: usable.value?,
-        usable_ci: usable.ci,
+        usable_ci: usable.ci(),
         hottest_window_share: metric("hottest_shard_share_windowed")?,
         hottest_window_range,
         windows: windows.len(),
@@ -598,38 +600,38 @@ fn split_quality(data: &RunData) -> Vec<Finding> {
 
 fn timeline(data: &RunData) -> Vec<Finding> {
     let rows = data.timeline.as_deref().unwrap_or(&[]);
-    let mut series: Vec<&str> = Vec::new();
+    let mut series: Vec<String> = Vec::new();
     for r in rows {
-        if !series.contains(&r.series.as_str()) {
-            series.push(&r.series);
+        let name = r.series();
+        if !series.contains(&name) {
+            series.push(name);
         }
     }
     series
         .into_iter()
         .filter_map(|name| {
-            let rows: Vec<_> = rows.iter().filter(|r| r.series == name).collect();
-            let total = |c: &str| rows.iter().filter_map(|r| r.values.get(c)).sum::<f64>();
+            let rows: Vec<_> = rows.iter().filter(|r| r.series() == name).collect();
+            let total = |c: fn(&TimelineCsvRow) -> Option<u64>| {
+                rows.iter().filter_map(|r| c(r)).sum::<u64>() as f64
+            };
             let last = rows.iter().max_by_key(|r| r.window)?;
             let mut parts = Vec::new();
-            if let Some(ranges) = last.values.get("ranges") {
+            if let Some(ranges) = last.ranges {
                 parts.push(format!(
                     "{} ranges after {} windows",
-                    num(*ranges),
+                    num(ranges as f64),
                     last.window + 1
                 ));
             }
             parts.push(format!(
                 "{} splits, {} merges",
-                num(total("splits")),
-                num(total("merges"))
+                num(total(|r| r.splits)),
+                num(total(|r| r.merges))
             ));
-            if rows.iter().any(|r| r.values.contains_key("bytes_moved")) {
-                parts.push(format!("{} bytes moved", num(total("bytes_moved"))));
+            if rows.iter().any(|r| r.bytes_moved.is_some()) {
+                parts.push(format!("{} bytes moved", num(total(|r| r.bytes_moved))));
             }
-            let hottest: Vec<f64> = rows
-                .iter()
-                .filter_map(|r| r.values.get("hottest_node_share").copied())
-                .collect();
+            let hottest: Vec<f64> = rows.iter().filter_map(|r| r.hottest_node_share).collect();
             if let Some(&end) = hottest.last() {
                 parts.push(format!(
                     "hottest node share {} at the start, {} at the end",
@@ -812,7 +814,7 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::MetricRow;
+    use crate::summary::SummaryRow;
 
     /// A run of one workload on 16 shards growing to 17, with per-scheme
     /// (usable capacity, hottest window share, remap, added share) and one recommendation row.
@@ -820,15 +822,17 @@ mod tests {
         let mut metrics = Vec::new();
         for &(s, usable, hot, remap, added) in schemes {
             let mut row = |metric: &str, value: f64| {
-                metrics.push(MetricRow {
+                let ci = (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01));
+                metrics.push(SummaryRow {
                     workload: "w".into(),
                     scheme: s.into(),
                     shards: 16,
                     target_shards: 17,
                     metric: metric.into(),
                     value: Some(value),
-                    unit: String::new(),
-                    ci: (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01)),
+                    ci_low: ci.map(|c| c.0),
+                    ci_high: ci.map(|c| c.1),
+                    ..SummaryRow::default()
                 })
             };
             row("events_measured", 100_000.0);
