@@ -9,7 +9,7 @@
 //! use reports::csv_rows::header;
 //! use reports::dynamic_csv::{splits_csv, timeline_csv, RunLabel, SplitCsvRow, TimelineCsvRow};
 //! use workloads::KeyType;
-//! let label = RunLabel { workload: "w", scheme: "range-dynamic" };
+//! let label = RunLabel { workload: "w", scheme: "range-dynamic", shards: 4 };
 //! let timeline = String::from_utf8(timeline_csv(&[], label).unwrap()).unwrap();
 //! assert_eq!(timeline, format!("{}\n", header::<TimelineCsvRow>()));
 //! assert!(header::<SplitCsvRow>().starts_with("window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason"));
@@ -80,6 +80,9 @@ pub struct TimelineCsvRow {
     /// Scheme label.
     #[serde(default)]
     pub scheme: Option<String>,
+    /// Nodes N of the run.
+    #[serde(default)]
+    pub shards: Option<u32>,
 }
 
 impl TimelineCsvRow {
@@ -104,12 +107,14 @@ impl TimelineCsvRow {
             measured: Some(r.measured),
             workload: Some(label.workload.to_string()),
             scheme: Some(label.scheme.to_string()),
+            shards: Some(label.shards),
         }
     }
 
-    /// What the row belongs to: its workload and scheme joined with " / " (empty without).
+    /// What the row belongs to: its workload, scheme and node count joined with " / "
+    /// (empty without).
     pub fn series(&self) -> String {
-        series(&self.workload, &self.scheme)
+        series(&self.workload, &self.scheme, self.shards)
     }
 }
 
@@ -151,12 +156,16 @@ pub struct SplitCsvRow {
     /// Scheme label.
     #[serde(default)]
     pub scheme: Option<String>,
+    /// Nodes N of the run.
+    #[serde(default)]
+    pub shards: Option<u32>,
 }
 
 impl SplitCsvRow {
-    /// What the row belongs to: its workload and scheme joined with " / " (empty without).
+    /// What the row belongs to: its workload, scheme and node count joined with " / "
+    /// (empty without).
     pub fn series(&self) -> String {
-        series(&self.workload, &self.scheme)
+        series(&self.workload, &self.scheme, self.shards)
     }
 }
 
@@ -198,18 +207,23 @@ pub struct FinderCsvRow {
     /// Scheme label.
     #[serde(default)]
     pub scheme: Option<String>,
+    /// Nodes N of the run.
+    #[serde(default)]
+    pub shards: Option<u32>,
 }
 
 impl FinderCsvRow {
-    /// What the row belongs to: its workload and scheme joined with " / " (empty without).
+    /// What the row belongs to: its workload, scheme and node count joined with " / "
+    /// (empty without).
     pub fn series(&self) -> String {
-        series(&self.workload, &self.scheme)
+        series(&self.workload, &self.scheme, self.shards)
     }
 }
 
 /// The labels present, joined with " / ".
-fn series(workload: &Option<String>, scheme: &Option<String>) -> String {
-    [workload, scheme]
+fn series(workload: &Option<String>, scheme: &Option<String>, shards: Option<u32>) -> String {
+    let shards = shards.map(|n| format!("{n} shards"));
+    [workload.as_ref(), scheme.as_ref(), shards.as_ref()]
         .into_iter()
         .flatten()
         .map(String::as_str)
@@ -246,6 +260,7 @@ pub fn splits_csv(
         requests: r.requests,
         workload: Some(label.workload.to_string()),
         scheme: Some(label.scheme.to_string()),
+        shards: Some(label.shards),
     }))
 }
 
@@ -269,16 +284,20 @@ pub fn finders_csv(
         clear_direction: s.clear_direction,
         workload: Some(label.workload.to_string()),
         scheme: Some(label.scheme.to_string()),
+        shards: Some(label.shards),
     }))
 }
 
-/// The workload and scheme a run's rows belong to (the last two columns of every file).
+/// The workload, scheme and node count a run's rows belong to (the last three columns of
+/// every file).
 #[derive(Clone, Copy, Debug)]
 pub struct RunLabel<'a> {
     /// The workload label.
     pub workload: &'a str,
     /// The scheme label.
     pub scheme: &'a str,
+    /// Nodes N.
+    pub shards: u32,
 }
 
 #[cfg(test)]
@@ -289,6 +308,7 @@ mod tests {
     const LABEL: RunLabel<'static> = RunLabel {
         workload: "w",
         scheme: "range-dynamic",
+        shards: 4,
     };
 
     fn timeline_row() -> TimelineRow {
@@ -317,16 +337,16 @@ mod tests {
         assert_eq!(
             csv_rows::header::<TimelineCsvRow>(),
             "window,ranges,splits,merges,ownership_moves,data_moves,bytes_moved,\
-hottest_node_share,hottest_range_share,size_splits,load_splits,refusals,oscillations,events,requests,measured,workload,scheme"
+hottest_node_share,hottest_range_share,size_splits,load_splits,refusals,oscillations,events,requests,measured,workload,scheme,shards"
         );
         assert_eq!(
             csv_rows::header::<SplitCsvRow>(),
-            "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason,range_end,applied,requests,workload,scheme"
+            "window,finder,range_start,split_key,balance_after,optimal_balance,contained,reason,range_end,applied,requests,workload,scheme,shards"
         );
         assert_eq!(
             csv_rows::header::<FinderCsvRow>(),
             "finder,decisions,splits,applied,evaluated,balance_mean,balance_p90,\
-excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_direction,workload,scheme"
+excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_direction,workload,scheme,shards"
         );
     }
 
@@ -337,7 +357,7 @@ excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_dir
         assert_eq!(
             text,
             format!(
-                "{}\nmedian,0,0,0,0,,,,,0,0,0,w,range-dynamic\n",
+                "{}\nmedian,0,0,0,0,,,,,0,0,0,w,range-dynamic,4\n",
                 csv_rows::header::<FinderCsvRow>()
             )
         );
@@ -348,7 +368,7 @@ excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_dir
         let text = String::from_utf8(timeline_csv(&[timeline_row()], LABEL).unwrap()).unwrap();
         assert_eq!(
             text.lines().nth(1),
-            Some("3,9,2,1,4,1,4096,0.25,0.3333333333333333,1,1,0,0,100,104,true,w,range-dynamic")
+            Some("3,9,2,1,4,1,4096,0.25,0.3333333333333333,1,1,0,0,100,104,true,w,range-dynamic,4")
         );
     }
 
@@ -384,11 +404,11 @@ excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_dir
         assert_eq!(lines[0], csv_rows::header::<SplitCsvRow>());
         assert_eq!(
             lines[1],
-            "7,reservoir,,500,0.125,0,0,,900,true,4000,w,range-dynamic"
+            "7,reservoir,,500,0.125,0,0,,900,true,4000,w,range-dynamic,4"
         );
         assert_eq!(
             lines[2],
-            "7,optimal,900,,,0,,popular_key,,false,4000,w,range-dynamic"
+            "7,optimal,900,,,0,,popular_key,,false,4000,w,range-dynamic,4"
         );
     }
 }
