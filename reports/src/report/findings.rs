@@ -695,7 +695,7 @@ fn margin_text(row: &RecommendationRow) -> String {
         "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
         "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
         "scan_fanout" => format!("{} fewer per scan", shards(m)),
-        "lookup_time" => format!("{m:.1} ns faster per lookup"),
+        "lookup_time" => format!("at least {m}x faster lookups (median)"),
         _ => format!("{m}"),
     }
 }
