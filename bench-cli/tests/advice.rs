@@ -336,3 +336,43 @@ fn schemes_that_differ_only_by_noise_are_tied_with_repeat() {
     let (lo, hi) = remap.1.expect("remap_fraction has a repeat interval");
     assert!(lo <= remap.0 && remap.0 <= hi && lo < hi, "{remap:?}");
 }
+
+#[test]
+fn identical_runs_give_the_same_recommendation_csv_even_when_lookup_time_decides() {
+    // maglev and rendezvous tie on usable capacity and growth cost here, so lookup time
+    // decides: a table read against 256 hashes, far apart however noisy the machine. The
+    // timings themselves differ between the two runs; recommendation.csv must not.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "--quiet",
+        "--workload",
+        "uniform:keys=200000",
+        "--events",
+        "200000",
+        "--shards",
+        "256",
+        "--schemes",
+        "maglev,rendezvous",
+        "--out",
+    ];
+    let files: Vec<Vec<u8>> = ["first", "second"]
+        .iter()
+        .map(|name| {
+            let out = dir.path().join(name);
+            shardlab().args(args).arg(&out).assert().success();
+            std::fs::read(out.join("recommendation.csv")).unwrap()
+        })
+        .collect();
+    let rows = read_csv(&dir.path().join("first/recommendation.csv"));
+    assert_eq!(
+        (rows[0]["scheme"].as_str(), rows[0]["decided_by"].as_str()),
+        ("maglev", "lookup_time"),
+        "{rows:?}"
+    );
+    assert_eq!(rows[0]["margin"], "2", "the margin is the guaranteed ratio");
+    assert_eq!(
+        String::from_utf8_lossy(&files[0]),
+        String::from_utf8_lossy(&files[1])
+    );
+}

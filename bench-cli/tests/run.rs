@@ -380,6 +380,8 @@ fn range_dynamic_sits_beside_the_fixed_schemes_and_writes_its_timeline() {
             "100000",
             "--shards",
             "8",
+            "--grow",
+            "+1,x2",
             "--window",
             "5000",
         ])
@@ -414,17 +416,40 @@ fn range_dynamic_sits_beside_the_fixed_schemes_and_writes_its_timeline() {
     let timeline = std::fs::read_to_string(out.join("timeline.csv")).unwrap();
     assert!(timeline.starts_with("window,ranges,splits,merges"));
     let mut rows = csv::Reader::from_reader(timeline.as_bytes());
-    let labels: Vec<(String, String)> = rows
+    assert!(rows
+        .headers()
+        .unwrap()
+        .iter()
+        .rev()
+        .take(3)
+        .eq(["shards", "scheme", "workload"]));
+    let labels: Vec<(String, String, String, String)> = rows
         .records()
         .map(|r| r.unwrap())
-        .map(|r| (r[r.len() - 2].to_string(), r[r.len() - 1].to_string()))
+        .map(|r| {
+            let n = r.len();
+            (
+                r[0].to_string(),
+                r[n - 3].to_string(),
+                r[n - 2].to_string(),
+                r[n - 1].to_string(),
+            )
+        })
         .collect();
     assert!(labels.len() > 10);
     assert!(
         labels
             .iter()
-            .all(|(w, s)| w == "zipf:keys=20000,s=0.99" && s == "range-dynamic:max_load=800"),
+            .all(|(_, w, s, n)| w == "zipf:keys=20000,s=0.99"
+                && s == "range-dynamic:max_load=800"
+                && n == "8"),
         "{labels:?}"
+    );
+    // The run is written once, not once per growth target: windows only increase.
+    let windows: Vec<u64> = labels.iter().map(|l| l.0.parse().unwrap()).collect();
+    assert!(
+        windows.windows(2).all(|p| p[0] < p[1]),
+        "a window is repeated: {windows:?}"
     );
     assert!(std::fs::read_to_string(out.join("splits.csv"))
         .unwrap()

@@ -11,34 +11,19 @@
 //! }
 //! ```
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 
+use crate::csv_rows::{self, malformed, Lined};
+use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};
+use crate::plan_csv::PlanCsvRow;
+use crate::recommendation_csv::RecommendationRow;
+use crate::summary::{ShardRow, SummaryRow};
+use crate::windows::WindowRow;
 use crate::{Manifest, ReportError};
 
-/// One row of `summary.csv`: one metric of one scheme on one workload.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetricRow {
-    /// Workload label.
-    pub workload: String,
-    /// Scheme label.
-    pub scheme: String,
-    /// Shard count N.
-    pub shards: u32,
-    /// Shard count M of the remap measurement.
-    pub target_shards: u32,
-    /// Metric name.
-    pub metric: String,
-    /// The value; `None` when undefined (an empty cell).
-    pub value: Option<f64>,
-    /// The metric's unit.
-    pub unit: String,
-    /// Its 95% interval, when summary.csv gives one (`ci_low`, `ci_high`).
-    pub ci: Option<(f64, f64)>,
-}
-
 /// Requests per shard of one scheme on one workload at one shard count, whole-trace and per
-/// window (from `shards.csv` and `windows.csv`).
+/// window: `shards.csv` and `windows.csv` gathered by scheme (the same numbers, indexed).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemeLoad {
     /// Workload label.
@@ -60,102 +45,6 @@ pub struct SchemeLoad {
     pub window_hottest_share: Vec<f64>,
 }
 
-/// One row of `recommendation.csv`: the outcome of the decision procedure for one workload,
-/// shard count and growth target.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecommendationRow {
-    /// Workload label.
-    pub workload: String,
-    /// Shard count N.
-    pub shards: u32,
-    /// Growth (or shrink) target M.
-    pub grow_to: u32,
-    /// The recommended scheme; `None` for a tie or too little data.
-    pub scheme: Option<String>,
-    /// The deciding criterion (`usable_capacity`, `idle_new_shards`, `growth_cost`,
-    /// `scan_fanout`, `lookup_time`, `tie`; empty when nothing was compared).
-    pub decided_by: String,
-    /// The margin in the criterion's unit.
-    pub margin: Option<f64>,
-    /// Schemes tied with the winner on usable capacity (every tied scheme for a tie).
-    pub tied_with: Vec<String>,
-    /// Why no scheme is named, or a caveat about the one named.
-    pub warning: String,
-}
-
-/// One row of `timeline.csv` (range dynamics): the figures of one window.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimelineRow {
-    /// What the row belongs to: the values of its `workload`, `scheme` and `finder` columns,
-    /// joined with " / " (empty when the file has none of them).
-    pub series: String,
-    /// Window index.
-    pub window: u64,
-    /// Every other column by name, e.g. `ranges`, `splits`, `merges`, `bytes_moved`; empty
-    /// cells are left out.
-    pub values: BTreeMap<String, f64>,
-}
-
-/// One row of `splits.csv`: one split decision of one finder.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SplitRow {
-    /// The values of the file's `workload` and `scheme` columns, if any, joined with " / ".
-    pub series: String,
-    /// Window of the decision.
-    pub window: u64,
-    /// Split-key finder: `median`, `sampled`, `reservoir` or `optimal`.
-    pub finder: String,
-    /// Start key of the range considered.
-    pub range_start: String,
-    /// The chosen key (empty when refused).
-    pub split_key: String,
-    /// |L-R|/(L+R) of the next window's load at the chosen key.
-    pub balance_after: Option<f64>,
-    /// The same at the optimal key.
-    pub optimal_balance: Option<f64>,
-    /// Share of scans cut by the boundary.
-    pub contained: Option<f64>,
-    /// Empty for a split made, else why it was refused (`popular_key`, `no_split_key`,
-    /// `clear_direction`).
-    pub reason: String,
-}
-
-/// One row of `plan.csv` (written by `shardlab plan`): the shard count one scheme needs for one
-/// workload at one growth factor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlanRecord {
-    /// Workload label.
-    pub workload: String,
-    /// Scheme label.
-    pub scheme: String,
-    /// Growth factor: traffic and stored bytes times this.
-    pub growth: f64,
-    /// Replicas of every key.
-    pub replicas: u32,
-    /// Shards that may fail at once.
-    pub failures: u32,
-    /// Shards needed; `None` when no count works.
-    pub shards_needed: Option<u32>,
-    /// What decides the count (or why none works), e.g. `rate`, `hot_key`, `search_limit`.
-    pub binding: String,
-    /// Peak requests per second on the busiest shard at the chosen count.
-    pub peak_rate_per_shard: Option<f64>,
-    /// The hottest shard's share of requests at the chosen count.
-    pub hottest_share: Option<f64>,
-    /// Share of keys that move from `--current` shards; `None` without `--current`.
-    pub moved_fraction_from_current: Option<f64>,
-    /// Where reads go (`leader` or `any`), as written.
-    pub reads: String,
-    /// Requests per second one shard may serve (capacity × headroom).
-    pub rate_limit_per_shard: Option<f64>,
-    /// Shards a perfectly even scheme would need.
-    pub balanced_shards: Option<u32>,
-    /// The shard count today, when given.
-    pub current_shards: Option<u32>,
-    /// Explanation written by the planner (empty for most rows).
-    pub note: String,
-}
-
 /// Everything a run directory holds, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct RunData {
@@ -164,16 +53,18 @@ pub struct RunData {
     /// The manifest as JSON, for fields this version does not model (such as `machine`).
     pub manifest_json: serde_json::Value,
     /// Every row of `summary.csv`.
-    pub metrics: Vec<MetricRow>,
+    pub metrics: Vec<SummaryRow>,
     /// Per-shard and per-window load, one entry per workload, scheme and shard count, in the
     /// order of `shards.csv`.
     pub loads: Vec<SchemeLoad>,
     /// `timeline.csv`, when the run has one.
-    pub timeline: Option<Vec<TimelineRow>>,
+    pub timeline: Option<Vec<TimelineCsvRow>>,
     /// `splits.csv`, when the run has one.
-    pub splits: Option<Vec<SplitRow>>,
+    pub splits: Option<Vec<SplitCsvRow>>,
+    /// `finders.csv`, when the run has one.
+    pub finders: Option<Vec<FinderCsvRow>>,
     /// `plan.csv`, when `shardlab plan` wrote one into the directory.
-    pub plan: Option<Vec<PlanRecord>>,
+    pub plan: Option<Vec<PlanCsvRow>>,
     /// `plan-manifest.json` as JSON, when present with `plan.csv`.
     pub plan_manifest: Option<serde_json::Value>,
     /// `recommendation.csv`, when the run wrote one.
@@ -260,7 +151,8 @@ pub const DEFAULT_SCAN_LEN: f64 = 100.0;
 
 impl RunData {
     /// Reads `summary.csv`, `shards.csv`, `windows.csv` and `manifest.json` from `dir`, and
-    /// `timeline.csv`, `splits.csv`, `plan.csv` and `plan-manifest.json` when present.
+    /// `recommendation.csv`, `timeline.csv`, `splits.csv`, `finders.csv`, `plan.csv` and
+    /// `plan-manifest.json` when present.
     ///
     /// A directory written by `shardlab plan` alone (`plan.csv` but no `manifest.json`) loads
     /// as a plan without a run: [`RunData::is_plan_only`].
@@ -278,7 +170,7 @@ impl RunData {
                 ..RunData::default()
             });
         }
-        let manifest_bytes = read_required(&manifest_path)?;
+        let manifest_bytes = csv_rows::read_file(&manifest_path)?;
         let malformed_json = |e: serde_json::Error| ReportError::Malformed {
             path: manifest_path.clone(),
             line: e.line() as u64,
@@ -292,8 +184,9 @@ impl RunData {
         let metrics = read_metrics(&dir.join("summary.csv"))?;
         let mut loads = read_shards(&dir.join("shards.csv"))?;
         read_windows(&dir.join("windows.csv"), &mut loads)?;
-        let timeline = read_optional(&dir.join("timeline.csv"), read_timeline)?;
-        let splits = read_optional(&dir.join("splits.csv"), read_splits)?;
+        let timeline = read_optional(&dir.join("timeline.csv"), read_rows)?;
+        let splits = read_optional(&dir.join("splits.csv"), read_rows)?;
+        let finders = read_optional(&dir.join("finders.csv"), read_rows)?;
         let recommendations = read_optional(
             &dir.join(crate::recommendation_csv::FILE),
             read_recommendations,
@@ -306,6 +199,7 @@ impl RunData {
             loads,
             timeline,
             splits,
+            finders,
             plan,
             plan_manifest,
         })
@@ -367,7 +261,7 @@ impl RunData {
         scheme: &str,
         (shards, target): (u32, u32),
         metric: &str,
-    ) -> Option<&MetricRow> {
+    ) -> Option<&SummaryRow> {
         self.metrics.iter().find(|m| {
             m.workload == workload
                 && m.scheme == scheme
@@ -407,7 +301,7 @@ impl RunData {
         scheme: &str,
         shards: u32,
         metric: &str,
-    ) -> Option<&MetricRow> {
+    ) -> Option<&SummaryRow> {
         self.metrics.iter().find(|m| {
             m.workload == workload && m.scheme == scheme && m.shards == shards && m.metric == metric
         })
@@ -499,16 +393,6 @@ fn unique<T: PartialEq + Copy>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
-fn read_required(path: &Path) -> Result<Vec<u8>, ReportError> {
-    std::fs::read(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => ReportError::Missing(path.to_path_buf()),
-        _ => ReportError::Read {
-            path: path.to_path_buf(),
-            source,
-        },
-    })
-}
-
 fn read_optional<T>(
     path: &Path,
     read: fn(&Path) -> Result<T, ReportError>,
@@ -520,204 +404,39 @@ fn read_optional<T>(
     }
 }
 
-/// A CSV file opened for reading by column name.
-struct CsvTable {
-    path: PathBuf,
-    columns: HashMap<String, usize>,
-    headers: Vec<String>,
-    reader: csv::Reader<std::io::Cursor<Vec<u8>>>,
+/// Every row of a file, without line numbers (for files that need no check beyond their types).
+fn read_rows<R: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<R>, ReportError> {
+    Ok(csv_rows::read(path)?.into_iter().map(|l| l.row).collect())
 }
 
-/// One record with its line number, read by column name.
-struct CsvRecord<'t> {
-    table: &'t CsvTable,
-    record: csv::StringRecord,
-    line: u64,
+/// Refuses a cluster of no shards.
+fn check_count(
+    path: &Path,
+    l: &Lined<impl Sized>,
+    column: &str,
+    n: u32,
+) -> Result<(), ReportError> {
+    if n == 0 {
+        return Err(l.error(
+            path,
+            format!("column '{column}': a cluster has at least 1 shard, found 0"),
+        ));
+    }
+    Ok(())
 }
 
-impl CsvTable {
-    /// Opens `path` and checks that every `required` column is in its header.
-    fn open(path: &Path, required: &[&str]) -> Result<CsvTable, ReportError> {
-        let bytes = read_required(path)?;
-        let mut reader = csv::ReaderBuilder::new().from_reader(std::io::Cursor::new(bytes));
-        let headers: Vec<String> = reader
-            .headers()
-            .map_err(|e| malformed(path, 1, format!("cannot read the header: {e}")))?
-            .iter()
-            .map(|h| h.trim().to_string())
-            .collect();
-        let columns: HashMap<String, usize> = headers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.clone(), i))
-            .collect();
-        if let Some(missing) = required.iter().find(|c| !columns.contains_key(**c)) {
-            return Err(malformed(
-                path,
-                1,
-                format!(
-                    "the header has no column '{missing}' (expected at least: {})",
-                    required.join(",")
-                ),
-            ));
-        }
-        Ok(CsvTable {
-            path: path.to_path_buf(),
-            columns,
-            headers,
-            reader,
-        })
-    }
-
-    /// Every record, or the first error with its line.
-    fn records(&mut self) -> Result<Vec<(csv::StringRecord, u64)>, ReportError> {
-        let mut out = Vec::new();
-        for rec in self.reader.records() {
-            let rec = rec.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
-                malformed(&self.path, line, format!("not valid CSV: {e}"))
-            })?;
-            let line = rec.position().map_or(0, |p| p.line());
-            out.push((rec, line));
-        }
-        Ok(out)
-    }
-
-    fn rows(&mut self) -> Result<Vec<CsvRecord<'_>>, ReportError> {
-        let records = self.records()?;
-        Ok(records
-            .into_iter()
-            .map(|(record, line)| CsvRecord {
-                table: self,
-                record,
-                line,
-            })
-            .collect())
-    }
-}
-
-impl CsvRecord<'_> {
-    fn text(&self, column: &str) -> &str {
-        self.table
-            .columns
-            .get(column)
-            .and_then(|&i| self.record.get(i))
-            .unwrap_or("")
-            .trim()
-    }
-
-    fn error(&self, message: String) -> ReportError {
-        malformed(&self.table.path, self.line, message)
-    }
-
-    fn parsed<T: std::str::FromStr>(&self, column: &str, expected: &str) -> Result<T, ReportError> {
-        let text = self.text(column);
-        text.parse().map_err(|_| {
-            self.error(format!(
-                "column '{column}': expected {expected}, found '{text}'"
-            ))
-        })
-    }
-
-    fn whole(&self, column: &str) -> Result<u64, ReportError> {
-        self.parsed(column, "a whole number")
-    }
-
-    fn count(&self, column: &str) -> Result<u32, ReportError> {
-        self.parsed(column, "a whole number below 2^32")
-    }
-
-    /// A shard count: a whole number of at least 1.
-    fn shard_count(&self, column: &str) -> Result<u32, ReportError> {
-        match self.count(column)? {
-            0 => Err(self.error(format!(
-                "column '{column}': a cluster has at least 1 shard, found 0"
-            ))),
-            n => Ok(n),
-        }
-    }
-
-    /// A number, `None` for an empty cell.
-    fn number(&self, column: &str) -> Result<Option<f64>, ReportError> {
-        if self.text(column).is_empty() {
-            return Ok(None);
-        }
-        let v: f64 = self.parsed(column, "a number")?;
-        if v.is_finite() {
-            Ok(Some(v))
-        } else {
-            Err(self.error(format!(
-                "column '{column}': expected a finite number, found '{}'",
-                self.text(column)
-            )))
-        }
-    }
-
-    /// The values of the label columns present, joined with " / ".
-    fn series(&self, label_columns: &[&str]) -> String {
-        let parts: Vec<&str> = label_columns
-            .iter()
-            .filter(|c| self.table.columns.contains_key(**c))
-            .map(|c| self.text(c))
-            .collect();
-        parts.join(" / ")
-    }
-}
-
-fn malformed(path: &Path, line: u64, message: String) -> ReportError {
-    ReportError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        message,
-    }
-}
-
-fn read_metrics(path: &Path) -> Result<Vec<MetricRow>, ReportError> {
-    let mut table = CsvTable::open(
-        path,
-        &[
-            "workload",
-            "scheme",
-            "shards",
-            "metric",
-            "value",
-            "unit",
-            "target_shards",
-        ],
-    )?;
-    table
-        .rows()?
-        .iter()
-        .map(|r| {
-            Ok(MetricRow {
-                workload: r.text("workload").to_string(),
-                scheme: r.text("scheme").to_string(),
-                shards: r.shard_count("shards")?,
-                target_shards: r.shard_count("target_shards")?,
-                metric: r.text("metric").to_string(),
-                value: r.number("value")?,
-                unit: r.text("unit").to_string(),
-                ci: match (r.number("ci_low")?, r.number("ci_high")?) {
-                    (Some(lo), Some(hi)) => Some((lo, hi)),
-                    _ => None,
-                },
-            })
+fn read_metrics(path: &Path) -> Result<Vec<SummaryRow>, ReportError> {
+    csv_rows::read::<SummaryRow>(path)?
+        .into_iter()
+        .map(|l| {
+            check_count(path, &l, "shards", l.row.shards)?;
+            check_count(path, &l, "target_shards", l.row.target_shards)?;
+            Ok(l.row)
         })
         .collect()
 }
 
 /// Finds or adds the load of (workload, scheme, shards).
-fn load_entry<'a>(
-    loads: &'a mut Vec<SchemeLoad>,
-    workload: &str,
-    scheme: &str,
-    shards: u32,
-) -> &'a mut SchemeLoad {
-    let i = load_index(loads, workload, scheme, shards);
-    &mut loads[i]
-}
-
-/// The position of [`load_entry`]'s entry.
 fn load_index(loads: &mut Vec<SchemeLoad>, workload: &str, scheme: &str, shards: u32) -> usize {
     match loads
         .iter()
@@ -743,16 +462,24 @@ fn load_index(loads: &mut Vec<SchemeLoad>, workload: &str, scheme: &str, shards:
 /// Checks that `shard` is a shard of an `shards`-shard cluster, and that the cluster is no
 /// larger than the file can describe (every shard has a row), so a corrupt count cannot make
 /// the reader allocate without bound.
-fn check_shard(r: &CsvRecord<'_>, shard: u32, shards: u32, rows: usize) -> Result<(), ReportError> {
+fn check_shard<R>(
+    path: &Path,
+    l: &Lined<R>,
+    (shard, shards): (u32, u32),
+    rows: usize,
+) -> Result<(), ReportError> {
+    check_count(path, l, "shards", shards)?;
     if shard >= shards {
-        return Err(r.error(format!(
-            "shard {shard} does not exist with {shards} shards (shards are 0..{shards})"
-        )));
+        return Err(l.error(
+            path,
+            format!("shard {shard} does not exist with {shards} shards (shards are 0..{shards})"),
+        ));
     }
     if shards as usize > rows {
-        return Err(r.error(format!(
-            "{shards} shards, but the file has only {rows} rows (one per shard expected)"
-        )));
+        return Err(l.error(
+            path,
+            format!("{shards} shards, but the file has only {rows} rows (one per shard expected)"),
+        ));
     }
     Ok(())
 }
@@ -760,67 +487,50 @@ fn check_shard(r: &CsvRecord<'_>, shard: u32, shards: u32, rows: usize) -> Resul
 /// Rows repeated by a sweep over target shard counts (same workload, scheme and N) carry the
 /// same load; the first is kept.
 fn read_shards(path: &Path) -> Result<Vec<SchemeLoad>, ReportError> {
-    let mut table = CsvTable::open(
-        path,
-        &[
-            "workload",
-            "scheme",
-            "shard",
-            "requests",
-            "distinct_keys",
-            "shards",
-        ],
-    )?;
+    let rows = csv_rows::read::<ShardRow>(path)?;
     let mut loads = Vec::new();
     let mut seen: HashMap<(String, String, u32, u32), ()> = HashMap::new();
-    let rows = table.rows()?;
-    for r in &rows {
-        let (workload, scheme) = (r.text("workload"), r.text("scheme"));
-        let (shard, shards) = (r.count("shard")?, r.count("shards")?);
-        check_shard(r, shard, shards, rows.len())?;
-        let (requests, distinct) = (r.whole("requests")?, r.whole("distinct_keys")?);
+    for l in &rows {
+        let r = &l.row;
+        check_shard(path, l, (r.shard, r.shards), rows.len())?;
         if seen
             .insert(
-                (workload.to_string(), scheme.to_string(), shards, shard),
+                (r.workload.clone(), r.scheme.clone(), r.shards, r.shard),
                 (),
             )
             .is_some()
         {
             continue;
         }
-        let share = r.number("request_share")?.unwrap_or(0.0);
-        let load = load_entry(&mut loads, workload, scheme, shards);
-        load.shard_requests[shard as usize] = requests;
-        load.shard_distinct_keys[shard as usize] = distinct;
-        load.shard_share[shard as usize] = share;
+        let i = load_index(&mut loads, &r.workload, &r.scheme, r.shards);
+        let load = &mut loads[i];
+        load.shard_requests[r.shard as usize] = r.requests;
+        load.shard_distinct_keys[r.shard as usize] = r.distinct_keys;
+        load.shard_share[r.shard as usize] = r.request_share.unwrap_or(0.0);
     }
     Ok(loads)
 }
 
 fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportError> {
-    let mut table = CsvTable::open(
-        path,
-        &[
-            "workload", "scheme", "shards", "window", "shard", "requests",
-        ],
-    )?;
+    let rows = csv_rows::read::<WindowRow>(path)?;
     // Per load, the (window, shard) cells read: a repeated row is ignored. A flag per cell,
     // not a set of labels, so that a long windows.csv costs no string or hash per row.
     let mut seen: Vec<Vec<bool>> = Vec::new();
-    let rows = table.rows()?;
-    for r in &rows {
-        let (workload, scheme) = (r.text("workload"), r.text("scheme"));
-        let (shards, window, shard) = (r.count("shards")?, r.count("window")?, r.count("shard")?);
-        check_shard(r, shard, shards, rows.len())?;
+    for l in &rows {
+        let r = &l.row;
+        let (shards, window, shard) = (r.shards, r.window, r.shard);
+        check_shard(path, l, (shard, shards), rows.len())?;
         // Every window has a row per shard, so a real index is below the row count.
         if window as usize >= rows.len() {
-            return Err(r.error(format!(
-                "window {window}, but the file has only {} rows (one per window and shard)",
-                rows.len()
-            )));
+            return Err(l.error(
+                path,
+                format!(
+                    "window {window}, but the file has only {} rows (one per window and shard)",
+                    rows.len()
+                ),
+            ));
         }
-        let requests = r.whole("requests")?;
-        let i = load_index(loads, workload, scheme, shards);
+        let i = load_index(loads, &r.workload, &r.scheme, shards);
         seen.resize(loads.len(), Vec::new());
         let cell = window as usize * shards as usize + shard as usize;
         if seen[i].len() <= cell {
@@ -829,14 +539,13 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
         if std::mem::replace(&mut seen[i][cell], true) {
             continue;
         }
-        let hottest = r.number("window_hottest_share")?;
         let load = &mut loads[i];
         if load.window_requests.len() <= window as usize {
             load.window_requests
                 .resize(window as usize + 1, vec![0; shards as usize]);
         }
-        load.window_requests[window as usize][shard as usize] = requests;
-        if let Some(h) = hottest {
+        load.window_requests[window as usize][shard as usize] = r.requests;
+        if let Some(h) = r.window_hottest_share {
             if load.window_hottest_share.len() <= window as usize {
                 load.window_hottest_share.resize(window as usize + 1, 0.0);
             }
@@ -846,167 +555,52 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
     Ok(())
 }
 
-/// Columns of `timeline.csv` and `splits.csv` that name what a row belongs to.
-const TIMELINE_LABELS: [&str; 3] = ["workload", "scheme", "finder"];
-
-fn read_timeline(path: &Path) -> Result<Vec<TimelineRow>, ReportError> {
-    let mut table = CsvTable::open(path, &["window"])?;
-    let value_columns: Vec<String> = table
-        .headers
-        .iter()
-        .filter(|h| *h != "window" && !TIMELINE_LABELS.contains(&h.as_str()))
-        .cloned()
-        .collect();
-    table
-        .rows()?
-        .iter()
-        .map(|r| {
-            let mut values = BTreeMap::new();
-            for c in &value_columns {
-                // Flags such as `measured` read as 1 and 0.
-                let v = match r.text(c) {
-                    "true" => Some(1.0),
-                    "false" => Some(0.0),
-                    _ => r.number(c)?,
-                };
-                if let Some(v) = v {
-                    values.insert(c.clone(), v);
-                }
-            }
-            Ok(TimelineRow {
-                series: r.series(&TIMELINE_LABELS),
-                window: r.whole("window")?,
-                values,
-            })
-        })
-        .collect()
-}
-
-fn read_splits(path: &Path) -> Result<Vec<SplitRow>, ReportError> {
-    let mut table = CsvTable::open(
-        path,
-        &[
-            "window",
-            "finder",
-            "range_start",
-            "split_key",
-            "balance_after",
-            "optimal_balance",
-            "contained",
-            "reason",
-        ],
-    )?;
-    table
-        .rows()?
-        .iter()
-        .map(|r| {
-            Ok(SplitRow {
-                series: r.series(&["workload", "scheme"]),
-                window: r.whole("window")?,
-                finder: r.text("finder").to_string(),
-                range_start: r.text("range_start").to_string(),
-                split_key: r.text("split_key").to_string(),
-                balance_after: r.number("balance_after")?,
-                optimal_balance: r.number("optimal_balance")?,
-                contained: r.number("contained")?,
-                reason: r.text("reason").to_string(),
-            })
-        })
-        .collect()
-}
-
 fn read_recommendations(path: &Path) -> Result<Vec<RecommendationRow>, ReportError> {
-    let header: Vec<&str> = crate::recommendation_csv::HEADER.split(',').collect();
-    let mut table = CsvTable::open(path, &header)?;
-    table
-        .rows()?
-        .iter()
-        .map(|r| {
-            let list = r.text("tied_with");
-            Ok(RecommendationRow {
-                workload: r.text("workload").to_string(),
-                shards: r.shard_count("shards")?,
-                grow_to: r.shard_count("grow_to")?,
-                scheme: Some(r.text("scheme").to_string()).filter(|s| !s.is_empty()),
-                decided_by: r.text("decided_by").to_string(),
-                margin: r.number("margin")?,
-                tied_with: if list.is_empty() {
-                    Vec::new()
-                } else {
-                    list.split(crate::recommendation_csv::LIST_SEPARATOR)
-                        .map(str::to_string)
-                        .collect()
-                },
-                warning: r.text("warning").to_string(),
-            })
+    csv_rows::read::<RecommendationRow>(path)?
+        .into_iter()
+        .map(|l| {
+            check_count(path, &l, "shards", l.row.shards)?;
+            check_count(path, &l, "grow_to", l.row.grow_to)?;
+            Ok(l.row)
         })
         .collect()
 }
 
 fn read_json(path: &Path) -> Result<serde_json::Value, ReportError> {
-    serde_json::from_slice(&read_required(path)?)
+    serde_json::from_slice(&csv_rows::read_file(path)?)
         .map_err(|e| malformed(path, e.line() as u64, format!("not valid JSON: {e}")))
 }
 
-fn read_plan(path: &Path) -> Result<Vec<PlanRecord>, ReportError> {
-    let mut table = CsvTable::open(
-        path,
-        &[
-            "workload",
-            "scheme",
-            "growth",
-            "replicas",
-            "failures",
-            "shards_needed",
-            "binding",
-            "peak_rate_per_shard",
-            "hottest_share",
-            "moved_fraction_from_current",
-            "balanced_shards",
-            "note",
-        ],
-    )?;
-    let optional_count = |r: &CsvRecord<'_>, column: &str| -> Result<Option<u32>, ReportError> {
-        if r.text(column).is_empty() {
-            Ok(None)
-        } else {
-            r.shard_count(column).map(Some)
-        }
-    };
-    table
-        .rows()?
-        .iter()
-        .map(|r| {
-            let growth = r.number("growth")?.filter(|g| *g > 0.0).ok_or_else(|| {
-                r.error(format!(
-                    "column 'growth': expected a positive number, found '{}'",
-                    r.text("growth")
-                ))
-            })?;
-            let shards_needed = optional_count(r, "shards_needed")?;
-            let binding = r.text("binding").to_string();
-            if shards_needed.is_none() && binding.is_empty() {
-                return Err(
-                    r.error("no shards_needed and no binding: an empty count must say why".into())
-                );
+fn read_plan(path: &Path) -> Result<Vec<PlanCsvRow>, ReportError> {
+    csv_rows::read::<PlanCsvRow>(path)?
+        .into_iter()
+        .map(|l| {
+            let r = &l.row;
+            if r.growth <= 0.0 {
+                return Err(l.error(
+                    path,
+                    format!(
+                        "column 'growth': expected a positive number, found '{}'",
+                        r.growth
+                    ),
+                ));
             }
-            Ok(PlanRecord {
-                workload: r.text("workload").to_string(),
-                scheme: r.text("scheme").to_string(),
-                growth,
-                replicas: r.count("replicas")?,
-                failures: r.count("failures")?,
-                shards_needed,
-                binding,
-                peak_rate_per_shard: r.number("peak_rate_per_shard")?,
-                hottest_share: r.number("hottest_share")?,
-                moved_fraction_from_current: r.number("moved_fraction_from_current")?,
-                reads: r.text("reads").to_string(),
-                rate_limit_per_shard: r.number("rate_limit_per_shard")?,
-                balanced_shards: optional_count(r, "balanced_shards")?,
-                current_shards: optional_count(r, "current_shards")?,
-                note: r.text("note").to_string(),
-            })
+            if r.shards_needed.is_none() && r.binding.is_empty() {
+                return Err(l.error(
+                    path,
+                    "no shards_needed and no binding: an empty count must say why".into(),
+                ));
+            }
+            for (column, n) in [
+                ("shards_needed", r.shards_needed),
+                ("balanced_shards", r.balanced_shards),
+                ("current_shards", r.current_shards),
+            ] {
+                if let Some(n) = n {
+                    check_count(path, &l, column, n)?;
+                }
+            }
+            Ok(l.row)
         })
         .collect()
 }
@@ -1110,7 +704,7 @@ mod tests {
     fn a_missing_file_or_column_says_which() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path(), SUMMARY, SHARDS, WINDOWS);
-        std::fs::write(dir.path().join("splits.csv"), "window,finder\n").unwrap();
+        std::fs::write(dir.path().join("splits.csv"), "window,finder\n0,median\n").unwrap();
         let err = RunData::load(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("splits.csv:1:") && err.contains("range_start"),
@@ -1125,7 +719,7 @@ mod tests {
     }
 
     #[test]
-    fn the_timeline_keeps_every_numeric_column_by_name() {
+    fn the_timeline_reads_without_optional_columns_or_values() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path(), SUMMARY, SHARDS, WINDOWS);
         std::fs::write(
@@ -1135,12 +729,45 @@ mod tests {
         .unwrap();
         let run = RunData::load(dir.path()).unwrap();
         let t = run.timeline.unwrap();
-        assert_eq!(t[1].series, "range-dynamic");
-        assert_eq!(t[1].values["bytes_moved"], 4096.0);
-        assert!(!t[0].values.contains_key("bytes_moved"));
+        assert_eq!(t[1].series(), "range-dynamic");
+        assert_eq!(t[1].bytes_moved, Some(4096));
+        assert_eq!((t[0].bytes_moved, t[0].splits), (None, None));
+        assert_eq!((t[0].measured, t[1].measured), (Some(false), Some(true)));
+    }
+
+    #[test]
+    fn every_file_the_run_writes_reads_back_into_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), SUMMARY, SHARDS, WINDOWS);
+        let recommendation = RecommendationRow {
+            workload: "w".into(),
+            shards: 2,
+            grow_to: 3,
+            scheme: None,
+            decided_by: "tie".into(),
+            margin: None,
+            tied_with: vec!["hash".into(), "ring:vnodes=1,2".into()],
+            warning: "tie: \"quoted\", with commas".into(),
+        };
+        std::fs::write(
+            dir.path().join(crate::recommendation_csv::FILE),
+            csv_rows::write([recommendation.clone()]).unwrap(),
+        )
+        .unwrap();
+        let run = RunData::load(dir.path()).unwrap();
+        assert_eq!(run.recommendations.unwrap(), [recommendation]);
+        let written = csv_rows::write(run.metrics).unwrap();
         assert_eq!(
-            (t[0].values["measured"], t[1].values["measured"]),
-            (0.0, 1.0)
+            String::from_utf8(written).unwrap(),
+            format!(
+                "{}\n{}",
+                csv_rows::header::<SummaryRow>(),
+                SUMMARY
+                    .lines()
+                    .skip(1)
+                    .map(|l| format!("{l},0,,,\n"))
+                    .collect::<String>()
+            )
         );
     }
 

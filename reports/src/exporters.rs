@@ -81,7 +81,8 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
 }
 
 /// One of the `range-dynamic` files (`timeline.csv`, `splits.csv`, `finders.csv`): the rows of
-/// every dynamic run of every workload under one header; written only when a run has them.
+/// every dynamic run of every workload under one header, each run once (the results of one
+/// replay's growth targets share its run); written only when a run has them.
 pub struct DynamicCsv {
     /// The file name.
     pub file: &'static str,
@@ -95,14 +96,20 @@ impl Exporter for DynamicCsv {
     }
     fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
         let mut out = Vec::new();
+        let mut written: Vec<&std::sync::Arc<DynamicRun>> = Vec::new();
         for w in &report.results {
             for run in &w.dynamic {
+                if written.iter().any(|r| std::sync::Arc::ptr_eq(r, run)) {
+                    continue;
+                }
+                written.push(run);
                 let bytes = (self.render_run)(
                     w,
                     run,
                     RunLabel {
                         workload: &w.workload,
                         scheme: &run.label,
+                        shards: run.nodes,
                     },
                 )?;
                 // Keep the first header only.

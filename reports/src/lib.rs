@@ -5,10 +5,12 @@
 //! use reports::{exporters, Exporter, Manifest, RunReport};
 //! let report = RunReport { results: vec![], manifest: Manifest::default() };
 //! let csv = exporters::SummaryCsv.render(&report).unwrap();
-//! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(reports::summary::SUMMARY_HEADER));
+//! let header = reports::csv_rows::header::<reports::summary::SummaryRow>();
+//! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(header.as_str()));
 //! ```
 
 pub mod charts;
+pub mod csv_rows;
 pub mod data;
 pub mod dynamic_csv;
 pub mod error;

@@ -1,96 +1,118 @@
 //! `plan.csv`: one row per workload, scheme and growth of `shardlab plan`
 //! ([`analysis::plan::PlanRow`]).
 //!
-//! Numbers print like `summary.csv` ([`format_value`]); an empty cell means "none" (no shard
+//! Numbers print like `summary.csv` ([`crate::csv_rows::number`]); an empty cell means "none" (no shard
 //! count works, no `--current`, no byte limit). `failed_shards` lists the shards of the worst
 //! failure case separated by spaces.
 
 use analysis::plan::PlanRow;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::summary::format_value;
+use crate::csv_rows::{self, number};
 use crate::ReportError;
 
-/// The header of `plan.csv`.
-pub const PLAN_HEADER: &str = "workload,scheme,growth,replicas,failures,shards_needed,binding,\
-peak_rate_per_shard,hottest_share,moved_fraction_from_current,reads,p99_rate_per_shard,\
-rate_limit_per_shard,peak_bytes_per_shard,bytes_limit_per_shard,balanced_shards,current_shards,\
-rate_window_secs,failed_shards,hot_key,hot_key_rate,note";
-
-/// One row of `plan.csv`; the field order is the header.
-#[derive(Debug, Serialize)]
-struct PlanCsvRow<'a> {
-    workload: &'a str,
-    scheme: &'a str,
-    growth: String,
-    replicas: u32,
-    failures: u32,
-    shards_needed: Option<u32>,
-    binding: &'static str,
-    peak_rate_per_shard: String,
-    hottest_share: String,
-    moved_fraction_from_current: String,
-    reads: &'static str,
-    p99_rate_per_shard: String,
-    rate_limit_per_shard: String,
-    peak_bytes_per_shard: String,
-    bytes_limit_per_shard: String,
-    balanced_shards: u32,
-    current_shards: Option<u32>,
-    rate_window_secs: String,
-    failed_shards: String,
-    hot_key: &'a str,
-    hot_key_rate: String,
-    note: &'a str,
+/// One row of `plan.csv`: the shard count one scheme needs for one workload at one growth
+/// factor; the field order is the header. Columns after `moved_fraction_from_current`,
+/// except `balanced_shards` and `note`, may be missing when read (older files).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanCsvRow {
+    /// Workload label.
+    pub workload: String,
+    /// Scheme label.
+    pub scheme: String,
+    /// Growth factor: traffic and stored bytes times this.
+    #[serde(with = "number::required")]
+    pub growth: f64,
+    /// Replicas of every key.
+    pub replicas: u32,
+    /// Shards that may fail at once.
+    pub failures: u32,
+    /// Shards needed; `None` (empty) when no count works.
+    pub shards_needed: Option<u32>,
+    /// What decides the count (or why none works), e.g. `rate`, `hot_key`, `search_limit`.
+    pub binding: String,
+    /// Peak requests per second on the busiest shard at the chosen count.
+    #[serde(with = "number")]
+    pub peak_rate_per_shard: Option<f64>,
+    /// The hottest shard's share of requests at the chosen count.
+    #[serde(with = "number")]
+    pub hottest_share: Option<f64>,
+    /// Share of keys that move from `--current` shards; `None` without `--current`.
+    #[serde(with = "number")]
+    pub moved_fraction_from_current: Option<f64>,
+    /// Where reads go (`leader` or `any`).
+    #[serde(default)]
+    pub reads: String,
+    /// 99th percentile requests per second on the busiest shard.
+    #[serde(default, with = "number")]
+    pub p99_rate_per_shard: Option<f64>,
+    /// Requests per second one shard may serve (capacity × headroom).
+    #[serde(default, with = "number")]
+    pub rate_limit_per_shard: Option<f64>,
+    /// Peak stored bytes on the fullest shard.
+    #[serde(default, with = "number")]
+    pub peak_bytes_per_shard: Option<f64>,
+    /// Bytes one shard may store (none without a byte capacity).
+    #[serde(default, with = "number")]
+    pub bytes_limit_per_shard: Option<f64>,
+    /// Shards a perfectly even scheme would need.
+    pub balanced_shards: Option<u32>,
+    /// The shard count today, when given.
+    #[serde(default)]
+    pub current_shards: Option<u32>,
+    /// Seconds per rate window.
+    #[serde(default, with = "number")]
+    pub rate_window_secs: Option<f64>,
+    /// The shards of the worst failure case, separated by spaces.
+    #[serde(default)]
+    pub failed_shards: String,
+    /// The key too hot for any shard, when one is.
+    #[serde(default)]
+    pub hot_key: String,
+    /// Its requests per second.
+    #[serde(default, with = "number")]
+    pub hot_key_rate: Option<f64>,
+    /// Explanation written by the planner (empty for most rows).
+    pub note: String,
 }
 
-impl<'a> From<&'a PlanRow> for PlanCsvRow<'a> {
-    fn from(r: &'a PlanRow) -> Self {
+impl From<&PlanRow> for PlanCsvRow {
+    fn from(r: &PlanRow) -> Self {
         PlanCsvRow {
-            workload: &r.workload,
-            scheme: &r.scheme,
-            growth: format_value(Some(r.growth)),
+            workload: r.workload.clone(),
+            scheme: r.scheme.clone(),
+            growth: r.growth,
             replicas: r.replicas,
             failures: r.failures,
             shards_needed: r.shards_needed,
-            binding: r.binding.name(),
-            peak_rate_per_shard: format_value(r.peak_rate_per_shard),
-            hottest_share: format_value(r.hottest_share),
-            moved_fraction_from_current: format_value(r.moved_fraction_from_current),
-            reads: r.reads.name(),
-            p99_rate_per_shard: format_value(r.p99_rate_per_shard),
-            rate_limit_per_shard: format_value(Some(r.rate_limit_per_shard)),
-            peak_bytes_per_shard: format_value(r.peak_bytes_per_shard),
-            bytes_limit_per_shard: format_value(r.bytes_limit_per_shard),
-            balanced_shards: r.balanced_shards,
+            binding: r.binding.name().to_string(),
+            peak_rate_per_shard: r.peak_rate_per_shard,
+            hottest_share: r.hottest_share,
+            moved_fraction_from_current: r.moved_fraction_from_current,
+            reads: r.reads.name().to_string(),
+            p99_rate_per_shard: r.p99_rate_per_shard,
+            rate_limit_per_shard: Some(r.rate_limit_per_shard),
+            peak_bytes_per_shard: r.peak_bytes_per_shard,
+            bytes_limit_per_shard: r.bytes_limit_per_shard,
+            balanced_shards: Some(r.balanced_shards),
             current_shards: r.current_shards,
-            rate_window_secs: format_value(Some(r.rate_window_secs)),
+            rate_window_secs: Some(r.rate_window_secs),
             failed_shards: r
                 .failed_shards
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(" "),
-            hot_key: r.hot_key.as_deref().unwrap_or(""),
-            hot_key_rate: format_value(r.hot_key_rate),
-            note: &r.note,
+            hot_key: r.hot_key.clone().unwrap_or_default(),
+            hot_key_rate: r.hot_key_rate,
+            note: r.note.clone(),
         }
     }
 }
 
 /// Renders `plan.csv`; without rows it is the header alone.
 pub fn plan_csv(rows: &[PlanRow]) -> Result<Vec<u8>, ReportError> {
-    if rows.is_empty() {
-        return Ok(format!("{PLAN_HEADER}\n").into_bytes());
-    }
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(PlanCsvRow::from(r))?;
-    }
-    w.into_inner().map_err(|e| ReportError::Io {
-        path: "<memory>".into(),
-        source: e.into_error(),
-    })
+    csv_rows::write(rows.iter().map(PlanCsvRow::from))
 }
 
 #[cfg(test)]
@@ -130,17 +152,18 @@ mod tests {
         let required =
             "workload,scheme,growth,replicas,failures,shards_needed,binding,peak_rate_per_shard,\
                         hottest_share,moved_fraction_from_current";
-        assert!(PLAN_HEADER.starts_with(required));
+        let header = csv_rows::header::<PlanCsvRow>();
+        assert!(header.starts_with(required));
         let text = String::from_utf8(plan_csv(&[row()]).unwrap()).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(PLAN_HEADER));
+        assert_eq!(lines.next(), Some(header.as_str()));
         assert_eq!(
             lines.next(),
             Some("zipf:s=1.0,ring:vnodes=16,2,3,1,12,rate_after_failure,7812.5,0.125,,any,7000,8000,0,,10,,1,3 7,,,")
         );
         assert_eq!(
             String::from_utf8(plan_csv(&[]).unwrap()).unwrap(),
-            format!("{PLAN_HEADER}\n")
+            format!("{header}\n")
         );
     }
 
@@ -148,7 +171,7 @@ mod tests {
     fn the_readme_lists_the_plan_csv_columns() {
         let readme =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-        assert!(readme.contains(&format!("`{PLAN_HEADER}`")));
+        assert!(readme.contains(&format!("`{}`", csv_rows::header::<PlanCsvRow>())));
     }
 
     #[test]

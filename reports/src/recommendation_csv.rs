@@ -2,29 +2,53 @@
 //! per workload, shard count and growth target.
 
 use analysis::advice;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::summary::format_value;
+use crate::csv_rows::{self, list, number};
 use crate::{Exporter, ReportError, RunReport};
 
 /// The file name inside a run directory.
 pub const FILE: &str = "recommendation.csv";
-/// The header of `recommendation.csv`.
-pub const HEADER: &str = "workload,shards,grow_to,scheme,decided_by,margin,tied_with,warning";
-/// Separates the schemes of `tied_with` (scheme labels may hold commas).
-pub const LIST_SEPARATOR: char = ';';
 
-/// One row of `recommendation.csv`.
-#[derive(Debug, Serialize)]
-struct Row<'a> {
-    workload: &'a str,
-    shards: u32,
-    grow_to: u32,
-    scheme: &'a str,
-    decided_by: &'a str,
-    margin: String,
-    tied_with: String,
-    warning: &'a str,
+/// One row of `recommendation.csv`: the outcome of the decision procedure for one workload,
+/// shard count and growth target.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecommendationRow {
+    /// Workload label.
+    pub workload: String,
+    /// Shard count N.
+    pub shards: u32,
+    /// Growth (or shrink) target M.
+    pub grow_to: u32,
+    /// The recommended scheme; `None` (an empty cell) for a tie or too little data.
+    pub scheme: Option<String>,
+    /// The deciding criterion (`usable_capacity`, `idle_new_shards`, `growth_cost`,
+    /// `scan_fanout`, `lookup_time`, `tie`; empty when nothing was compared).
+    pub decided_by: String,
+    /// The margin in the criterion's unit.
+    #[serde(with = "number")]
+    pub margin: Option<f64>,
+    /// Schemes tied with the winner on usable capacity (every tied scheme for a tie),
+    /// separated by `;` (labels may hold commas).
+    #[serde(with = "list")]
+    pub tied_with: Vec<String>,
+    /// Why no scheme is named, or a caveat about the one named.
+    pub warning: String,
+}
+
+impl From<advice::Decision> for RecommendationRow {
+    fn from(d: advice::Decision) -> Self {
+        RecommendationRow {
+            workload: d.workload,
+            shards: d.shards,
+            grow_to: d.grow_to,
+            scheme: d.scheme,
+            decided_by: d.decided_by.map_or("", advice::Criterion::name).to_string(),
+            margin: d.margin,
+            tied_with: d.tied_with,
+            warning: d.warning,
+        }
+    }
 }
 
 /// `recommendation.csv`.
@@ -35,25 +59,28 @@ impl Exporter for RecommendationCsv {
         FILE
     }
     fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        w.write_record(HEADER.split(','))?;
-        for d in report.results.iter().map(advice::decide) {
-            w.serialize(Row {
-                workload: &d.workload,
-                shards: d.shards,
-                grow_to: d.grow_to,
-                scheme: d.scheme.as_deref().unwrap_or(""),
-                decided_by: d.decided_by.map_or("", advice::Criterion::name),
-                margin: format_value(d.margin),
-                tied_with: d.tied_with.join(&LIST_SEPARATOR.to_string()),
-                warning: &d.warning,
-            })?;
-        }
-        w.into_inner().map_err(|e| ReportError::Io {
-            path: FILE.into(),
-            source: e.into_error(),
-        })
+        csv_rows::write(
+            report
+                .results
+                .iter()
+                .map(|r| RecommendationRow::from(advice::decide(r))),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_is_the_one_the_readme_documents() {
+        let header = csv_rows::header::<RecommendationRow>();
+        assert_eq!(
+            header,
+            "workload,shards,grow_to,scheme,decided_by,margin,tied_with,warning"
+        );
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        assert!(readme.contains(&format!("`{header}`")));
     }
 }

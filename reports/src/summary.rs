@@ -1,51 +1,61 @@
 //! The tidy CSV files: `summary.csv` (one row per metric) and `shards.csv` (one row per shard).
 
 use analysis::metrics::{WorkloadResult, METRICS};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+pub use crate::csv_rows::number::format_value;
+use crate::csv_rows::{self, number};
 use crate::ReportError;
 
-/// The header of `summary.csv`.
-pub const SUMMARY_HEADER: &str =
-    "workload,scheme,shards,metric,value,unit,target_shards,estimate,sample_rate,ci_low,ci_high";
-/// The header of `shards.csv`.
-pub const SHARDS_HEADER: &str = "workload,scheme,shard,requests,distinct_keys,shards,request_share";
-
-/// One row of `summary.csv`.
-#[derive(Debug, Serialize)]
-pub struct SummaryRow<'a> {
+/// One row of `summary.csv`: one metric of one scheme on one workload at N shards (and the
+/// growth target M its remap and growth figures are of). Written by [`summary_csv`], read
+/// back by [`crate::data::RunData`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
     /// Workload label.
-    pub workload: &'a str,
+    pub workload: String,
     /// Scheme label.
-    pub scheme: &'a str,
+    pub scheme: String,
     /// Shard count N.
     pub shards: u32,
     /// Metric name (see the README's metric table).
-    pub metric: &'a str,
+    pub metric: String,
     /// The value; empty when undefined (e.g. scan fan-out without scans).
-    pub value: String,
+    #[serde(with = "number")]
+    pub value: Option<f64>,
     /// The metric's unit.
-    pub unit: &'a str,
+    pub unit: String,
     /// Shard count M of the remap measurement.
     pub target_shards: u32,
     /// 1 when the value was estimated from a hash sample of the key space, else 0.
+    #[serde(default)]
     pub estimate: u8,
     /// Share of the key space the value was measured on (1 for exact values).
-    pub sample_rate: String,
+    #[serde(default, with = "number")]
+    pub sample_rate: Option<f64>,
     /// Lower end of the 95% confidence interval (key sample, block bootstrap or repeats;
     /// empty where none was estimated).
-    pub ci_low: String,
+    #[serde(default, with = "number")]
+    pub ci_low: Option<f64>,
     /// Upper end of the 95% confidence interval (empty where none was estimated).
-    pub ci_high: String,
+    #[serde(default, with = "number")]
+    pub ci_high: Option<f64>,
 }
 
-/// One row of `shards.csv`.
-#[derive(Debug, Serialize)]
-pub struct ShardRow<'a> {
+impl SummaryRow {
+    /// The 95% interval, when the row gives both ends.
+    pub fn ci(&self) -> Option<(f64, f64)> {
+        self.ci_low.zip(self.ci_high)
+    }
+}
+
+/// One row of `shards.csv`: the load of one shard of one scheme on one workload.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardRow {
     /// Workload label.
-    pub workload: &'a str,
+    pub workload: String,
     /// Scheme label.
-    pub scheme: &'a str,
+    pub scheme: String,
     /// Shard number.
     pub shard: u32,
     /// Requests the shard received.
@@ -54,82 +64,56 @@ pub struct ShardRow<'a> {
     pub distinct_keys: u64,
     /// Shard count N.
     pub shards: u32,
-    /// requests / all requests of the scheme.
-    pub request_share: String,
-}
-
-/// Formats a value exactly and reproducibly: integers without a fraction, other numbers in
-/// Rust's shortest round-trip form.
-pub fn format_value(v: Option<f64>) -> String {
-    match v {
-        None => String::new(),
-        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-        Some(x) => format!("{x}"),
-    }
+    /// requests / all requests of the scheme (computed by `analysis`).
+    #[serde(default, with = "number")]
+    pub request_share: Option<f64>,
 }
 
 /// Renders `summary.csv`.
 pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in results {
-        for s in &r.schemes {
-            for m in r.metric_values(s) {
+    csv_rows::write(results.iter().flat_map(|r| {
+        r.schemes.iter().flat_map(move |s| {
+            r.metric_values(s).into_iter().map(move |m| {
                 let estimate = m.value.and(r.estimate_of(s, m.name));
                 let ci = m.value.and(r.interval_of(s, m.name));
-                w.serialize(SummaryRow {
-                    workload: &r.workload,
-                    scheme: &s.scheme,
+                SummaryRow {
+                    workload: r.workload.clone(),
+                    scheme: s.scheme.clone(),
                     shards: s.shards,
-                    metric: m.name,
-                    value: format_value(m.value),
-                    unit: m.unit,
+                    metric: m.name.to_string(),
+                    value: m.value,
+                    unit: m.unit.to_string(),
                     target_shards: s.remap.target_shards,
                     estimate: u8::from(estimate.is_some()),
-                    sample_rate: format_value(Some(estimate.map_or(1.0, |e| e.sample_rate))),
-                    ci_low: format_value(ci.map(|c| c.0)),
-                    ci_high: format_value(ci.map(|c| c.1)),
-                })?;
-            }
-        }
-    }
-    finish(w, SUMMARY_HEADER, results.is_empty())
+                    sample_rate: Some(estimate.map_or(1.0, |e| e.sample_rate)),
+                    ci_low: ci.map(|c| c.0),
+                    ci_high: ci.map(|c| c.1),
+                }
+            })
+        })
+    }))
 }
 
 /// Renders `shards.csv`.
 pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in results {
-        for s in &r.schemes {
+    csv_rows::write(results.iter().flat_map(|r| {
+        r.schemes.iter().flat_map(move |s| {
             let shares = s.load.shard_shares();
-            for (shard, &requests) in s.load.shard_requests.iter().enumerate() {
-                let distinct = r.shard_distinct_keys(s, shard);
-                let share = shares.as_ref().map(|v| v[shard]);
-                w.serialize(ShardRow {
-                    workload: &r.workload,
-                    scheme: &s.scheme,
+            s.load
+                .shard_requests
+                .iter()
+                .enumerate()
+                .map(move |(shard, &requests)| ShardRow {
+                    workload: r.workload.clone(),
+                    scheme: s.scheme.clone(),
                     shard: shard as u32,
                     requests,
-                    distinct_keys: distinct,
+                    distinct_keys: r.shard_distinct_keys(s, shard),
                     shards: s.shards,
-                    request_share: format_value(share),
-                })?;
-            }
-        }
-    }
-    finish(w, SHARDS_HEADER, results.is_empty())
-}
-
-/// Returns the bytes; an empty table still gets its header.
-fn finish(w: csv::Writer<Vec<u8>>, header: &str, empty: bool) -> Result<Vec<u8>, ReportError> {
-    let bytes = w.into_inner().map_err(|e| ReportError::Io {
-        path: "<memory>".into(),
-        source: e.into_error(),
-    })?;
-    Ok(if empty || bytes.is_empty() {
-        format!("{header}\n").into_bytes()
-    } else {
-        bytes
-    })
+                    request_share: shares.as_ref().map(|v| v[shard]),
+                })
+        })
+    }))
 }
 
 /// Names of every metric, for checks that the table and the CSV agree.
@@ -153,11 +137,11 @@ mod tests {
     fn empty_results_still_have_headers() {
         assert_eq!(
             String::from_utf8(summary_csv(&[]).unwrap()).unwrap(),
-            format!("{SUMMARY_HEADER}\n")
+            "workload,scheme,shards,metric,value,unit,target_shards,estimate,sample_rate,ci_low,ci_high\n"
         );
         assert_eq!(
             String::from_utf8(shards_csv(&[]).unwrap()).unwrap(),
-            format!("{SHARDS_HEADER}\n")
+            "workload,scheme,shard,requests,distinct_keys,shards,request_share\n"
         );
     }
 }

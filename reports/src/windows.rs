@@ -3,21 +3,18 @@
 //! chart are drawn from.
 
 use analysis::metrics::WorkloadResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::csv_rows::{self, number};
 use crate::{Exporter, ReportError, RunReport};
 
-/// The header of `windows.csv`.
-pub const WINDOWS_HEADER: &str =
-    "workload,scheme,shards,window,shard,requests,window_hottest_share";
-
-/// One row of `windows.csv`.
-#[derive(Debug, Serialize)]
-pub struct WindowRow<'a> {
+/// One row of `windows.csv`: one shard's requests in one window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WindowRow {
     /// Workload label.
-    pub workload: &'a str,
+    pub workload: String,
     /// Scheme label.
-    pub scheme: &'a str,
+    pub scheme: String,
     /// Shard count N.
     pub shards: u32,
     /// 0-based index of the window of `--window` measured events.
@@ -25,10 +22,11 @@ pub struct WindowRow<'a> {
     /// Shard number.
     pub shard: u32,
     /// Requests the shard received in the window.
-    pub requests: u32,
+    pub requests: u64,
     /// The window's hottest shard's share of its requests (the same on every row of the
     /// window; computed by `analysis`).
-    pub window_hottest_share: String,
+    #[serde(default, with = "number")]
+    pub window_hottest_share: Option<f64>,
 }
 
 /// `windows.csv`: one row per workload, scheme, window and shard.
@@ -45,40 +43,29 @@ impl Exporter for WindowsCsv {
 
 /// Renders `windows.csv`.
 pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in results {
-        for s in &r.schemes {
-            for (window, (counts, &hottest)) in s
-                .load
+    csv_rows::write(results.iter().flat_map(|r| {
+        r.schemes.iter().flat_map(move |s| {
+            s.load
                 .window_requests
                 .iter()
                 .zip(&s.load.window_hottest_share)
                 .enumerate()
-            {
-                for (shard, &requests) in counts.iter().enumerate() {
-                    w.serialize(WindowRow {
-                        workload: &r.workload,
-                        scheme: &s.scheme,
-                        shards: s.shards,
-                        window: window as u32,
-                        shard: shard as u32,
-                        requests,
-                        window_hottest_share: crate::summary::format_value(Some(hottest)),
-                    })?;
-                }
-            }
-        }
-    }
-    let bytes = w.into_inner().map_err(|e| ReportError::Io {
-        path: "<memory>".into(),
-        source: e.into_error(),
-    })?;
-    // The writer emits the header with the first row; an empty table still gets one.
-    Ok(if bytes.is_empty() {
-        format!("{WINDOWS_HEADER}\n").into_bytes()
-    } else {
-        bytes
-    })
+                .flat_map(move |(window, (counts, &hottest))| {
+                    counts
+                        .iter()
+                        .enumerate()
+                        .map(move |(shard, &requests)| WindowRow {
+                            workload: r.workload.clone(),
+                            scheme: s.scheme.clone(),
+                            shards: s.shards,
+                            window: window as u32,
+                            shard: shard as u32,
+                            requests: u64::from(requests),
+                            window_hottest_share: Some(hottest),
+                        })
+                })
+        })
+    }))
 }
 
 #[cfg(test)]
@@ -89,7 +76,7 @@ mod tests {
     fn an_empty_run_still_has_the_header() {
         assert_eq!(
             String::from_utf8(windows_csv(&[]).unwrap()).unwrap(),
-            format!("{WINDOWS_HEADER}\n")
+            "workload,scheme,shards,window,shard,requests,window_hottest_share\n"
         );
     }
 }

@@ -196,11 +196,22 @@ fn fan_out_then_lookup_break_the_remaining_ties() {
         (d.scheme.as_deref(), d.decided_by),
         (Some("b"), Some(Criterion::LookupTime))
     );
-    assert!((d.margin.unwrap() - 30.0).abs() < 1e-9);
-    // 10 against 11 ns is noise.
-    let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
-    a.lookup = 11.0;
-    assert_eq!(decide(&result(&[a, b])).decided_by, Some(Criterion::Tie));
+    // The margin is the ratio the rule guarantees, not the measured 4x, which wanders
+    // between runs.
+    assert_eq!(d.margin, Some(LOOKUP_RATIO));
+    let mut a = s("a", 0.25, 0.2, 0.2);
+    a.lookup = 70.0;
+    let d = decide(&result(&[a, s("b", 0.25, 0.2, 0.2)]));
+    assert_eq!(
+        (d.decided_by, d.margin),
+        (Some(Criterion::LookupTime), Some(2.0))
+    );
+    // 10 against 11 ns is noise; 10 against 19 ns is under 2x, however clean the timings.
+    for slower in [11.0, 19.0] {
+        let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
+        a.lookup = slower;
+        assert_eq!(decide(&result(&[a, b])).decided_by, Some(Criterion::Tie));
+    }
     // 10 against 40 ns, but the faster one's p99 reaches past the slower one's median.
     let (mut a, mut b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
     a.lookup = 40.0;

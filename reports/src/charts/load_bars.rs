@@ -72,11 +72,11 @@ fn draw_panel(
     let n = load.shards as f64;
     let fair = 1.0 / n;
     let color = style::scheme_color(input.data, &load.scheme);
-    let caption = format!(
-        "{}: {} requests",
-        load.scheme,
-        thousands(load.shard_requests.iter().sum())
-    );
+    let requests = input
+        .data
+        .metric(&load.workload, &load.scheme, load.shards, "requests")
+        .map_or("?".into(), |r| thousands(r.round() as u64));
+    let caption = format!("{}: {requests} requests", load.scheme);
     let mut chart = style::panel_chart(area, &caption, 64)
         .build_cartesian_2d(-0.5..n - 0.5, style::padded(0.0, y_max.max(fair), true))?;
     chart

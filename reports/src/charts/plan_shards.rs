@@ -7,7 +7,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::style::{self, font, whole, LegendEntry, Mark, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
-use crate::data::{PlanRecord, RunData};
+use crate::data::RunData;
+use crate::plan_csv::PlanCsvRow;
 
 /// The file stem of this chart, for the report to place it in the plan section.
 pub const NAME: &str = "plan_shards";
@@ -33,7 +34,7 @@ fn times(v: &f64) -> String {
     format!("×{}", (v * 100.0).round() / 100.0)
 }
 
-fn rows_of<'d>(data: &'d RunData, workload: &str) -> Vec<&'d PlanRecord> {
+fn rows_of<'d>(data: &'d RunData, workload: &str) -> Vec<&'d PlanCsvRow> {
     data.plan
         .iter()
         .flatten()
@@ -42,7 +43,7 @@ fn rows_of<'d>(data: &'d RunData, workload: &str) -> Vec<&'d PlanRecord> {
 }
 
 /// The balanced floor of a workload: the first `balanced_shards` of each growth, by growth.
-fn balanced(rows: &[&PlanRecord]) -> Vec<(f64, f64)> {
+fn balanced(rows: &[&PlanCsvRow]) -> Vec<(f64, f64)> {
     let mut out: Vec<(f64, f64)> = Vec::new();
     for r in rows {
         if let Some(b) = r.balanced_shards {
@@ -98,7 +99,7 @@ fn draw_panel(data: &RunData, workload: &str, area: &Canvas<'_>) -> DrawResult {
     let mut crosses_at: Vec<(f64, usize)> = Vec::new();
     for scheme in data.plan_schemes() {
         let c = color(data, scheme);
-        let mut mine: Vec<&&PlanRecord> = rows.iter().filter(|r| r.scheme == scheme).collect();
+        let mut mine: Vec<&&PlanCsvRow> = rows.iter().filter(|r| r.scheme == scheme).collect();
         mine.sort_by(|a, b| a.growth.total_cmp(&b.growth));
         // A line through consecutive growths where a count works, broken where none does.
         let mut run: Vec<(f64, f64)> = Vec::new();

@@ -3,24 +3,41 @@
 
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
-use crate::data::{RunData, TimelineRow};
+use crate::data::RunData;
+use crate::dynamic_csv::TimelineCsvRow;
 
 /// Range dynamics over time.
 pub struct RangeTimeline;
 
-/// A column drawn, with its axis label and tick format.
-type Measure = (&'static str, &'static str, fn(&f64) -> String);
+/// A column drawn, with its axis label, tick format and value.
+type Measure = (
+    &'static str,
+    &'static str,
+    fn(&f64) -> String,
+    fn(&TimelineCsvRow) -> Option<f64>,
+);
 
-/// Columns drawn, with their axis label and tick format.
+/// Columns drawn, with their axis label, tick format and value.
 const MEASURES: [Measure; 5] = [
-    ("ranges", "ranges", whole),
-    ("splits", "splits per window", whole),
-    ("merges", "merges per window", whole),
-    ("bytes_moved", "bytes moved per window", whole),
-    ("hottest_node_share", "hottest node's share (%)", percent),
+    ("ranges", "ranges", whole, |r| r.ranges.map(|v| v as f64)),
+    ("splits", "splits per window", whole, |r| {
+        r.splits.map(|v| v as f64)
+    }),
+    ("merges", "merges per window", whole, |r| {
+        r.merges.map(|v| v as f64)
+    }),
+    ("bytes_moved", "bytes moved per window", whole, |r| {
+        r.bytes_moved.map(|v| v as f64)
+    }),
+    (
+        "hottest_node_share",
+        "hottest node's share (%)",
+        percent,
+        |r| r.hottest_node_share,
+    ),
 ];
 
-fn rows(data: &RunData) -> &[TimelineRow] {
+fn rows(data: &RunData) -> &[TimelineCsvRow] {
     data.timeline.as_deref().unwrap_or(&[])
 }
 
@@ -29,15 +46,16 @@ fn measures(data: &RunData) -> Vec<Measure> {
     MEASURES
         .iter()
         .copied()
-        .filter(|(c, _, _)| rows(data).iter().any(|r| r.values.contains_key(*c)))
+        .filter(|(_, _, _, value)| rows(data).iter().any(|r| value(r).is_some()))
         .collect()
 }
 
-fn series_of(data: &RunData, column: &str) -> Vec<Series> {
-    let mut labels: Vec<&str> = Vec::new();
+fn series_of(data: &RunData, value: fn(&TimelineCsvRow) -> Option<f64>) -> Vec<Series> {
+    let mut labels: Vec<String> = Vec::new();
     for r in rows(data) {
-        if !labels.contains(&r.series.as_str()) {
-            labels.push(&r.series);
+        let series = r.series();
+        if !labels.contains(&series) {
+            labels.push(series);
         }
     }
     labels
@@ -46,8 +64,8 @@ fn series_of(data: &RunData, column: &str) -> Vec<Series> {
         .map(|(i, label)| {
             let mut points: Vec<(f64, f64)> = rows(data)
                 .iter()
-                .filter(|r| r.series == *label)
-                .filter_map(|r| Some((r.window as f64, *r.values.get(column)?)))
+                .filter(|r| r.series() == *label)
+                .filter_map(|r| Some((r.window as f64, value(r)?)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Series {
@@ -94,14 +112,14 @@ impl Chart for RangeTimeline {
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
         let grid: Vec<LinePanel> = measures(input.data)
             .into_iter()
-            .map(|(column, y_desc, y_format)| LinePanel {
+            .map(|(column, y_desc, y_format, value)| LinePanel {
                 caption: column.replace('_', " "),
                 x_desc: "window",
                 y_desc,
                 y_format,
                 x_format: whole,
                 y_from_zero: true,
-                series: series_of(input.data, column),
+                series: series_of(input.data, value),
             })
             .collect();
         style::draw_line_grid(root, "Range dynamics over time", &grid)

@@ -1,6 +1,7 @@
-//! Split-key quality per finder, from `splits.csv`: the mean balance |L-R|/(L+R) of the load
-//! after each split made, beside the mean balance the optimal key would have given on the same
-//! splits (lower is better; 0 halves the load exactly).
+//! Split-key quality per finder, from `finders.csv`: the mean balance |L-R|/(L+R) of the load
+//! after each finder's split keys, beside the mean balance the optimal key would have given on
+//! the same decisions (lower is better; 0 halves the load exactly). The means are computed by
+//! `analysis` ([`analysis::dynamic::FinderSummary`]) and read from the file.
 
 use plotters::prelude::*;
 
@@ -11,33 +12,41 @@ use crate::data::RunData;
 /// Split balance per finder against the optimum.
 pub struct SplitBalanceChart;
 
-/// Per finder: (finder, mean balance after, mean optimal balance, splits made).
-pub type FinderBalance = (String, f64, f64, usize);
+/// One finder's split quality over one dynamic run, as `finders.csv` gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinderBalance {
+    /// The finder, followed by its run when the file holds several.
+    pub label: String,
+    /// `balance_mean`.
+    pub after: f64,
+    /// `optimal_balance_mean`.
+    pub optimal: f64,
+    /// `excess_over_optimal_mean`.
+    pub excess: f64,
+    /// `evaluated`: the splits judged on a next window.
+    pub judged: u64,
+}
 
-/// Mean balances of the splits made (reason empty, both balances known), per finder in file
-/// order.
+/// The finders of `finders.csv` that judged a split, in file order.
 pub fn finder_balances(data: &RunData) -> Vec<FinderBalance> {
-    let mut out: Vec<(String, f64, f64, usize)> = Vec::new();
-    for r in data.splits.as_deref().unwrap_or(&[]) {
-        let (Some(after), Some(optimal), true) =
-            (r.balance_after, r.optimal_balance, r.reason.is_empty())
-        else {
-            continue;
-        };
-        match out.iter_mut().find(|f| f.0 == r.finder) {
-            Some(f) => {
-                f.1 += after;
-                f.2 += optimal;
-                f.3 += 1;
-            }
-            None => out.push((r.finder.clone(), after, optimal, 1)),
-        }
-    }
-    for f in &mut out {
-        f.1 /= f.3 as f64;
-        f.2 /= f.3 as f64;
-    }
-    out
+    let rows = data.finders.as_deref().unwrap_or(&[]);
+    let several_runs = rows.iter().any(|r| r.series() != rows[0].series());
+    rows.iter()
+        .filter(|r| r.evaluated > 0)
+        .filter_map(|r| {
+            Some(FinderBalance {
+                label: if several_runs {
+                    format!("{} ({})", r.finder, r.series())
+                } else {
+                    r.finder.clone()
+                },
+                after: r.balance_mean?,
+                optimal: r.optimal_balance_mean?,
+                excess: r.excess_over_optimal_mean?,
+                judged: r.evaluated,
+            })
+        })
+        .collect()
 }
 
 impl Chart for SplitBalanceChart {
@@ -51,10 +60,10 @@ impl Chart for SplitBalanceChart {
         Scope::Run
     }
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
-        match &input.data.splits {
-            None => Some("the run has no splits.csv (no range-dynamic scheme)".into()),
+        match &input.data.finders {
+            None => Some("the run has no finders.csv (no range-dynamic scheme)".into()),
             Some(_) if finder_balances(input.data).is_empty() => {
-                Some("splits.csv records no split made".into())
+                Some("finders.csv records no split judged".into())
             }
             Some(_) => None,
         }
@@ -86,11 +95,11 @@ impl Chart for SplitBalanceChart {
         )?;
         let names: Vec<String> = finders
             .iter()
-            .map(|f| format!("{} ({} splits)", f.0, f.3))
+            .map(|f| format!("{} ({} splits)", f.label, f.judged))
             .collect();
         let y_max = finders
             .iter()
-            .flat_map(|f| [f.1, f.2])
+            .flat_map(|f| [f.after, f.optimal])
             .fold(0.0f64, f64::max);
         let mut chart = ChartBuilder::on(&area)
             .margin(10)
@@ -124,7 +133,10 @@ impl Chart for SplitBalanceChart {
             let rects = finders.iter().enumerate().map(move |(i, f)| {
                 let x = i as f64 - 0.3 + 0.3 * k as f64;
                 Rectangle::new(
-                    [(x, 0.0), (x + 0.28, if k == 0 { f.1 } else { f.2 })],
+                    [
+                        (x, 0.0),
+                        (x + 0.28, if k == 0 { f.after } else { f.optimal }),
+                    ],
                     color.filled(),
                 )
             });

@@ -2,7 +2,8 @@
 //! (skew, shard count, scan length), and a flat dashed reference across those points.
 
 use super::style::{self, Series, Stroke};
-use crate::data::{MetricRow, RunData};
+use crate::data::RunData;
+use crate::summary::SummaryRow;
 
 /// One solid line per scheme of the run: `metric` at each `(x, workload, shard count)` point
 /// that has a value, with its 95% interval where summary.csv gives one. Schemes with no value
@@ -11,7 +12,7 @@ pub fn metric_lines(data: &RunData, metric: &str, at: &[(f64, &str, u32)]) -> Ve
     data.schemes()
         .into_iter()
         .filter_map(|scheme| {
-            let rows: Vec<(f64, &MetricRow)> = at
+            let rows: Vec<(f64, &SummaryRow)> = at
                 .iter()
                 .filter_map(|&(x, w, n)| Some((x, data.metric_row(w, scheme, n, metric)?)))
                 .collect();
@@ -26,7 +27,7 @@ pub fn metric_lines(data: &RunData, metric: &str, at: &[(f64, &str, u32)]) -> Ve
                 stroke: Stroke::Solid,
                 whiskers: rows
                     .iter()
-                    .filter_map(|(x, r)| r.ci.map(|(lo, hi)| (*x, lo, hi)))
+                    .filter_map(|(x, r)| r.ci().map(|(lo, hi)| (*x, lo, hi)))
                     .collect(),
             })
         })

@@ -563,7 +563,7 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
             row.extend(schemes.iter().map(|s| {
                 let r = data.metric_row(workload, s, n, def.name);
                 let value = cell(r.and_then(|r| r.value), def.unit);
-                match r.and_then(|r| r.ci) {
+                match r.and_then(|r| r.ci()) {
                     Some((lo, hi)) => format!(
                         "{value} ({} to {})",
                         cell(Some(lo), def.unit),
@@ -618,13 +618,13 @@ fn tradeoff_table(data: &RunData, workload: &str, n: u32) -> Block {
 fn how_to_read(b: &mut Vec<Block>) {
     b.push(Block::Heading(2, "How to read the numbers".into()));
     b.push(Block::Paragraph(format!(
-        "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts. The decision procedure: no recommendation under {} measured events or {} distinct keys per shard; schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied: a growth that leaves the added shards nearly idle (under half their fair share) loses, then the smallest distance |remap_fraction − remap_ideal| wins (moving less than the ideal is no saving; ties within {:.0} points), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only beyond {:.0}% and {} ns, and when the faster one's p99 is below the other's median; such rows may change between runs). Schemes tied on everything are reported as a tie. A figure followed by (a to b) in the comparison tables carries its 95% interval: a block bootstrap over consecutive windows of the load metrics, or, with --repeat K, the spread over K seeds of every non-timing metric. A hot spot is a hottest share of {}x the fair share 1/N or more.",
+        "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts. The decision procedure: no recommendation under {} measured events or {} distinct keys per shard; schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied: a growth that leaves the added shards nearly idle (under half their fair share) loses, then the smallest distance |remap_fraction − remap_ideal| wins (moving less than the ideal is no saving; ties within {:.0} points), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only at {}x the speed or more and beyond {} ns, and when the faster one's p99 is below the other's median; the margin is then that guaranteed ratio, not the measured one). Schemes tied on everything are reported as a tie. A figure followed by (a to b) in the comparison tables carries its 95% interval: a block bootstrap over consecutive windows of the load metrics, or, with --repeat K, the spread over K seeds of every non-timing metric. A hot spot is a hottest share of {}x the fair share 1/N or more.",
         count(analysis::advice::MIN_EVENTS as f64),
         analysis::advice::MIN_KEYS_PER_SHARD,
         analysis::advice::CAPACITY_TIE * 100.0,
         analysis::advice::GROWTH_TIE * 100.0,
         analysis::advice::FANOUT_TIE * 100.0,
-        analysis::advice::LOOKUP_TIE * 100.0,
+        analysis::advice::LOOKUP_RATIO,
         analysis::advice::LOOKUP_TIE_NS,
         findings::HOT_SPOT_FACTOR
     )));

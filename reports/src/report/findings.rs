@@ -7,7 +7,9 @@
 
 use analysis::advice;
 
-use crate::data::{RecommendationRow, RunData};
+use crate::data::RunData;
+use crate::dynamic_csv::TimelineCsvRow;
+use crate::recommendation_csv::RecommendationRow;
 
 /// A hottest share this many times the fair share 1/N counts as a hot spot.
 pub const HOT_SPOT_FACTOR: f64 = 3.0;
@@ -103,9 +105,15 @@ pub struct GrowthProfile {
 }
 
 impl GrowthProfile {
-    /// The added shards get under half their fair share.
+    /// The added shards get under half their fair share (the rule of `analysis`, applied to
+    /// the figures read back).
     fn idle(&self) -> bool {
-        matches!((self.added_share, self.added_fair), (Some(s), Some(f)) if s < 0.5 * f)
+        analysis::metrics::growth::Growth {
+            added_share: self.added_share,
+            added_fair: self.added_fair,
+            hottest_share_after: self.hottest_grown,
+        }
+        .leaves_added_idle()
     }
 }
 
@@ -223,7 +231,7 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
     Some(SchemeProfile {
         scheme: s.to_string(),
         usable_capacity: usable.value?,
-        usable_ci: usable.ci,
+        usable_ci: usable.ci(),
         hottest_window_share: metric("hottest_shard_share_windowed")?,
         hottest_window_range,
         windows: windows.len(),
@@ -559,95 +567,122 @@ fn skew_sweeps(data: &RunData) -> Vec<Finding> {
     out
 }
 
+/// Split quality per finder and refusals by reason, one finding per dynamic run, from
+/// `finders.csv` (the means are computed by `analysis`).
 fn split_quality(data: &RunData) -> Vec<Finding> {
-    let Some(splits) = data.splits.as_deref() else {
-        return vec![];
-    };
-    let mut out: Vec<Finding> = crate::charts::finder_balances(data)
-        .into_iter()
-        .map(|(finder, after, optimal, made)| Finding {
-            topic: Topic::RangeDynamics,
-            text: format!(
-                "Split finder {finder}: {made} splits, mean balance {after:.3} after the split against {optimal:.3} at the optimal key (excess {:.3}).",
-                after - optimal
-            ),
-        })
-        .collect();
-    let mut refused: Vec<(&str, &str, usize)> = Vec::new();
-    for r in splits.iter().filter(|r| !r.reason.is_empty()) {
-        match refused
-            .iter_mut()
-            .find(|x| x.0 == r.finder && x.1 == r.reason)
-        {
-            Some(x) => x.2 += 1,
-            None => refused.push((&r.finder, &r.reason, 1)),
+    let finders = data.finders.as_deref().unwrap_or(&[]);
+    let mut runs: Vec<String> = Vec::new();
+    for r in finders {
+        if !runs.contains(&r.series()) {
+            runs.push(r.series());
         }
     }
-    if !refused.is_empty() {
-        let list: Vec<String> = refused
-            .iter()
-            .map(|(f, r, n)| format!("{f} {n} ({})", r.replace('_', " ")))
-            .collect();
-        out.push(Finding {
-            topic: Topic::RangeDynamics,
-            text: format!("Load splits refused: {}.", list.join(", ")),
-        });
-    }
-    out
-}
-
-fn timeline(data: &RunData) -> Vec<Finding> {
-    let rows = data.timeline.as_deref().unwrap_or(&[]);
-    let mut series: Vec<&str> = Vec::new();
-    for r in rows {
-        if !series.contains(&r.series.as_str()) {
-            series.push(&r.series);
-        }
-    }
-    series
-        .into_iter()
-        .filter_map(|name| {
-            let rows: Vec<_> = rows.iter().filter(|r| r.series == name).collect();
-            let total = |c: &str| rows.iter().filter_map(|r| r.values.get(c)).sum::<f64>();
-            let last = rows.iter().max_by_key(|r| r.window)?;
-            let mut parts = Vec::new();
-            if let Some(ranges) = last.values.get("ranges") {
-                parts.push(format!(
-                    "{} ranges after {} windows",
-                    num(*ranges),
-                    last.window + 1
-                ));
-            }
-            parts.push(format!(
-                "{} splits, {} merges",
-                num(total("splits")),
-                num(total("merges"))
-            ));
-            if rows.iter().any(|r| r.values.contains_key("bytes_moved")) {
-                parts.push(format!("{} bytes moved", num(total("bytes_moved"))));
-            }
-            let hottest: Vec<f64> = rows
+    runs.into_iter()
+        .filter_map(|run| {
+            let mine: Vec<_> = finders.iter().filter(|r| r.series() == run).collect();
+            let judged: Vec<String> = mine
                 .iter()
-                .filter_map(|r| r.values.get("hottest_node_share").copied())
+                .filter(|r| r.evaluated > 0)
+                .filter_map(|r| {
+                    Some(format!(
+                        "{} {} splits, mean balance {:.3} after the split against {:.3} at the optimal key (excess {:.3})",
+                        r.finder,
+                        r.evaluated,
+                        r.balance_mean?,
+                        r.optimal_balance_mean?,
+                        r.excess_over_optimal_mean?
+                    ))
+                })
                 .collect();
-            if let Some(&end) = hottest.last() {
-                parts.push(format!(
-                    "hottest node share {} at the start, {} at the end",
-                    pct(hottest[0]),
-                    pct(end)
-                ));
+            let refused: Vec<String> = mine
+                .iter()
+                .flat_map(|r| {
+                    [
+                        ("popular key", r.popular_key),
+                        ("no split key", r.no_split_key),
+                        ("clear direction", r.clear_direction),
+                    ]
+                    .into_iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(reason, n)| format!("{} {n} ({reason})", r.finder))
+                })
+                .collect();
+            let mut parts = Vec::new();
+            if !judged.is_empty() {
+                parts.push(judged.join("; "));
             }
-            let who = if name.is_empty() {
-                "Range dynamics".to_string()
-            } else {
-                format!("Range dynamics ({name})")
-            };
-            Some(Finding {
+            if !refused.is_empty() {
+                parts.push(format!("load splits refused: {}", refused.join(", ")));
+            }
+            (!parts.is_empty()).then(|| Finding {
                 topic: Topic::RangeDynamics,
-                text: format!("{who}: {}.", parts.join("; ")),
+                text: format!("Split finders ({run}): {}.", parts.join("; ")),
             })
         })
         .collect()
+}
+
+/// What each dynamic run did, from its `dynamic_*` metrics in `summary.csv` (totals computed
+/// by `analysis`) and the first and last windows of `timeline.csv`.
+fn timeline(data: &RunData) -> Vec<Finding> {
+    let rows = data.timeline.as_deref().unwrap_or(&[]);
+    let mut out = Vec::new();
+    for w in data.workloads() {
+        for n in data.shard_counts(w) {
+            for s in data.schemes_at(w, n) {
+                let metric = |name: &str| data.metric(w, s, n, name);
+                let Some(windows) = metric("dynamic_windows") else {
+                    continue;
+                };
+                let mut parts = Vec::new();
+                if let Some(ranges) = metric("dynamic_ranges") {
+                    parts.push(format!(
+                        "{} ranges after {} windows",
+                        num(ranges),
+                        num(windows)
+                    ));
+                }
+                let count = |name: &str| metric(name).map_or("?".into(), num);
+                parts.push(format!(
+                    "{} size splits, {} load splits, {} merges",
+                    count("dynamic_size_splits"),
+                    count("dynamic_load_splits"),
+                    count("dynamic_merges")
+                ));
+                if let Some(bytes) = metric("dynamic_bytes_moved") {
+                    parts.push(format!("{} bytes moved", num(bytes)));
+                }
+                let mine: Vec<&TimelineCsvRow> = rows
+                    .iter()
+                    .filter(|r| {
+                        r.workload.as_deref() == Some(w)
+                            && r.scheme.as_deref() == Some(s)
+                            && r.shards.is_none_or(|rn| rn == n)
+                    })
+                    .collect();
+                let first = mine.iter().min_by_key(|r| r.window);
+                let last = mine.iter().max_by_key(|r| r.window);
+                if let (Some(start), Some(end)) = (
+                    first.and_then(|r| r.hottest_node_share),
+                    last.and_then(|r| r.hottest_node_share),
+                ) {
+                    parts.push(format!(
+                        "hottest node share {} at the start, {} at the end",
+                        pct(start),
+                        pct(end)
+                    ));
+                }
+                out.push(Finding {
+                    topic: Topic::RangeDynamics,
+                    text: format!(
+                        "Range dynamics ({w} / {s} / {n} shards): {}.",
+                        parts.join("; ")
+                    ),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The margin of a decision in its criterion's unit, for sentences.
@@ -660,7 +695,7 @@ fn margin_text(row: &RecommendationRow) -> String {
         "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
         "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
         "scan_fanout" => format!("{} fewer per scan", shards(m)),
-        "lookup_time" => format!("{m:.1} ns faster per lookup"),
+        "lookup_time" => format!("at least {m}x faster lookups (median)"),
         _ => format!("{m}"),
     }
 }
@@ -812,7 +847,8 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::MetricRow;
+    use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow};
+    use crate::summary::SummaryRow;
 
     /// A run of one workload on 16 shards growing to 17, with per-scheme
     /// (usable capacity, hottest window share, remap, added share) and one recommendation row.
@@ -820,15 +856,17 @@ mod tests {
         let mut metrics = Vec::new();
         for &(s, usable, hot, remap, added) in schemes {
             let mut row = |metric: &str, value: f64| {
-                metrics.push(MetricRow {
+                let ci = (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01));
+                metrics.push(SummaryRow {
                     workload: "w".into(),
                     scheme: s.into(),
                     shards: 16,
                     target_shards: 17,
                     metric: metric.into(),
                     value: Some(value),
-                    unit: String::new(),
-                    ci: (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01)),
+                    ci_low: ci.map(|c| c.0),
+                    ci_high: ci.map(|c| c.1),
+                    ..SummaryRow::default()
                 })
             };
             row("events_measured", 100_000.0);
@@ -952,5 +990,90 @@ mod tests {
         assert_eq!(pct(0.0625), "6.2%");
         assert_eq!(pct(0.0035), "0.35%");
         assert_eq!(pct(0.0), "0%");
+    }
+
+    /// A dynamic run's `dynamic_*` metrics at N = 4 for growth targets 5 and 8, as
+    /// summary.csv repeats them per target.
+    fn dynamic_metrics(totals: &[(&str, f64)]) -> Vec<SummaryRow> {
+        [5, 8]
+            .into_iter()
+            .flat_map(|m| {
+                totals.iter().map(move |&(metric, value)| SummaryRow {
+                    workload: "w".into(),
+                    scheme: "range-dynamic".into(),
+                    shards: 4,
+                    target_shards: m,
+                    metric: metric.into(),
+                    value: Some(value),
+                    ..SummaryRow::default()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn range_dynamics_state_the_totals_analysis_computed_whatever_the_timeline_holds() {
+        // The timeline of an older run directory repeats the run once per growth target: its
+        // columns summed would count every split twice.
+        let window = |w: u64, share: f64| TimelineCsvRow {
+            window: w,
+            ranges: Some(3 + w),
+            splits: Some(5),
+            hottest_node_share: Some(share),
+            workload: Some("w".into()),
+            scheme: Some("range-dynamic".into()),
+            ..TimelineCsvRow::default()
+        };
+        let once = [window(0, 1.0), window(1, 0.5), window(2, 0.25)];
+        let data = RunData {
+            metrics: dynamic_metrics(&[
+                ("dynamic_windows", 3.0),
+                ("dynamic_ranges", 5.0),
+                ("dynamic_size_splits", 2.0),
+                ("dynamic_load_splits", 7.0),
+                ("dynamic_merges", 1.0),
+                ("dynamic_bytes_moved", 4096.0),
+            ]),
+            timeline: Some(once.iter().chain(&once).cloned().collect()),
+            ..RunData::default()
+        };
+        let found = timeline(&data);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].text,
+            "Range dynamics (w / range-dynamic / 4 shards): 5 ranges after 3 windows; 2 size splits, 7 load splits, 1 merges; 4,096 bytes moved; hottest node share 100% at the start, 25% at the end."
+        );
+    }
+
+    #[test]
+    fn split_findings_state_the_finder_means_analysis_computed() {
+        let finder =
+            |name: &str, judged: u64, means: Option<(f64, f64, f64)>, popular: u64| FinderCsvRow {
+                finder: name.into(),
+                evaluated: judged,
+                balance_mean: means.map(|m| m.0),
+                optimal_balance_mean: means.map(|m| m.1),
+                excess_over_optimal_mean: means.map(|m| m.2),
+                popular_key: popular,
+                workload: Some("w".into()),
+                scheme: Some("range-dynamic".into()),
+                shards: Some(4),
+                ..FinderCsvRow::default()
+            };
+        let data = RunData {
+            // The excess is read, not recomputed: 0.3 - 0.1 would print 0.200.
+            finders: Some(vec![
+                finder("median", 4, Some((0.3, 0.1, 0.25)), 0),
+                finder("optimal", 0, None, 2),
+            ]),
+            // splits.csv is not read for these figures.
+            splits: Some(vec![SplitCsvRow::default()]),
+            ..RunData::default()
+        };
+        let found = split_quality(&data);
+        assert_eq!(
+            found.iter().map(|f| f.text.as_str()).collect::<Vec<_>>(),
+            ["Split finders (w / range-dynamic / 4 shards): median 4 splits, mean balance 0.300 after the split against 0.100 at the optimal key (excess 0.250); load splits refused: optimal 2 (popular key)."]
+        );
     }
 }

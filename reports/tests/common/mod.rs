@@ -227,6 +227,22 @@ hottest_range_share,size_splits,load_splits,refusals,oscillations,events,request
         splits.push_str(&format!("5,{finder},k9,,,,,popular_key,,false,300\n"));
     }
     std::fs::write(dir.join("splits.csv"), splits).unwrap();
+    // finders.csv as analysis summarises those splits: 4 judged, 1 refused per finder.
+    let mut finders = String::from(
+        "finder,decisions,splits,applied,evaluated,balance_mean,balance_p90,excess_over_optimal_mean,optimal_balance_mean,popular_key,no_split_key,clear_direction\n",
+    );
+    for (finder, balance) in [
+        ("median", 0.4),
+        ("sampled", 0.25),
+        ("reservoir", 0.12),
+        ("optimal", 0.05),
+    ] {
+        let excess: f64 = balance - 0.05;
+        finders.push_str(&format!(
+            "{finder},5,4,4,4,{balance},{balance},{excess},0.05,1,0,0\n"
+        ));
+    }
+    std::fs::write(dir.join("finders.csv"), finders).unwrap();
 }
 
 /// Every chart file stem a sample run draws.

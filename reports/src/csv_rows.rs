@@ -1,0 +1,313 @@
+//! One row type per CSV file, used both to write the file and to read it back: the struct's
+//! fields are the header, in order, and its serde attributes say how each value prints and
+//! which columns a reader may do without (`#[serde(default)]`).
+//!
+//! [`write`] renders rows under the struct's header (an empty table still gets it); [`read`]
+//! reads a file by column name (extra columns are ignored) and reports every malformed value
+//! with its file, line and column.
+//!
+//! ```
+//! use reports::csv_rows;
+//! use reports::summary::SummaryRow;
+//! let bytes = csv_rows::write(Vec::<SummaryRow>::new()).unwrap();
+//! assert_eq!(String::from_utf8(bytes).unwrap(), format!("{}\n", csv_rows::header::<SummaryRow>()));
+//! ```
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::ReportError;
+
+/// The header of the CSV file whose rows are `R`: its field names, comma-separated.
+pub fn header<R: Serialize + Default>() -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Serializing a row writes the header first; a default row cannot fail to serialize.
+    w.serialize(R::default()).expect("a default row serializes");
+    let text = String::from_utf8(w.into_inner().expect("in memory")).expect("UTF-8 names");
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// Renders `rows` under `R`'s header (written even without rows).
+pub fn write<R: Serialize + Default>(
+    rows: impl IntoIterator<Item = R>,
+) -> Result<Vec<u8>, ReportError> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    w.write_record(header::<R>().split(','))?;
+    for row in rows {
+        w.serialize(row)?;
+    }
+    w.into_inner().map_err(|e| ReportError::Io {
+        path: "<memory>".into(),
+        source: e.into_error(),
+    })
+}
+
+/// A row read from a file, with its 1-based line number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lined<R> {
+    /// The line the row is on.
+    pub line: u64,
+    /// The row.
+    pub row: R,
+}
+
+impl<R> Lined<R> {
+    /// An error about this row, at its file and line.
+    pub fn error(&self, path: &Path, message: String) -> ReportError {
+        malformed(path, self.line, message)
+    }
+}
+
+/// Reads every row of `path` (values and header names trimmed).
+pub fn read<R: DeserializeOwned>(path: &Path) -> Result<Vec<Lined<R>>, ReportError> {
+    let bytes = read_file(path)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(&bytes[..]);
+    let headers = reader
+        .headers()
+        .map_err(|e| malformed(path, 1, format!("cannot read the header: {e}")))?
+        .clone();
+    let mut rows = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                return Err(malformed(path, line, format!("not valid CSV: {e}")));
+            }
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        let row = record
+            .deserialize(Some(&headers))
+            .map_err(|e| value_error(path, line, &headers, &record, &e))?;
+        rows.push(Lined { line, row });
+    }
+    Ok(rows)
+}
+
+/// The file's bytes; a missing file is [`ReportError::Missing`].
+pub fn read_file(path: &Path) -> Result<Vec<u8>, ReportError> {
+    std::fs::read(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => ReportError::Missing(path.to_path_buf()),
+        _ => ReportError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    })
+}
+
+/// A malformed-file error at `path:line`.
+pub fn malformed(path: &Path, line: u64, message: String) -> ReportError {
+    ReportError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        message,
+    }
+}
+
+/// Says which column of which line holds what, from a deserialization error.
+fn value_error(
+    path: &Path,
+    line: u64,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+    e: &csv::Error,
+) -> ReportError {
+    use csv::DeserializeErrorKind as Kind;
+    let csv::ErrorKind::Deserialize { err, .. } = e.kind() else {
+        return malformed(path, line, format!("not valid CSV: {e}"));
+    };
+    let expected = match err.kind() {
+        Kind::ParseInt(_) => "expected a whole number".to_string(),
+        Kind::ParseFloat(_) => "expected a number".to_string(),
+        Kind::ParseBool(_) => "expected true or false".to_string(),
+        Kind::Message(m) => {
+            // serde names a required column the header lacks as "missing field `x`".
+            if let Some(column) = m
+                .strip_prefix("missing field `")
+                .and_then(|m| m.strip_suffix('`'))
+            {
+                return malformed(path, 1, format!("the header has no column '{column}'"));
+            }
+            m.clone()
+        }
+        other => format!("{other:?}"),
+    };
+    match err.field().map(|i| i as usize) {
+        Some(i) => malformed(
+            path,
+            line,
+            format!(
+                "column '{}': {expected}, found '{}'",
+                headers.get(i).unwrap_or("?"),
+                record.get(i).unwrap_or("")
+            ),
+        ),
+        None => malformed(path, line, expected),
+    }
+}
+
+/// How numbers print and read: exactly and reproducibly (see [`format_value`]); an empty cell
+/// is an undefined value; a non-finite number is refused when read.
+pub mod number {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Formats a value exactly and reproducibly: integers without a fraction, other numbers
+    /// in Rust's shortest round-trip form; `None` is empty.
+    pub fn format_value(v: Option<f64>) -> String {
+        match v {
+            None => String::new(),
+            Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            Some(x) => format!("{x}"),
+        }
+    }
+
+    /// Writes an optional number (`#[serde(with = "number")]`).
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_value(*v))
+    }
+
+    /// Reads an optional number: empty is `None`, `inf` and `NaN` are refused.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        match Option::<f64>::deserialize(d)? {
+            Some(x) if !x.is_finite() => Err(serde::de::Error::custom(format!(
+                "expected a finite number, found '{x}'"
+            ))),
+            v => Ok(v),
+        }
+    }
+
+    /// A number that is always there (`#[serde(with = "number::required")]`).
+    pub mod required {
+        use serde::{Deserializer, Serializer};
+
+        /// Writes a number.
+        pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+            super::serialize(&Some(*v), s)
+        }
+
+        /// Reads a number; an empty cell is refused.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+            super::deserialize(d)?
+                .ok_or_else(|| serde::de::Error::custom("expected a number, found an empty cell"))
+        }
+    }
+}
+
+/// A list in one cell, its items separated by `;` (labels may hold commas):
+/// `#[serde(with = "list")]`.
+pub mod list {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Separates the items.
+    pub const SEPARATOR: char = ';';
+
+    /// Writes the items joined by [`SEPARATOR`].
+    pub fn serialize<S: Serializer>(items: &[String], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&items.join(&SEPARATOR.to_string()))
+    }
+
+    /// Reads the items; an empty cell is no item.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        let text = Option::<String>::deserialize(d)?.unwrap_or_default();
+        Ok(if text.is_empty() {
+            Vec::new()
+        } else {
+            text.split(SEPARATOR).map(str::to_string).collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    struct Row {
+        name: String,
+        count: u32,
+        #[serde(with = "number")]
+        share: Option<f64>,
+        #[serde(default, with = "list")]
+        tags: Vec<String>,
+    }
+
+    fn read_text(text: &str) -> Result<Vec<Lined<Row>>, ReportError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, text).unwrap();
+        read(&path)
+    }
+
+    #[test]
+    fn rows_round_trip_with_exact_numbers() {
+        let rows = vec![
+            Row {
+                name: "a,b".into(),
+                count: 3,
+                share: Some(1.0),
+                tags: vec!["x".into(), "y,z".into()],
+            },
+            Row {
+                name: "c".into(),
+                count: 0,
+                share: Some(1.0 / 3.0),
+                tags: vec![],
+            },
+        ];
+        let text = String::from_utf8(write(rows.clone()).unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "name,count,share,tags\n\"a,b\",3,1,\"x;y,z\"\nc,0,0.3333333333333333,\n"
+        );
+        let back: Vec<Row> = read_text(&text)
+            .unwrap()
+            .into_iter()
+            .map(|l| l.row)
+            .collect();
+        assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn optional_columns_may_be_missing_and_extra_ones_are_ignored() {
+        let rows = read_text("extra,count,name,share\n1, 2 ,n,\n").unwrap();
+        assert_eq!(rows[0].line, 2);
+        assert_eq!(
+            rows[0].row,
+            Row {
+                name: "n".into(),
+                count: 2,
+                share: None,
+                tags: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        let e = read_text("name,count,share\nn,1,0.5\nn,x,0.5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("t.csv:3: column 'count': expected a whole number, found 'x'"),
+            "{e}"
+        );
+        let e = read_text("name,count,share\nn,1,inf\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t.csv:2:") && e.contains("finite"), "{e}");
+        let e = read_text("name,share\nn,1\n").unwrap_err().to_string();
+        assert!(
+            e.ends_with("t.csv:1: the header has no column 'count'"),
+            "{e}"
+        );
+    }
+}
