@@ -294,6 +294,11 @@ pub struct RunArgs {
     #[arg(long, help_heading = MEASUREMENT)]
     pub no_latency: bool,
 
+    /// Run only part I of K (0-based) of a trace given as files: read that part's share of
+    /// the files and write its partial result to --out, for `shardlab merge` (in progress).
+    #[arg(long, value_name = "I/K", hide = true, help_heading = OUTPUT)]
+    pub part: Option<crate::part::PartIndex>,
+
     /// Worker threads.
     #[command(flatten)]
     #[serde(flatten)]
