@@ -290,11 +290,12 @@ mod tests {
             }
             assert_eq!(next, sizes.len(), "k={k}");
         }
-        // Two parts of 100 bytes: the first 50 bytes (four files of 10, then the 40) and the rest.
+        // Two parts of 100 bytes: a file goes to the part where it starts; the 40-byte file
+        // starts at byte 40, in the first half.
         let two: Vec<_> = (0..2)
             .map(|index| share(&sizes, PartIndex { index, count: 2 }))
             .collect();
-        assert_eq!(two, [0..4, 4..8]);
+        assert_eq!(two, [0..5, 5..8]);
         // More parts than files: some parts are empty, none holds a file twice.
         assert_eq!(share(&[1], PartIndex { index: 0, count: 3 }), 0..1);
         assert!(share(&[1], PartIndex { index: 2, count: 3 }).is_empty());
