@@ -9,9 +9,11 @@
 //! share is empty (fewer files than parts) is a valid, empty partial.
 //!
 //! **Global positions.** Windows and the warm-up count events from the start of the whole
-//! trace. Each partial records the number of events in each of its files; the merge orders
-//! the parts by index, so the position of every file's first event is the sum of the events
-//! of the files before it, with no pass over the data beyond each part's own.
+//! trace. Each part first records the number of events in each of its files (this counting
+//! pass is what `run --part` does today); ordered by part index, the headers give the
+//! position of every file's first event (the sum of the events of the files before it,
+//! [`first_positions`]), which each part's replay then starts from (see the README, "Beyond
+//! one machine", for the steps still to come).
 //!
 //! **Checks.** A header carries the partial format's version, the shardlab version, a hash of
 //! the run's configuration (every option but the output, the thread count and the part
