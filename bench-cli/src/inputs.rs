@@ -76,6 +76,9 @@ impl Input {
     }
 }
 
+/// The thread checksumming a trace's files, one after the other.
+pub type Checksums = JoinHandle<std::io::Result<Vec<InputFile>>>;
+
 /// One file of a recorded trace.
 pub struct TraceFile {
     /// The path (a pattern's match, or as given; `-` for standard input).
@@ -195,7 +198,7 @@ impl TraceInput {
     /// Starts checksumming the trace's files, one after the other, on their own thread (it
     /// runs beside the replay); `None` for a trace read once, whose bytes are tallied as the
     /// replay reads them.
-    pub fn spawn_checksum(&self) -> Option<JoinHandle<std::io::Result<Vec<InputFile>>>> {
+    pub fn spawn_checksum(&self) -> Option<Checksums> {
         if self.read_once() {
             return None;
         }
@@ -233,10 +236,7 @@ pub fn workload_specs(input: &InputArgs, sweep: bool) -> Result<Vec<WorkloadSpec
 /// schemes.
 pub fn input_checksums(
     schemes: &[SchemeSpec],
-    trace: Option<(
-        &TraceInput,
-        Option<JoinHandle<std::io::Result<Vec<InputFile>>>>,
-    )>,
+    trace: Option<(&TraceInput, Option<Checksums>)>,
 ) -> Result<Vec<InputFile>> {
     let failed = |p: &Path| format!("cannot checksum input '{}'", p.display());
     let mut inputs = Vec::new();

@@ -187,11 +187,7 @@ pub fn check_set(mut parts: Vec<(PathBuf, PartialHeader)>) -> Result<Vec<Partial
             ));
         }
         if h.config_hash != first.config_hash {
-            return Err(differs(
-                "configuration",
-                &h.config_hash,
-                &first.config_hash,
-            ));
+            return Err(differs("configuration", &h.config_hash, &first.config_hash));
         }
         if h.part.count != first.part.count || h.trace_files != first.trace_files {
             return Err(differs(
@@ -328,10 +324,7 @@ mod tests {
 
     #[test]
     fn a_complete_set_is_ordered_and_positioned() {
-        let set = vec![
-            header(1, 2, &[(2, 5)]),
-            header(0, 2, &[(0, 10), (1, 7)]),
-        ];
+        let set = vec![header(1, 2, &[(2, 5)]), header(0, 2, &[(0, 10), (1, 7)])];
         let parts = check_set(set).unwrap();
         assert_eq!(parts[0].part.index, 0);
         assert_eq!(first_positions(&parts), [0, 17]);

@@ -11,8 +11,8 @@ use anyhow::{Context, Result};
 use reports::manifest::InputFile;
 
 use crate::cli::RunArgs;
-use crate::usage::usage;
 use crate::part::{config_hash, share, PartFile, PartIndex, PartialHeader, HEADER_FILE};
+use crate::usage::usage;
 
 /// Runs part `part` of `args` (a run with a trace and `--out`).
 pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
@@ -47,14 +47,10 @@ pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
     let mut read = Vec::new();
     for position in share(&sizes, part) {
         let path = &files[position];
-        let opts = args
-            .read
-            .options(path, args.input.format)
-            .map_err(usage)?;
+        let opts = args.read.options(path, args.input.format).map_err(usage)?;
         let mut source = workloads::trace::open(&opts)?;
-        let events = workloads::trace::stream(source.as_mut(), |_| {
-            Ok::<_, workloads::WorkloadError>(())
-        })?;
+        let events =
+            workloads::trace::stream(source.as_mut(), |_| Ok::<_, workloads::WorkloadError>(()))?;
         let sum = InputFile::checksum(path)
             .with_context(|| format!("cannot checksum input '{}'", path.display()))?;
         read.push(PartFile {

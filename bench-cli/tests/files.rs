@@ -11,7 +11,14 @@ use common::{manifest, shardlab, stderr_of};
 fn gen(dir: &Path, workload: &str, events: u64) -> PathBuf {
     let whole = dir.join("whole.csv");
     shardlab()
-        .args(["gen", workload, "--quiet", "--events", &events.to_string(), "-o"])
+        .args([
+            "gen",
+            workload,
+            "--quiet",
+            "--events",
+            &events.to_string(),
+            "-o",
+        ])
         .arg(&whole)
         .assert()
         .success();
@@ -85,7 +92,10 @@ fn rows_without_label(path: &Path) -> Vec<Vec<String>> {
 /// summary.csv and shards.csv of two run directories are equal, timing rows and labels aside.
 fn assert_same_results(a: &Path, b: &Path) {
     for file in ["summary.csv", "shards.csv"] {
-        let (x, y) = (rows_without_label(&a.join(file)), rows_without_label(&b.join(file)));
+        let (x, y) = (
+            rows_without_label(&a.join(file)),
+            rows_without_label(&b.join(file)),
+        );
         assert!(x.len() > 20, "{file}: {} rows", x.len());
         assert_eq!(x, y, "{file}");
     }
@@ -159,8 +169,14 @@ fn files_of_different_formats_read_as_one_trace() {
     // `plan` reads them as one trace too.
     let plan = |traces: &[&str], out: &str| {
         let mut cmd = shardlab();
-        cmd.current_dir(dir.path())
-            .args(["plan", "--quiet", "--rate", "1000", "--capacity", "3000"]);
+        cmd.current_dir(dir.path()).args([
+            "plan",
+            "--quiet",
+            "--rate",
+            "1000",
+            "--capacity",
+            "3000",
+        ]);
         for t in traces {
             cmd.args(["--trace", t]);
         }
@@ -169,7 +185,10 @@ fn files_of_different_formats_read_as_one_trace() {
     };
     assert_eq!(
         plan(&["whole.csv"], "plan-single"),
-        plan(&["a.csv.gz", "b.oracleGeneral.bin.zst", "c.csv"], "plan-many")
+        plan(
+            &["a.csv.gz", "b.oracleGeneral.bin.zst", "c.csv"],
+            "plan-many"
+        )
     );
 }
 
@@ -180,7 +199,15 @@ fn a_bad_record_names_its_file_and_line() {
     std::fs::write(dir.path().join("t2.csv"), "key:u64\n3\nfour\n").unwrap();
     let out = shardlab()
         .current_dir(dir.path())
-        .args(["run", "--quiet", "--no-latency", "--trace", "t*.csv", "--out", "o"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-latency",
+            "--trace",
+            "t*.csv",
+            "--out",
+            "o",
+        ])
         .assert()
         .code(1);
     let e = stderr_of(&out);
@@ -190,7 +217,15 @@ fn a_bad_record_names_its_file_and_line() {
     std::fs::write(dir.path().join("t2.csv"), "key\nx\n").unwrap();
     let out = shardlab()
         .current_dir(dir.path())
-        .args(["run", "--quiet", "--no-latency", "--trace", "t*.csv", "--out", "o"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-latency",
+            "--trace",
+            "t*.csv",
+            "--out",
+            "o",
+        ])
         .assert()
         .code(1);
     let e = stderr_of(&out);
@@ -206,5 +241,8 @@ fn a_pattern_that_matches_nothing_is_a_usage_error() {
         .assert()
         .code(2);
     let e = stderr_of(&out);
-    assert!(e.contains("cluster52.*.zst") && e.contains("matches no file"), "{e}");
+    assert!(
+        e.contains("cluster52.*.zst") && e.contains("matches no file"),
+        "{e}"
+    );
 }

@@ -177,11 +177,21 @@ mod tests {
     #[test]
     fn files_in_any_format_and_compression_read_as_one_stream() {
         let dir = tempfile::tempdir().unwrap();
-        let whole = write(dir.path(), "all.csv", b"key:u64,op\n1,get\n2,put\n3,get\n4,get\n");
+        let whole = write(
+            dir.path(),
+            "all.csv",
+            b"key:u64,op\n1,get\n2,put\n3,get\n4,get\n",
+        );
         let a = write(dir.path(), "a.csv", b"key:u64,op\n1,get\n2,put\n");
-        let b = write(dir.path(), "b.txt.zst", &zstd::encode_all(&b"3\n"[..], 1).unwrap());
+        let b = write(
+            dir.path(),
+            "b.txt.zst",
+            &zstd::encode_all(&b"3\n"[..], 1).unwrap(),
+        );
         let c = write(dir.path(), "c.csv", b"key:u64\n4\n");
-        let expected = collect(&mut *crate::trace::open(&TraceOptions::new(&whole, KeyType::U64)).unwrap()).unwrap();
+        let expected =
+            collect(&mut *crate::trace::open(&TraceOptions::new(&whole, KeyType::U64)).unwrap())
+                .unwrap();
         let got = collect(&mut chain_of(&[a, b, c], KeyType::U64)).unwrap();
         assert_eq!(got.len(), 4);
         assert!(got.iter().zip(expected.iter()).all(|(x, y)| x == y));
@@ -203,7 +213,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = write(dir.path(), "a.csv", b"key:u64\n1\n2\n");
         let b = write(dir.path(), "b.csv", b"key:u64\n3\nfour\n");
-        let e = collect(&mut chain_of(&[a, b], KeyType::U64)).unwrap_err().to_string();
+        let e = collect(&mut chain_of(&[a, b], KeyType::U64))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("b.csv:line 3"), "{e}");
     }
 
@@ -217,7 +229,10 @@ mod tests {
         assert_eq!(got, [a.clone(), b, literal, a]);
         let none = dir.path().join("nothing.*.zst");
         let e = expand(&[none]).unwrap_err();
-        assert!(e.contains("nothing.*.zst") && e.contains("matches no file"), "{e}");
+        assert!(
+            e.contains("nothing.*.zst") && e.contains("matches no file"),
+            "{e}"
+        );
         let e = expand(&[PathBuf::from("-"), dir.path().join("t.a.csv")]).unwrap_err();
         assert!(e.contains("standard input"), "{e}");
         assert_eq!(expand(&[PathBuf::from("-")]).unwrap(), [PathBuf::from("-")]);
