@@ -195,40 +195,24 @@ fn files_of_different_formats_read_as_one_trace() {
 #[test]
 fn a_bad_record_names_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
+    // `run --trace 't*.csv'` in `dir`, which fails with status 1: its error.
+    let refused = || {
+        let out = shardlab()
+            .current_dir(dir.path())
+            .args(["run", "--quiet", "--no-latency", "--trace", "t*.csv"])
+            .args(["--out", "o"])
+            .assert()
+            .code(1);
+        assert!(!dir.path().join("o").exists(), "nothing is written");
+        stderr_of(&out)
+    };
     std::fs::write(dir.path().join("t1.csv"), "key:u64\n1\n2\n").unwrap();
     std::fs::write(dir.path().join("t2.csv"), "key:u64\n3\nfour\n").unwrap();
-    let out = shardlab()
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--quiet",
-            "--no-latency",
-            "--trace",
-            "t*.csv",
-            "--out",
-            "o",
-        ])
-        .assert()
-        .code(1);
-    let e = stderr_of(&out);
+    let e = refused();
     assert!(e.contains("t2.csv:line 3"), "{e}");
-    assert!(!dir.path().join("o").exists(), "nothing is written");
     // Keys of another type in a later file are refused by name.
     std::fs::write(dir.path().join("t2.csv"), "key\nx\n").unwrap();
-    let out = shardlab()
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--quiet",
-            "--no-latency",
-            "--trace",
-            "t*.csv",
-            "--out",
-            "o",
-        ])
-        .assert()
-        .code(1);
-    let e = stderr_of(&out);
+    let e = refused();
     assert!(e.contains("t2.csv") && e.contains("one key type"), "{e}");
 }
 
