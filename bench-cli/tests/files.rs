@@ -230,3 +230,63 @@ fn a_pattern_that_matches_nothing_is_a_usage_error() {
         "{e}"
     );
 }
+
+#[test]
+fn parts_read_only_their_share_and_together_hold_every_event_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = gen(dir.path(), "zipf:keys=4000,s=1.1,scans=0.05", 20_000);
+    let names = ["t.0.csv", "t.1.csv.zst", "t.2.csv", "t.3.csv.gz", "t.4.csv"];
+    cut(&whole, &[1_000, 7_000, 2_500, 4_000], &names);
+    for k in [1, 2, 4, 7] {
+        let mut files = Vec::new();
+        for i in 0..k {
+            let out = format!("k{k}-part{i}");
+            shardlab()
+                .current_dir(dir.path())
+                .args(["run", "--quiet", "--trace", "t.*", "--part"])
+                .arg(format!("{i}/{k}"))
+                .args(["--out", &out])
+                .assert()
+                .success();
+            let text = std::fs::read_to_string(dir.path().join(&out).join("partial.json")).unwrap();
+            let header: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(header["part"]["index"], i, "{text}");
+            assert_eq!(header["trace_files"], 5, "{text}");
+            files.extend(header["files"].as_array().unwrap().clone());
+        }
+        let positions: Vec<u64> = files
+            .iter()
+            .map(|f| f["position"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            positions,
+            [0, 1, 2, 3, 4],
+            "k={k}: every file once, in order"
+        );
+        let events: Vec<u64> = files
+            .iter()
+            .map(|f| f["events"].as_u64().unwrap())
+            .collect();
+        assert_eq!(events, [1_000, 7_000, 2_500, 4_000, 5_500], "k={k}");
+        for (f, name) in files.iter().zip(names) {
+            assert_eq!(f["path"], name);
+        }
+    }
+    // Parts of different runs are refused, naming both.
+    shardlab()
+        .current_dir(dir.path())
+        .args([
+            "run", "--quiet", "--trace", "t.*", "--part", "1/2", "--shards", "7",
+        ])
+        .args(["--out", "other"])
+        .assert()
+        .success();
+    let out = shardlab()
+        .current_dir(dir.path())
+        .args(["merge", "k2-part0", "other", "--out", "merged"])
+        .assert()
+        .code(1);
+    let e = stderr_of(&out);
+    assert!(e.contains("different runs (configuration"), "{e}");
+    assert!(!dir.path().join("merged").exists());
+}
