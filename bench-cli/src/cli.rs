@@ -294,6 +294,11 @@ pub struct RunArgs {
     #[arg(long, help_heading = MEASUREMENT)]
     pub no_latency: bool,
 
+    /// Run only part I of K (0-based) of a trace given as files: read that part's share of
+    /// the files and write its partial result to --out, for `shardlab merge` (in progress).
+    #[arg(long, value_name = "I/K", hide = true, help_heading = OUTPUT)]
+    pub part: Option<crate::part::PartIndex>,
+
     /// Worker threads.
     #[command(flatten)]
     #[serde(flatten)]
@@ -327,9 +332,11 @@ pub struct InputArgs {
     pub workloads: Vec<String>,
 
     /// A recorded trace (`-` for standard input): csv, text, twitter, oracle-general, vscsi
-    /// or msr, plain or zstd/gzip-compressed; see the trace-reading options.
-    #[arg(short, long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
+    /// or msr, plain or zstd/gzip-compressed; see the trace-reading options. Repeatable, and
+    /// a quoted glob pattern (`--trace 'cluster52.*.zst'`, matches sorted by name) is
+    /// expanded: the files are read in order as one trace, each with its own format.
+    #[arg(short, long, value_name = "FILE|GLOB")]
+    pub trace: Vec<PathBuf>,
 
     /// Events per synthetic workload.
     #[arg(short, long, default_value_t = 1_000_000)]
@@ -355,7 +362,7 @@ impl InputArgs {
     /// The workload specs to replay: the given ones, or the built-in suite when neither a
     /// workload nor a trace is given.
     pub fn specs(&self) -> Vec<String> {
-        if self.workloads.is_empty() && self.trace.is_none() {
+        if self.workloads.is_empty() && self.trace.is_empty() {
             DEFAULT_SUITE.iter().map(|s| s.to_string()).collect()
         } else {
             self.workloads.clone()

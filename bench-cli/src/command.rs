@@ -57,6 +57,10 @@ pub enum Command {
     /// `key,scheme,shard,detail[,shard_after]` on stdout.
     #[command(after_help = ROUTE_EXAMPLES)]
     Route(RouteArgs),
+    /// Check the partial results of `run --part I/K` (one per part) and combine them into the
+    /// run directory of the whole run (in progress: the combining is not available yet).
+    #[command(hide = true)]
+    Merge(crate::merge::MergeArgs),
 }
 
 const INSPECT_EXAMPLES: &str = "\

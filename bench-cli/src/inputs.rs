@@ -9,6 +9,7 @@ use analysis::replay::WorkloadInput;
 use analysis::schemes::SchemeSpec;
 use anyhow::{Context, Result};
 use reports::manifest::InputFile;
+use workloads::trace::files::FileChain;
 use workloads::trace::TraceFormat;
 use workloads::trace::TraceOptions;
 use workloads::{EventSource, KeyType, WorkloadSpec};
@@ -34,12 +35,23 @@ impl Input {
     /// The trace as a workload: its first opening is the stream opened to check it (read
     /// once, nothing is copied aside).
     pub fn of_trace(t: &TraceInput) -> Input {
-        let shown = t.opts.shown().display().to_string();
+        let formats: Vec<&str> = t.files.iter().map(|f| f.format.name()).collect();
+        let mut formats_used = formats.clone();
+        formats_used.dedup();
+        let how = match t.files.len() {
+            1 => formats[0].to_string(),
+            n => format!("{n} files, {}", formats_used.join(", ")),
+        };
         Input {
-            label: shown.clone(),
-            description: format!("recorded trace {shown} ({})", t.format),
+            label: t.label.clone(),
+            description: format!("recorded trace {} ({how})", t.label),
             key_type: t.key_type,
-            open: trace_source::opener(t.opts.clone(), t.take_first()),
+            open: trace_source::opener(
+                t.files.iter().map(|f| f.opts.clone()).collect(),
+                t.key_type,
+                t.len_hint,
+                t.take_first(),
+            ),
         }
     }
 
@@ -64,42 +76,110 @@ impl Input {
     }
 }
 
-/// The recorded trace of a command, opened once to check it and learn its format and key
-/// type.
-pub struct TraceInput {
-    /// The path as given (`-` for standard input).
+/// The thread checksumming a trace's files, one after the other.
+pub type Checksums = JoinHandle<std::io::Result<Vec<InputFile>>>;
+
+/// One file of a recorded trace.
+pub struct TraceFile {
+    /// The path (a pattern's match, or as given; `-` for standard input).
     pub given: PathBuf,
     /// How it is read.
     pub opts: TraceOptions,
     /// Its format, given or detected.
     pub format: TraceFormat,
-    /// Its key type, given or detected.
+}
+
+/// The recorded trace of a command: one file, or several read in order as one trace (see
+/// [`workloads::trace::files`]), each opened once to check it and learn its format and key
+/// type.
+pub struct TraceInput {
+    /// The trace's name in reports: the `--trace` arguments as given, joined by ` + `.
+    pub label: String,
+    /// Its files, in the order they are read.
+    pub files: Vec<TraceFile>,
+    /// The key type of every file, given or detected.
     pub key_type: KeyType,
-    /// The stream opened to check it, until the replay takes it.
+    /// The number of events, when every file knows it on opening.
+    len_hint: Option<u64>,
+    /// The stream opened to check the trace, until the replay takes it.
     first: Mutex<Option<Box<dyn EventSource>>>,
 }
 
 impl TraceInput {
-    /// `--trace` with the trace-reading options, checked before anything is written; `None`
-    /// without `--trace`.
+    /// `--trace` (each pattern expanded) with the trace-reading options, checked before
+    /// anything is written: every file is opened once, its first stream kept for the replay;
+    /// `None` without `--trace`.
     pub fn open(input: &InputArgs, read: &TraceArgs) -> Result<Option<TraceInput>> {
-        let Some(given) = &input.trace else {
+        if input.trace.is_empty() {
             return Ok(None);
+        }
+        let paths = workloads::trace::files::expand(&input.trace).map_err(crate::usage::usage)?;
+        let several = paths.len() > 1;
+        let mut files = Vec::with_capacity(paths.len());
+        let mut first = None;
+        let mut key_type = None;
+        let mut len_hint = Some(0u64);
+        for given in paths {
+            if several && !workloads::trace::rereadable(&given) {
+                return Err(crate::usage::usage(format!(
+                    "trace file '{}' is not a regular file; the files of a trace given in \
+                     several parts must be regular files",
+                    given.display()
+                )));
+            }
+            let (opts, opened) = read.open_checked(&given, input.format)?;
+            let first_type = *key_type.get_or_insert(opened.key_type);
+            workloads::trace::files::check_key_type(&opts.shown(), opened.key_type, first_type)?;
+            len_hint = len_hint.zip(opened.source.len_hint()).map(|(a, b)| a + b);
+            if first.is_none() {
+                first = Some(opened.source);
+            }
+            files.push(TraceFile {
+                given,
+                opts,
+                format: opened.format,
+            });
+        }
+        let key_type = key_type.unwrap_or_default();
+        let first = first.map(|source| -> Box<dyn EventSource> {
+            match files.len() {
+                1 => source,
+                _ => Box::new(FileChain::new(
+                    files.iter().map(|f| f.opts.clone()).collect(),
+                    Some(source),
+                    key_type,
+                    len_hint,
+                )),
+            }
+        });
+        let label = match files.as_slice() {
+            [one] => one.opts.shown().display().to_string(),
+            _ => input
+                .trace
+                .iter()
+                .map(|t| t.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" + "),
         };
-        let (opts, opened) = read.open_checked(given, input.format)?;
         Ok(Some(TraceInput {
-            given: given.clone(),
-            format: opened.format,
-            key_type: opened.key_type,
-            opts,
-            first: Mutex::new(Some(opened.source)),
+            label,
+            files,
+            key_type,
+            len_hint,
+            first: Mutex::new(first),
         }))
+    }
+
+    /// The format of the first file (which gives the unit of timestamps when the trace's
+    /// files differ).
+    pub fn format(&self) -> TraceFormat {
+        self.files[0].format
     }
 
     /// True when the trace is read once (standard input, a FIFO, `<(cmd)`): it cannot be
     /// replayed a second time.
     pub fn read_once(&self) -> bool {
-        self.opts.tally.is_some()
+        self.files[0].opts.tally.is_some()
     }
 
     /// The profile of the trace's first `limit` events, taken as the replay reads them.
@@ -115,14 +195,24 @@ impl TraceInput {
         self.first.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    /// Starts checksumming the trace on its own thread (it runs beside the replay); `None`
-    /// for a trace read once, whose bytes are tallied as the replay reads them.
-    pub fn spawn_checksum(&self) -> Option<JoinHandle<std::io::Result<InputFile>>> {
+    /// Starts checksumming the trace's files, one after the other, on their own thread (it
+    /// runs beside the replay); `None` for a trace read once, whose bytes are tallied as the
+    /// replay reads them.
+    pub fn spawn_checksum(&self) -> Option<Checksums> {
         if self.read_once() {
             return None;
         }
-        let path = self.opts.path.clone();
-        Some(std::thread::spawn(move || InputFile::checksum(&path)))
+        let paths: Vec<PathBuf> = self.files.iter().map(|f| f.opts.path.clone()).collect();
+        Some(std::thread::spawn(move || {
+            paths
+                .iter()
+                .map(|p| {
+                    InputFile::checksum(p).map_err(|e| {
+                        std::io::Error::new(e.kind(), format!("'{}': {e}", p.display()))
+                    })
+                })
+                .collect()
+        }))
     }
 }
 
@@ -140,31 +230,34 @@ pub fn workload_specs(input: &InputArgs, sweep: bool) -> Result<Vec<WorkloadSpec
     Ok(specs)
 }
 
-/// The inputs with their checksums: the trace (with its format and the records skipped,
-/// which are also printed), whose checksum is computed on its own thread (or tallied as it
-/// was read, for a trace read once), and every boundaries file of the schemes.
+/// The inputs with their checksums: every file of the trace (with its format and the
+/// records skipped, which are also printed), whose checksums are computed on their own thread
+/// (or tallied as it was read, for a trace read once), and every boundaries file of the
+/// schemes.
 pub fn input_checksums(
     schemes: &[SchemeSpec],
-    trace: Option<(&TraceInput, Option<JoinHandle<std::io::Result<InputFile>>>)>,
+    trace: Option<(&TraceInput, Option<Checksums>)>,
 ) -> Result<Vec<InputFile>> {
     let failed = |p: &Path| format!("cannot checksum input '{}'", p.display());
     let mut inputs = Vec::new();
-    if let Some((t, sum)) = trace {
-        let skipped = t.opts.invalid.log.skipped();
-        crate::inspect::report_skipped(&t.opts.invalid.log);
-        let sum = match (sum, &t.opts.tally) {
-            (Some(sum), _) => sum
+    if let Some((t, sums)) = trace {
+        let sums = match (sums, &t.files[0].opts.tally) {
+            (Some(sums), _) => sums
                 .join()
                 .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
-                .with_context(|| failed(&t.opts.path))?,
-            (None, tally) => trace_source::tallied(&tally.clone().unwrap_or_default()),
+                .context("cannot checksum the trace")?,
+            (None, tally) => vec![trace_source::tallied(&tally.clone().unwrap_or_default())],
         };
-        inputs.push(InputFile {
-            path: t.given.display().to_string(),
-            format: Some(t.format.name().to_string()),
-            invalid_records_skipped: t.opts.invalid.skips().then_some(skipped),
-            ..sum
-        });
+        for (file, sum) in t.files.iter().zip(sums) {
+            let log = &file.opts.invalid.log;
+            crate::inspect::report_skipped(log);
+            inputs.push(InputFile {
+                path: file.given.display().to_string(),
+                format: Some(file.format.name().to_string()),
+                invalid_records_skipped: file.opts.invalid.skips().then_some(log.skipped()),
+                ..sum
+            });
+        }
     }
     for p in schemes
         .iter()

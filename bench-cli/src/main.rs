@@ -7,10 +7,13 @@ mod gen;
 mod inputs;
 mod inspect;
 mod interrupt;
+mod merge;
+mod part;
 mod plan;
 mod progress;
 mod route;
 mod run;
+mod run_part;
 mod sweep;
 mod trace_source;
 mod usage;
@@ -33,6 +36,7 @@ fn main() {
         command::Command::Convert(args) => convert::run(args),
         command::Command::Plan(args) => plan::plan(args, &given),
         command::Command::Route(args) => route::route(args),
+        command::Command::Merge(args) => merge::merge(&args),
     };
     interrupt::settle();
     if let Err(err) = result {

@@ -207,7 +207,11 @@ fn time_col_hint(
     let missing_time = err.to_string().contains("has no timestamp");
     let column = trace
         .filter(|_| missing_time && args.read.time_col.is_none() && args.rate.is_none())
-        .and_then(|t| workloads::trace::csv_header(&t.opts).ok().flatten())
+        .and_then(|t| {
+            workloads::trace::csv_header(&t.files[0].opts)
+                .ok()
+                .flatten()
+        })
         .and_then(|header| {
             header.into_iter().find(|c| {
                 let c = c.to_ascii_lowercase();
@@ -302,7 +306,7 @@ fn plan_inputs(
                     nanos_per_tick: nanos_per_unit(unit).unwrap_or(1_000),
                 },
                 (None, None) => Clock::Timestamps {
-                    nanos_per_tick: t.format.time_unit_ns().unwrap_or(1_000),
+                    nanos_per_tick: t.format().time_unit_ns().unwrap_or(1_000),
                 },
             };
         inputs.push(PlanInput {

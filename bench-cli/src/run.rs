@@ -19,6 +19,9 @@ use crate::trace_source::PrefixProfile;
 
 /// Runs `shardlab run`.
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
+    if let Some(part) = args.part {
+        return crate::run_part::run_part(&args, part);
+    }
     let started = Instant::now();
     let started_utc = now_utc();
     let weights = args
@@ -206,7 +209,7 @@ fn check_read_once(
     bail!(crate::usage::usage(format!(
         "trace '{}' is read once (standard input, a FIFO or a process substitution), but {why}; \
          save it to a regular file first (e.g. zstdcat t.zst > t.csv) and pass that to --trace",
-        trace.given.display()
+        trace.label
     )))
 }
 
@@ -238,7 +241,7 @@ fn profile_trace(
     (trace, profile): (&TraceInput, &PrefixProfile),
 ) -> serde_json::Map<String, serde_json::Value> {
     let (profiler, read) = profile.take();
-    let profile = profiler.finish(trace.format.time_unit_ns());
+    let profile = profiler.finish(trace.format().time_unit_ns());
     let mut rows: serde_json::Map<String, serde_json::Value> = profile
         .rows()
         .into_iter()

@@ -7,29 +7,44 @@ use std::sync::{Arc, Mutex};
 
 use reports::manifest::InputFile;
 use workloads::inspect::{InspectConfig, Profiler};
+use workloads::trace::files::FileChain;
 use workloads::trace::{ByteTally, TraceOptions};
-use workloads::{EventChunk, EventSource, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 /// Opens a workload's events from the start (called once per pass).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
 
 /// The opener of a trace whose first stream, `first`, is already open: it is handed out
-/// once; later calls reopen a regular file and refuse an input read once.
-pub fn opener(opts: TraceOptions, first: Option<Box<dyn EventSource>>) -> Opener {
+/// once; later calls reopen regular files (several in order as one stream, every one with
+/// keys of `key_type` and `len_hint` events in all when known) and refuse an input read once.
+pub fn opener(
+    files: Vec<TraceOptions>,
+    key_type: KeyType,
+    len_hint: Option<u64>,
+    first: Option<Box<dyn EventSource>>,
+) -> Opener {
     let first = Mutex::new(first);
     Box::new(move || {
         if let Some(source) = first.lock().ok().and_then(|mut f| f.take()) {
             return Ok(source);
         }
-        if !workloads::trace::rereadable(&opts.path) {
-            return Err(WorkloadError::Trace {
-                path: opts.shown(),
-                message: "is read once (standard input, a FIFO or a process substitution) \
-                          but was needed a second time; give a regular file"
-                    .into(),
-            });
+        if let [opts] = files.as_slice() {
+            if !workloads::trace::rereadable(&opts.path) {
+                return Err(WorkloadError::Trace {
+                    path: opts.shown(),
+                    message: "is read once (standard input, a FIFO or a process substitution) \
+                              but was needed a second time; give a regular file"
+                        .into(),
+                });
+            }
+            return workloads::trace::open(opts);
         }
-        workloads::trace::open(&opts)
+        Ok(Box::new(FileChain::new(
+            files.clone(),
+            None,
+            key_type,
+            len_hint,
+        )))
     })
 }
 

@@ -24,6 +24,14 @@ impl KeyType {
         }
     }
 
+    /// The name `from_name` parses: `bytes` or `u64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::Bytes => "bytes",
+            KeyType::U64 => "u64",
+        }
+    }
+
     /// Appends the key that `text` denotes to `out`; on failure says what was expected.
     pub fn parse_into(self, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         match self {

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Run `shardlab run` on a Dask cluster: the parts as Dask tasks, then the merge.
+
+Takes the options of `shardlab run` (with a trace given as files: `--trace` repeated or a
+quoted glob) and these of its own:
+
+  --scheduler ADDRESS   a running Dask scheduler (tcp://host:8786); without it a LocalCluster
+                        of --workers worker processes is started on this machine
+  --workers N           LocalCluster workers (default 2)
+  --parts K             parts to cut the run into (default: the number of workers)
+  --shardlab PATH       the shardlab binary, at the same path on every worker
+                        (default: $SHARDLAB, else `shardlab` on the PATH)
+  --work-dir DIR        where the parts write their partial results, on storage every worker
+                        and this driver see (default: DIR.parts beside --out)
+
+Each part runs `shardlab run ... --part I/K --out WORK/part-I` on a worker and reads only its
+share of the trace files; one task then runs `shardlab merge WORK/part-* --out DIR`, which
+writes the ordinary run directory. The same driver reaches Slurm/PBS (dask-jobqueue) or
+Kubernetes (dask-kubernetes): start that cluster, then pass its scheduler address.
+
+  scripts/shardlab_dask.py --workers 2 --trace 'cluster52.*.zst' --schemes range,hash --out review
+  scripts/shardlab_dask.py --scheduler tcp://10.0.0.5:8786 --parts 64 --trace '/data/c52.*.zst' --out /data/review
+
+Exit status: that of the first `shardlab` command that failed (2 for a usage error, 1 for bad
+data), with its error; 0 when the run directory is written.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+
+def shardlab(cmd):
+    """Runs one shardlab command (on a worker): its exit status, stdout and stderr."""
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+def merge_after(parts, cmd):
+    """Runs the merge once every part is done, unless a part failed: then that part's result."""
+    for part in parts:
+        if part[0] != 0:
+            return part
+    return shardlab(cmd)
+
+
+def run_parts(client, binary, run_args, dirs):
+    """Submits `shardlab run RUN_ARGS --part I/K --out DIRS[I]` for every part as a Dask task;
+    returns their futures (each gives the command's exit status, stdout and stderr)."""
+    parts = len(dirs)
+    return [
+        client.submit(
+            shardlab,
+            [binary, "run", *run_args, "--quiet", "--part", f"{i}/{parts}", "--out", d],
+            key=f"shardlab-part-{i}-of-{parts}",
+            pure=False,
+        )
+        for i, d in enumerate(dirs)
+    ]
+
+
+def split_args(argv):
+    """The driver's own options, and the `run` options with --out/--force taken apart."""
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument("--scheduler")
+    own.add_argument("--workers", type=int, default=2)
+    own.add_argument("--parts", type=int)
+    own.add_argument("--shardlab", default=os.environ.get("SHARDLAB", "shardlab"))
+    own.add_argument("--work-dir")
+    own.add_argument("-h", "--help", action="store_true")
+    opts, rest = own.parse_known_args(argv)
+    out_parser = argparse.ArgumentParser(add_help=False)
+    out_parser.add_argument("-o", "--out")
+    out_parser.add_argument("--force", action="store_true")
+    out_parser.add_argument("-q", "--quiet", action="store_true")
+    out, run_args = out_parser.parse_known_args(rest)
+    return opts, out, run_args
+
+
+def main(argv):
+    opts, out, run_args = split_args(argv)
+    if opts.help:
+        print(__doc__)
+        return 0
+    if not out.out:
+        print("error: --out DIR is required (the run directory the merge writes)", file=sys.stderr)
+        return 2
+    binary = shutil.which(opts.shardlab) or opts.shardlab
+    work = opts.work_dir or out.out.rstrip("/") + ".parts"
+    if os.path.exists(work):
+        print(f"error: the work directory '{work}' exists; remove it or pass --work-dir", file=sys.stderr)
+        return 2
+
+    # Imported here so that --help works without Dask installed.
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    if opts.scheduler:
+        client = Client(opts.scheduler)
+        workers = max(1, len(client.scheduler_info()["workers"]))
+    else:
+        cluster = LocalCluster(
+            n_workers=opts.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+        workers = opts.workers
+        # Results do not depend on the thread count: share this machine's cores.
+        if "--threads" not in run_args:
+            run_args += ["--threads", str(max(1, (os.cpu_count() or 1) // workers))]
+    parts = opts.parts or workers
+    try:
+        os.makedirs(work)
+        dirs = [os.path.join(work, f"part-{i}") for i in range(parts)]
+        part_runs = run_parts(client, binary, run_args, dirs)
+        merge_cmd = [binary, "merge", *dirs, "--out", out.out] + (["--force"] if out.force else [])
+        # The merge waits for every part (its futures are its dependencies).
+        merged = client.submit(merge_after, part_runs, merge_cmd, key="shardlab-merge", pure=False)
+        status, printed, errors = merged.result()
+        sys.stderr.write(errors)
+        if status != 0:
+            print(f"(partial results kept in {work})", file=sys.stderr)
+            return status
+        if not out.quiet:
+            sys.stdout.write(printed)
+        shutil.rmtree(work)
+        return 0
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
