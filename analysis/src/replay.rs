@@ -171,6 +171,9 @@ pub fn replay_targets(
             targets
                 .iter()
                 .map(|&m| {
+                    if let Some(why) = part.resize_refusal(m) {
+                        return Ok(remap::Remap::refused(m, why));
+                    }
                     Ok(remap::measure(
                         part.as_ref(),
                         part.resized(m, &acc.keys)?.as_ref(),
@@ -196,7 +199,7 @@ pub fn replay_targets(
             shards: part.shard_count(),
             shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
             load,
-            remap: remaps[remaps.len() - 1][0],
+            remap: remaps[remaps.len() - 1][0].clone(),
             fanout: sacc.fanout.finish(),
             latency: None,
             split,
@@ -264,7 +267,7 @@ pub fn replay_targets(
         .map(|t| {
             let mut r = result.clone();
             for (s, remap) in r.schemes.iter_mut().zip(&remaps) {
-                s.remap = remap[t];
+                s.remap = remap[t].clone();
             }
             r
         })

@@ -162,6 +162,8 @@ impl WorkloadResult {
         let fan = |f: fn(&ScanFanout) -> f64| Some(s.fanout.as_ref().map(f));
         let split = |f: fn(&SplitBalance) -> f64| s.split.as_ref().map(|x| Some(f(x)));
         let v = |x: f64| Some(Some(x));
+        // A target the scheme cannot reach: its remap figures are not applicable (empty).
+        let moved = |x: f64| Some(Some(x).filter(|_| s.remap.refusal.is_none()));
         match name {
             "events_measured" => v(self.events_measured as f64),
             "warmup_events" => v(self.warmup_events as f64),
@@ -180,10 +182,10 @@ impl WorkloadResult {
                 self.events_measured,
             )),
             "usable_capacity" => v(capacity::usable_of(&s.load, self.events_measured)),
-            "remap_fraction" => v(s.remap.remap_fraction),
-            "remap_fraction_traffic" => v(s.remap.remap_fraction_traffic),
-            "remap_ideal" => v(s.remap.remap_ideal),
-            "remap_to_new_shards" => v(s.remap.moved_to_new_shards),
+            "remap_fraction" => moved(s.remap.remap_fraction),
+            "remap_fraction_traffic" => moved(s.remap.remap_fraction_traffic),
+            "remap_ideal" => moved(s.remap.remap_ideal),
+            "remap_to_new_shards" => moved(s.remap.moved_to_new_shards),
             "grow_added_share" => Some(s.remap.growth.added_share),
             "grow_added_fair" => Some(s.remap.growth.added_fair),
             "hottest_shard_share_grown" => Some(s.remap.growth.hottest_share_after),
