@@ -138,8 +138,9 @@ fn a_growth_the_system_cannot_make_leaves_its_remap_empty_with_the_reason() {
     let why = "Elasticsearch cannot _split an index of 4 shards (routing_num_shards 1024) to 5; \
                allowed targets: 8, 16, 32, 64, 128, 256, 512, 1024";
     assert!(stdout.contains(why), "{stdout}");
+    // Markdown escapes the underscores.
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains(why), "{report}");
+    assert!(report.replace('\\', "").contains(why), "{report}");
     assert!(!report.contains("kafka': Kafka cannot"), "{report}");
 
     // 4 -> 3: Elasticsearch can only _shrink to 1 or 2; Kafka cannot remove partitions.
@@ -223,6 +224,12 @@ fn the_report_and_stdout_name_the_system_each_scheme_follows() {
         analysis::schemes::display_label("ring:vnodes=8"),
         "ring:vnodes=8"
     );
+    // The approximated allocator says so in its label.
+    assert_eq!(
+        analysis::schemes::display_label("cassandra:allocation=rf3"),
+        "cassandra:allocation=rf3 (Cassandra 3.x-5.x Murmur3Partitioner, 4.0 token allocator \
+         approximated)"
+    );
 }
 
 #[test]
@@ -278,7 +285,8 @@ fn plan_rows(dir: &Path) -> Vec<(String, String, String)> {
 
 #[test]
 fn plan_from_a_current_layout_skips_the_counts_a_system_cannot_reach() {
-    // About 100000 requests/s at 12500 x 0.8 per shard: 10 shards at least.
+    // 50,000 events in the trace's one 1 s window at 12500 x 0.8 requests/s per shard: 5 or
+    // 6 shards (the hottest shard of a hashed layout takes a little more than its share).
     let plan = |current: &str| {
         let dir = tempfile::tempdir().unwrap();
         shardlab()
@@ -307,22 +315,27 @@ fn plan_from_a_current_layout_skips_the_counts_a_system_cannot_reach() {
     };
     let rows = plan("4");
     let hash: u32 = row(&rows, "hash").1.parse().unwrap();
-    assert!((10..=12).contains(&hash), "{rows:?}");
-    assert!(row(&rows, "hash").2.is_empty());
-    // From 4 shards Elasticsearch can _split to 8 or 16 (8 is too few): 16, and the note says
-    // why 10 to 15 were skipped.
+    assert!((5..=7).contains(&hash), "{rows:?}");
+    assert!(!row(&rows, "hash").2.contains("skipped"));
+    // From 4 shards Elasticsearch can _split to 8, 16, ...: 8, and the note says why the
+    // counts below were skipped.
     let es = row(&rows, "elasticsearch");
-    assert_eq!(es.1, "16", "{rows:?}");
+    assert_eq!(es.1, "8", "{rows:?}");
     assert!(
         es.2.contains("cannot _split an index of 4 shards"),
         "{es:?}"
     );
     // Kafka can add any number of partitions.
     let kafka: u32 = row(&rows, "kafka").1.parse().unwrap();
-    assert!((10..=12).contains(&kafka), "{rows:?}");
-    // From 32: Elasticsearch shrinks to 16; Kafka cannot go below 32.
+    assert!((5..=7).contains(&kafka), "{rows:?}");
+    // From 32: Elasticsearch shrinks to 8 (a divisor); Kafka cannot go below 32.
     let rows = plan("32");
-    assert_eq!(row(&rows, "elasticsearch").1, "16", "{rows:?}");
+    let es = row(&rows, "elasticsearch");
+    assert_eq!(es.1, "8", "{rows:?}");
+    assert!(
+        es.2.contains("cannot _shrink an index of 32 shards"),
+        "{es:?}"
+    );
     let kafka = row(&rows, "kafka");
     assert_eq!(kafka.1, "32", "{rows:?}");
     assert!(kafka.2.contains("Kafka cannot reduce"), "{kafka:?}");

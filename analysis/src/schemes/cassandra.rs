@@ -45,7 +45,12 @@ pub const KIND: SchemeKind = SchemeKind {
     about: "Cassandra 3.x-5.x Murmur3Partitioner tokens on a ring of num_tokens tokens per \
             node: random (pre-4.0), or allocation=rfR, an approximation (not bit-exact) of \
             the 4.0 allocator; a joining node keeps every other token",
-    system: Some("Cassandra 3.x-5.x Murmur3Partitioner"),
+    system: |spec| match spec.get("allocation") {
+        Some(a) if a.starts_with("rf") => {
+            Some("Cassandra 3.x-5.x Murmur3Partitioner, 4.0 token allocator approximated")
+        }
+        _ => Some("Cassandra 3.x-5.x Murmur3Partitioner"),
+    },
     params: &[
         (
             "num_tokens",

@@ -30,7 +30,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "elasticsearch",
     about: "Elasticsearch 7+ (and OpenSearch) routing: murmur3(_id as UTF-16) over \
             routing_num_shards; growth only by _split to allowed multiples, shrink by _shrink",
-    system: Some("Elasticsearch 7+ / OpenSearch routing"),
+    system: |_| Some("Elasticsearch 7+ / OpenSearch routing"),
     params: &[(
         "routing_shards",
         "index.number_of_routing_shards, a multiple of N (default: what Elasticsearch 7+ computes)",

@@ -28,7 +28,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "kafka",
     about: "Kafka 3.x/4.x keyed records: toPositive(murmur2(key)) % partitions; growth adds \
             partitions (keys change partition, data stays); brokers=B measures the hottest broker",
-    system: Some("Kafka 3.x/4.x default partitioner"),
+    system: |_| Some("Kafka 3.x/4.x default partitioner"),
     params: &[
         (
             "brokers",

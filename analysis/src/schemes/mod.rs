@@ -61,21 +61,14 @@ pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 /// Schemes whose layout changes while the events replay; the replay simulates them in order.
 pub static DYNAMIC_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
 
-/// The registered family a report label (`kafka:brokers=3`) names, if any.
-fn kind_of_label(label: &str) -> Option<&'static SchemeKind> {
-    let name = label.split(':').next()?;
-    SCHEMES
-        .iter()
-        .chain(DYNAMIC_SCHEMES)
-        .copied()
-        .find(|k| k.name == name)
-}
-
 /// A scheme's label for people: with the real system whose rule it follows
 /// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels
 /// are returned unchanged.
 pub fn display_label(label: &str) -> String {
-    match kind_of_label(label).and_then(|k| k.system) {
+    let spec = Spec::parse(label)
+        .ok()
+        .and_then(|s| SchemeSpec::new(s).ok());
+    match spec.and_then(|s| (s.kind.system)(&s.spec)) {
         Some(system) => format!("{label} ({system})"),
         None => label.to_string(),
     }

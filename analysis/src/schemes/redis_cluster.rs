@@ -40,7 +40,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "redis-cluster",
     about: "Redis Cluster 7.0: CRC16 hash slots ({tags} honoured) in redis-cli create ranges; \
             growth = add-node + rebalance --cluster-use-empty-masters",
-    system: Some("Redis 7.0 cluster slots"),
+    system: |_| Some("Redis 7.0 cluster slots"),
     params: &[],
     needs_warmup: |_| false,
     build,
