@@ -232,26 +232,26 @@ fn the_report_and_stdout_name_the_system_each_scheme_follows() {
     );
 }
 
+/// `plan` of 50,000 events of a uniform workload at 100,000 requests/s, 12,500 per shard.
+fn plan_of_100k_requests() -> assert_cmd::Command {
+    let mut cmd = shardlab();
+    cmd.args([
+        "plan",
+        "--workload",
+        "uniform:keys=100000",
+        "--rate",
+        "100000",
+    ])
+    .args(["--events", "50000", "--capacity", "12500"]);
+    cmd
+}
+
 #[test]
 fn plan_sizes_the_four_systems() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("plan");
-    let assert = shardlab()
-        .args([
-            "plan",
-            "--workload",
-            "uniform:keys=100000",
-            "--rate",
-            "100000",
-        ])
-        .args([
-            "--events",
-            "50000",
-            "--capacity",
-            "12500",
-            "--schemes",
-            SYSTEMS,
-        ])
+    let assert = plan_of_100k_requests()
+        .args(["--schemes", SYSTEMS])
         .arg("--out")
         .arg(&out)
         .assert()
@@ -268,7 +268,7 @@ fn plan_sizes_the_four_systems() {
     assert!(out.join("plan.csv").exists());
 }
 
-/// `plan.csv` rows by scheme: (shards_needed, note).
+/// `plan.csv` rows as (scheme, shards_needed, note).
 fn plan_rows(dir: &Path) -> Vec<(String, String, String)> {
     let mut r = csv::Reader::from_path(dir.join("plan.csv")).unwrap();
     let header = r.headers().unwrap().clone();
@@ -289,15 +289,7 @@ fn plan_from_a_current_layout_skips_the_counts_a_system_cannot_reach() {
     // 6 shards (the hottest shard of a hashed layout takes a little more than its share).
     let plan = |current: &str| {
         let dir = tempfile::tempdir().unwrap();
-        shardlab()
-            .args([
-                "plan",
-                "--workload",
-                "uniform:keys=100000",
-                "--rate",
-                "100000",
-            ])
-            .args(["--events", "50000", "--capacity", "12500"])
+        plan_of_100k_requests()
             .args([
                 "--schemes",
                 "hash,elasticsearch,kafka",
