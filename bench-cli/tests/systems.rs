@@ -331,6 +331,26 @@ fn plan_from_a_current_layout_skips_the_counts_a_system_cannot_reach() {
     let kafka = row(&rows, "kafka");
     assert_eq!(kafka.1, "32", "{rows:?}");
     assert!(kafka.2.contains("Kafka cannot reduce"), "{kafka:?}");
+    // At 400 requests/s per shard at least 157 shards: from 4, Elasticsearch reaches none of
+    // 157..=220 (the counts checked one by one) and needs 256, the first split above.
+    let dir = tempfile::tempdir().unwrap();
+    shardlab()
+        .args([
+            "plan",
+            "--workload",
+            "uniform:keys=100000",
+            "--rate",
+            "100000",
+        ])
+        .args(["--events", "50000", "--capacity", "400", "--current", "4"])
+        .args(["--schemes", "elasticsearch,kafka", "--out"])
+        .arg(dir.path().join("plan"))
+        .assert()
+        .success();
+    let rows = plan_rows(&dir.path().join("plan"));
+    assert_eq!(row(&rows, "elasticsearch").1, "256", "{rows:?}");
+    let kafka: u32 = row(&rows, "kafka").1.parse().unwrap();
+    assert!((157..256).contains(&kafka), "{rows:?}");
 }
 
 #[test]

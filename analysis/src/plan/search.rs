@@ -7,7 +7,9 @@
 //! `--max-shards`) and bisects back, so `shards_needed` works and `shards_needed - 1` does not.
 //! Within the first [`LINEAR_STEPS`] counts it is the smallest count that works; beyond them
 //! it assumes that more shards never hurt (a scheme whose balance changes with N could,
-//! by luck, work at a count that the bisection skips).
+//! by luck, work at a count that the bisection skips). With `--current`, the counts the current
+//! layout cannot reach by its scheme's rule ([`Partitioner::resize_refusal`]: Elasticsearch's
+//! `_split` multiples, no fewer Kafka partitions) are skipped, and the row's note says why.
 
 use std::collections::HashMap;
 
@@ -364,8 +366,17 @@ impl<'a> SchemeSearch<'a> {
         if bound > max {
             return Ok(Found::Nothing); // the bound is above --max-shards
         }
-        // Unreachable counts up to `linear_end` cannot work either.
-        let mut lo = lo.unwrap_or(linear_end);
+        // Without a reachable count up to `linear_end`, the first one above is checked, so
+        // that `lo` is a count known not to work.
+        let mut lo = match (lo, next) {
+            (Some(lo), _) => lo,
+            (None, None) => return Ok(Found::Nothing),
+            (None, Some(n)) => match self.check(n, growth)? {
+                Check::Fits => return Ok(Found::Shards(n)),
+                Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
+                Check::Exceeds => n,
+            },
+        };
         // The largest reachable count: the gallop and the bisection stay at or below it, so
         // every count they probe has a reachable count at or above it to check.
         let Some(last) = (bound..=max).rev().find(|&n| self.reachable(n)) else {
