@@ -64,7 +64,7 @@ impl KeyParts {
 /// The parts of the key space that one worker counts ([`KeyParts`]): one table per part.
 pub struct PartCounts {
     parts: KeyParts,
-    /// The parts counted here, in increasing order.
+    /// The parts counted here.
     owned: Vec<usize>,
     /// For each part number, its table's position in `tables`; `u8::MAX` when not owned.
     slot_of: [u8; KeyParts::MAX],
@@ -103,6 +103,32 @@ impl PartCounts {
             let slot = slot_of[parts.part_of(hash) % KeyParts::MAX];
             (slot != u8::MAX).then_some(slot as usize)
         });
+    }
+
+    /// The limit of the joined count ([`KeyParts::limit`]).
+    pub fn limit(&self) -> usize {
+        self.parts.limit
+    }
+
+    /// Adds the counts of `other` (of the same [`KeyParts`]), part by part: a part counted in
+    /// both is merged (the counts of a key add up; see [`KeyTable::join`]), a part only
+    /// `other` counts is taken over. So the counts of any cuts of a stream, each counting
+    /// any parts, merge into those of the whole, bucket by bucket.
+    pub fn merge(&mut self, other: PartCounts) {
+        for (part, table) in other.owned.into_iter().zip(other.tables) {
+            match self.slot_of[part] {
+                u8::MAX => {
+                    self.slot_of[part] = self.tables.len() as u8;
+                    self.owned.push(part);
+                    self.tables.push(table);
+                }
+                slot => {
+                    let mine = std::mem::take(&mut self.tables[slot as usize]);
+                    self.tables[slot as usize] =
+                        KeyTable::join(vec![mine, table], self.parts.part_limit);
+                }
+            }
+        }
     }
 
     /// The counts of each part counted here, with its part number.

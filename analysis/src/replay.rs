@@ -9,16 +9,15 @@
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
-use rayon::prelude::*;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
 use crate::key_counts::{KeyParts, PartCounts};
-use crate::metrics::failure::{self, FailTarget};
-use crate::metrics::fanout::FanoutAccumulator;
-use crate::metrics::load::LoadAccumulator;
+use crate::metrics::failure::FailTarget;
+use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
 use crate::metrics::{
-    confidence, latency, remap, router, split, LatencyConfig, SchemeResult, WorkloadResult,
+    confidence, router, LatencyConfig, Remap, RouterCost, SchemeResult, ShardLoad, WorkloadResult,
+    REGISTRY,
 };
 use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
@@ -155,123 +154,180 @@ pub fn replay_targets(
     }
 
     progress(Progress::Phase("replay"));
-    let acc = replay_measured(source, &parts, cfg, progress)?;
-    if acc.events == 0 {
+    let measured = replay_measured(source, &parts, cfg, progress)?;
+    if measured.events == 0 {
         return Err(AnalysisError::Config(format!(
             "workload '{}' has no events to measure after a warm-up of {warmup_events} events",
             input.label
         )));
     }
-    progress(Progress::Phase("remap"));
-    let mut results = Vec::with_capacity(parts.len());
-    let mut remaps: Vec<Vec<remap::Remap>> = Vec::with_capacity(parts.len());
-    for (((spec, part), sacc), build_ns) in fixed.iter().zip(&parts).zip(acc.schemes).zip(build_ns)
-    {
-        remaps.push(
-            targets
-                .iter()
-                .map(|&m| {
-                    if let Some(why) = part.resize_refusal(m) {
-                        return Ok(remap::Remap::refused(m, why));
-                    }
-                    Ok(remap::measure(
-                        part.as_ref(),
-                        part.resized(m, &acc.keys)?.as_ref(),
-                        &acc.keys,
-                    ))
-                })
-                .collect::<Result<_, AnalysisError>>()?,
-        );
-        let load = match &cfg.weights {
-            Some(w) => sacc.load.finish().per_weight(w),
-            None => sacc.load.finish(),
-        };
-        let mut extra_metrics = part.shard_load_metrics(&load.shard_requests);
-        if let Some(target) = cfg.fail {
-            extra_metrics
-                .extend(failure::measure(part.as_ref(), target, &acc.keys)?.metric_values());
-        }
-        let split = part
-            .range_starts()
-            .and_then(|starts| split::measure(starts, &acc.keys));
-        results.push(SchemeResult {
-            scheme: spec.label(),
-            shards: part.shard_count(),
-            shard_distinct_keys: distinct_per_shard(part.as_ref(), &acc.keys),
-            load,
-            remap: remaps[remaps.len() - 1][0].clone(),
-            fanout: sacc.fanout.finish(),
-            latency: None,
-            split,
-            router: router::cost(part.as_ref(), build_ns),
-            extra_metrics,
-            intervals: Vec::new(),
-        });
-    }
-    if let Some(lcfg) = &cfg.latency {
-        progress(Progress::Phase("latency"));
-        let mut sample = acc.sample;
-        sample.sort_unstable_by_key(|(i, _)| *i);
-        let keys: Vec<Vec<u8>> = sample.into_iter().map(|(_, k)| k).collect();
-        for (r, part) in results.iter_mut().zip(&parts) {
-            r.latency = latency::measure(part.as_ref(), &keys, lcfg);
-        }
-    }
+    let keys = &measured.keys;
+    let finish_input = FinishInput {
+        keys,
+        events: measured.events,
+        sample: measured.sample,
+        targets,
+        cfg,
+    };
+    let mut fixed_rows = finish(
+        finish_input,
+        measured.schemes,
+        &fixed,
+        &parts,
+        &build_ns,
+        progress,
+    )?
+    .into_iter();
     let dynamic = simulate_dynamic(input, schemes, cfg, warmup_events, progress)?;
-    // Put every row back in the order the schemes were given.
-    let (mut fixed_rows, mut dynamic_rows) = (results.into_iter().zip(remaps), dynamic.iter());
-    let (mut results, mut remaps) = (
-        Vec::with_capacity(schemes.len()),
-        Vec::with_capacity(schemes.len()),
-    );
+    // Put every scheme's rows back in the order the schemes were given.
+    let mut dynamic_runs = dynamic.iter();
+    let mut rows: Vec<Vec<SchemeResult>> = Vec::with_capacity(schemes.len());
     for spec in schemes {
-        let (row, remap) = if spec.is_dynamic() {
-            let run = dynamic_rows
+        rows.push(if spec.is_dynamic() {
+            let run = dynamic_runs
                 .next()
                 .ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
-            (
-                run.scheme_result(targets[0]),
-                targets.iter().map(|&m| run.remap(m)).collect(),
-            )
+            targets.iter().map(|&m| run.scheme_result(m)).collect()
         } else {
             fixed_rows
                 .next()
                 .ok_or_else(|| AnalysisError::Config("missing scheme result".into()))?
-        };
-        results.push(row);
-        remaps.push(remap);
+        });
     }
     // The resampling seed depends on the scheme and shard count only, not on the workload's
     // label: the same events give the same intervals whether they come from a generator or
     // from the trace it wrote.
-    for row in &mut results {
+    for scheme_rows in &mut rows {
+        let row = &scheme_rows[0];
         let seed = xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
-        row.intervals = confidence::bootstrap(&row.load, cfg.window, acc.events, seed);
+        let intervals = confidence::bootstrap(&row.load, cfg.window, measured.events, seed);
+        for r in scheme_rows.iter_mut() {
+            r.intervals = intervals.clone();
+        }
     }
-    let hottest_key = acc.keys.hottest().map(|h| (h.key, h.count));
     let result = WorkloadResult {
+        dynamic,
+        ..workload_figures(input, warmup_events, measured.events, measured.scans, keys)
+    };
+    let mut per_target: Vec<Vec<SchemeResult>> = targets.iter().map(|_| Vec::new()).collect();
+    for scheme_rows in rows {
+        for (t, row) in scheme_rows.into_iter().enumerate() {
+            per_target[t].push(row);
+        }
+    }
+    Ok(per_target
+        .into_iter()
+        .map(|schemes| WorkloadResult {
+            schemes,
+            ..result.clone()
+        })
+        .collect())
+}
+
+/// The figures of the whole workload (no scheme rows yet).
+fn workload_figures(
+    input: &WorkloadInput<'_>,
+    warmup_events: u64,
+    events: u64,
+    scans: u64,
+    keys: &KeyCounts,
+) -> WorkloadResult {
+    WorkloadResult {
         workload: input.label.clone(),
         description: input.description.clone(),
         key_type: input.key_type,
-        events_measured: acc.events,
+        events_measured: events,
         warmup_events,
-        distinct_keys: acc.keys.distinct().value.round() as u64,
-        point_requests: acc.keys.total(),
-        scans: acc.scans,
-        hottest_key,
-        key_sample: crate::metrics::estimate::KeySample::of(&acc.keys),
-        schemes: results,
-        dynamic,
-    };
-    Ok((0..targets.len())
-        .map(|t| {
-            let mut r = result.clone();
-            for (s, remap) in r.schemes.iter_mut().zip(&remaps) {
-                s.remap = remap[t].clone();
-            }
-            r
+        distinct_keys: keys.distinct().value.round() as u64,
+        point_requests: keys.total(),
+        scans,
+        hottest_key: keys.hottest().map(|h| (h.key, h.count)),
+        key_sample: crate::metrics::estimate::KeySample::of(keys),
+        schemes: Vec::new(),
+        dynamic: Vec::new(),
+    }
+}
+
+/// What finishing the fixed schemes' metrics needs besides their accumulators.
+struct FinishInput<'a> {
+    keys: &'a KeyCounts,
+    events: u64,
+    /// Point keys with their positions, for timing lookups.
+    sample: Vec<(u64, Vec<u8>)>,
+    targets: &'a [u32],
+    cfg: &'a ReplayConfig,
+}
+
+/// Finishes every registered metric of every fixed scheme: one row per scheme and target.
+/// Metric by metric, so that each phase (remap, latency) runs for every scheme in turn, and
+/// lookups are timed with nothing else running.
+fn finish(
+    input: FinishInput<'_>,
+    mut accs: Vec<SchemeAccs>,
+    specs: &[&SchemeSpec],
+    parts: &[Box<dyn Partitioner>],
+    build_ns: &[f64],
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<Vec<SchemeResult>>, AnalysisError> {
+    let FinishInput {
+        keys,
+        events,
+        mut sample,
+        targets,
+        cfg,
+    } = input;
+    sample.sort_unstable_by_key(|(i, _)| *i);
+    let latency_keys: Vec<Vec<u8>> = sample.into_iter().map(|(_, k)| k).collect();
+    let mut rows: Vec<Vec<SchemeResult>> = specs
+        .iter()
+        .zip(parts)
+        .map(|(spec, part)| {
+            targets
+                .iter()
+                .map(|&m| empty_row(spec.label(), part.shard_count(), m))
+                .collect()
         })
-        .collect())
+        .collect();
+    for (m, metric) in REGISTRY.iter().enumerate() {
+        let schemes = parts.iter().zip(&mut accs).zip(&mut rows).zip(build_ns);
+        for (i, (((part, acc), scheme_rows), &build_ns)) in schemes.enumerate() {
+            let ctx = Finish {
+                part: part.as_ref(),
+                keys,
+                targets,
+                events,
+                weights: cfg.weights.as_deref(),
+                fail: cfg.fail,
+                latency: cfg.latency.as_ref().map(|l| (l, latency_keys.as_slice())),
+                build_ns,
+            };
+            if let Some(phase) = metric.phase(&ctx).filter(|_| i == 0) {
+                progress(Progress::Phase(phase));
+            }
+            metric.finish(acc.0[m].take(), &ctx, scheme_rows)?;
+        }
+    }
+    Ok(rows)
+}
+
+/// The row of a scheme before its metrics are finished into it.
+fn empty_row(scheme: String, shards: u32, target_shards: u32) -> SchemeResult {
+    SchemeResult {
+        scheme,
+        shards,
+        load: ShardLoad::default(),
+        shard_distinct_keys: Vec::new(),
+        remap: Remap {
+            target_shards,
+            ..Remap::default()
+        },
+        fanout: None,
+        latency: None,
+        split: None,
+        router: RouterCost::default(),
+        extra_metrics: Vec::new(),
+        intervals: Vec::new(),
+    }
 }
 
 /// Simulates every dynamic scheme over the whole stream, in order, one at a time; the
@@ -348,82 +404,150 @@ fn learn_arrival(
     }
 }
 
-/// Per-scheme accumulators of one worker.
-#[derive(Clone)]
-struct SchemeAcc {
-    load: LoadAccumulator,
-    fanout: FanoutAccumulator,
+/// The accumulators of one scheme: one per registered metric ([`REGISTRY`] order), `None`
+/// for metrics that count nothing per event.
+pub struct SchemeAccs(Vec<Option<Box<dyn Accumulator>>>);
+
+impl SchemeAccs {
+    /// Fresh accumulators for one scheme.
+    pub fn start(part: &dyn Partitioner, window: u64) -> Self {
+        let start = Start { part, window };
+        SchemeAccs(REGISTRY.iter().map(|m| m.start(&start)).collect())
+    }
+
+    /// Adds the events `other` recorded (exact: see [`crate::metrics::metric::State`]).
+    pub fn merge(&mut self, other: SchemeAccs) -> Result<(), AnalysisError> {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            match (a, b) {
+                (Some(a), Some(b)) => a.merge(b)?,
+                (a, b) => *a = a.take().or(b),
+            }
+        }
+        Ok(())
+    }
+
+    /// Each accumulator's state with its metric's name, for a partial result.
+    pub fn encode(&self) -> Result<Vec<(&'static str, Vec<u8>)>, AnalysisError> {
+        REGISTRY
+            .iter()
+            .zip(&self.0)
+            .filter_map(|(m, acc)| acc.as_ref().map(|a| Ok((m.name(), a.encode()?))))
+            .collect()
+    }
+
+    /// Accumulators restored from [`SchemeAccs::encode`]'s output, started for `part`.
+    pub fn decode(
+        part: &dyn Partitioner,
+        window: u64,
+        states: &[(&str, Vec<u8>)],
+    ) -> Result<Self, AnalysisError> {
+        let mut accs = SchemeAccs::start(part, window);
+        for (metric, acc) in REGISTRY.iter().zip(&mut accs.0) {
+            let Some(acc) = acc else { continue };
+            let (_, state) = states
+                .iter()
+                .find(|(name, _)| *name == metric.name())
+                .ok_or_else(|| {
+                    AnalysisError::Config(format!(
+                        "the partial result has no state for metric '{}'",
+                        metric.name()
+                    ))
+                })?;
+            acc.restore(state)?;
+        }
+        Ok(accs)
+    }
 }
 
-/// Everything one worker accumulates.
-struct WorkerAcc {
-    schemes: Vec<SchemeAcc>,
-    /// The key-space parts this worker counts.
-    keys: PartCounts,
-    sample: Vec<(u64, Vec<u8>)>,
-    events: u64,
-    scans: u64,
-    /// The owners of a chunk's point events under one scheme (reused between chunks).
-    shards: Vec<ShardId>,
+/// Reused buffers of one worker: where one chunk's events go under one scheme.
+#[derive(Default)]
+struct Routes {
+    point_shards: Vec<ShardId>,
+    scan_shards: Vec<ShardId>,
+    scan_ends: Vec<u32>,
 }
 
-impl WorkerAcc {
-    /// The accumulators of worker `worker` of `workers`, which counts the key-space parts
-    /// `worker`, `worker + workers`, ...
-    fn new(
+/// Everything accumulated from some of the measured events: every scheme's accumulators, the
+/// key counts of some key-space parts ([`KeyParts`]), the point keys kept for timing lookups
+/// and the event counts. Partials of any cuts of the events merge exactly into the whole
+/// ([`Partial::merge`]).
+pub struct Partial {
+    /// One per fixed scheme, in order.
+    pub schemes: Vec<SchemeAccs>,
+    /// The key-space parts counted here.
+    pub keys: PartCounts,
+    /// Point keys at positions below the latency sample size, with their positions.
+    pub sample: Vec<(u64, Vec<u8>)>,
+    /// Events recorded.
+    pub events: u64,
+    /// Scans recorded.
+    pub scans: u64,
+}
+
+impl Partial {
+    /// Empty accumulators that count the key-space parts `owned` of `keys`.
+    pub fn new(
         parts: &[Box<dyn Partitioner>],
         window: u64,
         keys: KeyParts,
-        worker: usize,
-        workers: usize,
+        owned: impl IntoIterator<Item = usize>,
     ) -> Self {
-        WorkerAcc {
+        Partial {
             schemes: parts
                 .iter()
-                .map(|p| SchemeAcc {
-                    load: LoadAccumulator::new(p.shard_count(), window),
-                    fanout: FanoutAccumulator::default(),
-                })
+                .map(|p| SchemeAccs::start(p.as_ref(), window))
                 .collect(),
-            keys: PartCounts::new(keys, (worker..keys.count).step_by(workers)),
+            keys: PartCounts::new(keys, owned),
             sample: Vec::new(),
             events: 0,
             scans: 0,
-            shards: Vec::new(),
         }
     }
 
-    /// Adds `other`'s accumulators to these (the key parts are taken apart beforehand).
-    fn merge(mut self, other: WorkerAcc) -> WorkerAcc {
+    /// Adds `other`'s accumulators to these: scheme by scheme, and key-space part by part
+    /// (a part both count is merged, a part only `other` counts is taken over).
+    pub fn merge(mut self, other: Partial) -> Result<Partial, AnalysisError> {
         for (a, b) in self.schemes.iter_mut().zip(other.schemes) {
-            a.load.merge(b.load);
-            a.fanout.merge(&b.fanout);
+            a.merge(b)?;
         }
+        self.keys.merge(other.keys);
         self.sample.extend(other.sample);
         self.events += other.events;
         self.scans += other.scans;
-        self
+        Ok(self)
     }
 
-    /// Counts the point keys that fall in this worker's key-space parts, in order. Every
-    /// worker sees every chunk's keys; each counts only its own parts.
-    fn count_keys<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+    /// Counts the point keys that fall in this partial's key-space parts, in order.
+    pub fn count_keys<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
         // A worker without parts (fewer parts than workers, under a small limit) hashes nothing.
         if !self.keys.is_empty() {
             self.keys.add_each(keys);
         }
     }
 
-    /// Routes every event of `chunk` through every scheme, and counts its keys.
-    ///
-    /// The point keys are collected once; each scheme then looks them all up in one call
-    /// ([`Partitioner::shards_of`]: no dynamic dispatch per event), and a chunk without
-    /// scans is counted as one run of consecutive events.
-    fn record(
+    /// Routes every event of `chunk` through every scheme into its accumulators, and counts
+    /// its keys; point keys at positions below `sample_limit` are kept for timing lookups.
+    pub fn record(
         &mut self,
         chunk: &EventChunk,
         parts: &[Box<dyn Partitioner>],
         sample_limit: u64,
+    ) {
+        let mut set = ShardSet::new(parts.iter().map(|p| p.shard_count()).max().unwrap_or(1));
+        self.record_with(chunk, parts, sample_limit, &mut Routes::default(), &mut set);
+    }
+
+    /// [`Partial::record`] with buffers reused between chunks.
+    ///
+    /// The point keys are collected once; each scheme then looks them all up in one call
+    /// ([`Partitioner::shards_of`]) and each accumulator records the routed chunk in one
+    /// call: no dynamic dispatch per event.
+    fn record_with(
+        &mut self,
+        chunk: &EventChunk,
+        parts: &[Box<dyn Partitioner>],
+        sample_limit: u64,
+        routes: &mut Routes,
         set: &mut ShardSet,
     ) {
         let mut points: Vec<&[u8]> = Vec::with_capacity(chunk.len());
@@ -440,48 +564,50 @@ impl WorkerAcc {
         }
         self.events += chunk.len() as u64;
         self.count_keys(points.iter().copied());
-        for (part, acc) in parts.iter().zip(&mut self.schemes) {
-            self.shards.clear();
-            part.shards_of(&points, &mut self.shards);
-            if points.len() == chunk.len() {
-                acc.load.record_run(chunk.first_index, &self.shards);
-            } else {
-                record_scheme(part.as_ref(), chunk, &self.shards, acc, set);
+        let has_scans = points.len() < chunk.len();
+        for (part, accs) in parts.iter().zip(&mut self.schemes) {
+            routes.point_shards.clear();
+            part.shards_of(&points, &mut routes.point_shards);
+            routes.scan_shards.clear();
+            routes.scan_ends.clear();
+            if has_scans {
+                for ev in chunk.iter().filter(|ev| !ev.op.is_point()) {
+                    set.clear();
+                    part.scan_shards(ev.key, ev.end.unwrap_or(ev.key), set);
+                    routes.scan_shards.extend(set.iter());
+                    routes.scan_ends.push(routes.scan_shards.len() as u32);
+                }
+            }
+            let routed = Routed {
+                chunk,
+                point_shards: &routes.point_shards,
+                scan_shards: &routes.scan_shards,
+                scan_ends: &routes.scan_ends,
+            };
+            for acc in accs.0.iter_mut().flatten() {
+                acc.record(&routed);
             }
         }
     }
-}
 
-/// Routes a chunk with scans through one scheme; `point_shards` are the owners of its point
-/// events, in order.
-fn record_scheme(
-    part: &dyn Partitioner,
-    chunk: &EventChunk,
-    point_shards: &[ShardId],
-    acc: &mut SchemeAcc,
-    set: &mut ShardSet,
-) {
-    let mut owners = point_shards.iter();
-    for (i, ev) in chunk.iter().enumerate() {
-        let index = chunk.first_index + i as u64;
-        if ev.op.is_point() {
-            if let Some(&shard) = owners.next() {
-                acc.load.record(index, shard);
-            }
-        } else {
-            set.clear();
-            part.scan_shards(ev.key, ev.end.unwrap_or(ev.key), set);
-            acc.fanout.record(set.len());
-            for shard in set.iter() {
-                acc.load.record(index, shard);
-            }
+    /// The merged accumulators, once every key-space part is here.
+    fn into_measured(self) -> Measured {
+        let limit = self.keys.limit();
+        let mut key_counts: Vec<(usize, KeyCounts)> = self.keys.into_parts().collect();
+        key_counts.sort_unstable_by_key(|(part, _)| *part);
+        Measured {
+            schemes: self.schemes,
+            keys: KeyCounts::join(key_counts.into_iter().map(|(_, k)| k).collect(), limit),
+            sample: self.sample,
+            events: self.events,
+            scans: self.scans,
         }
     }
 }
 
 /// The merged accumulators of the measured events.
 struct Measured {
-    schemes: Vec<SchemeAcc>,
+    schemes: Vec<SchemeAccs>,
     keys: KeyCounts,
     sample: Vec<(u64, Vec<u8>)>,
     events: u64,
@@ -556,11 +682,13 @@ fn replay_measured(
             .map(|(worker, rx)| {
                 let recycle = recycle.clone();
                 scope.spawn(move || {
-                    let mut acc = WorkerAcc::new(parts, window, key_parts, worker, workers);
-                    let mut set = ShardSet::new(max_shards);
+                    let owned = (worker..key_parts.count).step_by(workers);
+                    let mut acc = Partial::new(parts, window, key_parts, owned);
+                    let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
                     for chunk in rx.iter() {
                         if (chunk.first_index / chunk_events) % workers as u64 == worker as u64 {
-                            acc.record(&chunk, parts, cfg.latency_sample as u64, &mut set);
+                            let limit = cfg.latency_sample as u64;
+                            acc.record_with(&chunk, parts, limit, &mut routes, &mut set);
                             progress(Progress::Events(chunk.len() as u64));
                         } else {
                             acc.count_keys(
@@ -583,59 +711,23 @@ fn replay_measured(
                 h.join()
                     .map_err(|_| AnalysisError::Config("a replay worker thread panicked".into()))
             })
-            .collect::<Result<Vec<WorkerAcc>, _>>()?;
+            .collect::<Result<Vec<Partial>, _>>()?;
         reader
             .join()
             .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
-        let mut key_counts: Vec<(usize, KeyCounts)> = Vec::with_capacity(key_parts.count);
-        let merged = accs
-            .into_iter()
-            .map(|mut acc| {
-                let keys = std::mem::replace(&mut acc.keys, PartCounts::new(key_parts, []));
-                key_counts.extend(keys.into_parts());
-                acc
-            })
-            .reduce(WorkerAcc::merge)
-            .unwrap_or_else(|| WorkerAcc::new(parts, window, key_parts, 0, 1));
-        key_counts.sort_unstable_by_key(|(part, _)| *part);
-        Ok(Measured {
-            schemes: merged.schemes,
-            keys: KeyCounts::join(
-                key_counts.into_iter().map(|(_, k)| k).collect(),
-                key_parts.limit,
-            ),
-            sample: merged.sample,
-            events: merged.events,
-            scans: merged.scans,
-        })
+        let mut merged = Partial::new(parts, window, key_parts, []);
+        for acc in accs {
+            merged = merged.merge(acc)?;
+        }
+        Ok(merged.into_measured())
     })
-}
-
-/// Distinct keys owned by each shard.
-fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
-    let entries: Vec<&[u8]> = keys.iter().map(|(k, _)| k).collect();
-    let n = part.shard_count() as usize;
-    entries
-        .par_chunks(4096)
-        .map(|keys| {
-            let mut counts = vec![0u64; n];
-            for k in keys {
-                counts[part.shard_of(k) as usize] += 1;
-            }
-            counts
-        })
-        .reduce(
-            || vec![0; n],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::{MetricValue, METRICS};
+    use crate::schemes::BuildContext;
     use workloads::{Event, Op};
 
     /// The events of a list of keys, handed out a few at a time.
@@ -656,6 +748,216 @@ mod tests {
             self.1 += n;
             Ok(n)
         }
+    }
+
+    /// The events of a synthetic workload in chunks of `chunk` events, numbered from 0.
+    fn chunks(spec: &str, events: u64, chunk: usize) -> Vec<EventChunk> {
+        let mut source = workloads::WorkloadSpec::parse(spec)
+            .unwrap()
+            .open(3, events)
+            .unwrap();
+        let mut out = Vec::new();
+        let mut next = 0;
+        loop {
+            let mut c = EventChunk::with_capacity(chunk);
+            if source.fill(&mut c, chunk).unwrap() == 0 {
+                return out;
+            }
+            c.first_index = next;
+            next += c.len() as u64;
+            out.push(c);
+        }
+    }
+
+    /// Every non-timing metric value of every scheme, with the shard rows, after finishing
+    /// `partial`.
+    fn figures(
+        partial: Partial,
+        specs: &[SchemeSpec],
+        parts: &[Box<dyn Partitioner>],
+        cfg: &ReplayConfig,
+        targets: &[u32],
+    ) -> Vec<(Vec<MetricValue>, Vec<u64>, Vec<Vec<u32>>, Vec<u64>)> {
+        let measured = partial.into_measured();
+        let open = || -> Result<Box<dyn EventSource>, WorkloadError> { unreachable!() };
+        let input = WorkloadInput {
+            label: "w".into(),
+            description: String::new(),
+            key_type: KeyType::U64,
+            open: &open,
+        };
+        let w = workload_figures(&input, 0, measured.events, measured.scans, &measured.keys);
+        let specs: Vec<&SchemeSpec> = specs.iter().collect();
+        let finish_input = FinishInput {
+            keys: &measured.keys,
+            events: measured.events,
+            sample: measured.sample,
+            targets,
+            cfg,
+        };
+        let build_ns = vec![0.0; parts.len()];
+        let rows = finish(
+            finish_input,
+            measured.schemes,
+            &specs,
+            parts,
+            &build_ns,
+            &|_| {},
+        )
+        .unwrap();
+        rows.iter()
+            .flatten()
+            .map(|s| {
+                let values = w
+                    .metric_values(s)
+                    .into_iter()
+                    .filter(|v| !crate::metrics::is_timing(v.name))
+                    .collect();
+                let load = (
+                    s.load.shard_requests.clone(),
+                    s.load.window_requests.clone(),
+                );
+                (values, load.0, load.1, s.shard_distinct_keys.clone())
+            })
+            .collect()
+    }
+
+    /// Accumulates `chunks` cut at `cuts` (event positions) into one partial per piece, each
+    /// sent through its encoded state and back, and merges them in reverse order.
+    fn merged_from_cuts(
+        chunks: &[EventChunk],
+        cuts: &[u64],
+        parts: &[Box<dyn Partitioner>],
+        window: u64,
+        keys: KeyParts,
+    ) -> Partial {
+        let mut pieces: Vec<Partial> = Vec::new();
+        let mut bounds = cuts.to_vec();
+        bounds.push(u64::MAX);
+        let mut piece = Partial::new(parts, window, keys, 0..keys.count);
+        for chunk in chunks {
+            let mut chunk = chunk.clone();
+            loop {
+                let end = bounds[pieces.len()];
+                let last = chunk.first_index + chunk.len() as u64;
+                if last <= end {
+                    piece.record(&chunk, parts, 100);
+                    break;
+                }
+                let rest = chunk.split_off((end - chunk.first_index) as usize);
+                piece.record(&chunk, parts, 100);
+                pieces.push(std::mem::replace(
+                    &mut piece,
+                    Partial::new(parts, window, keys, 0..keys.count),
+                ));
+                chunk = rest;
+            }
+        }
+        pieces.push(piece);
+        let mut merged = Partial::new(parts, window, keys, []);
+        for mut p in pieces.into_iter().rev() {
+            // Through bytes, as a partial result written on one machine and read on another.
+            p.schemes = p
+                .schemes
+                .iter()
+                .zip(parts)
+                .map(|(accs, part)| {
+                    let states = accs.encode().unwrap();
+                    SchemeAccs::decode(part.as_ref(), window, &states).unwrap()
+                })
+                .collect();
+            merged = merged.merge(p).unwrap();
+        }
+        merged
+    }
+
+    #[test]
+    fn partials_of_any_cuts_merge_into_the_whole_for_every_registered_metric() {
+        let chunks = chunks("zipf:keys=3000,s=1.1,scans=0.05,scan_len=40", 20_000, 1000);
+        let specs = SchemeSpec::parse_list("range,hash,ring,kafka:brokers=4,maglev").unwrap();
+        let warmup: Vec<Vec<u8>> = (0..3000u64).map(|k| k.to_be_bytes().to_vec()).collect();
+        let ctx = BuildContext {
+            shards: 6,
+            warmup_keys: &warmup,
+            key_type: KeyType::U64,
+            weights: None,
+        };
+        let parts: Vec<Box<dyn Partitioner>> =
+            specs.iter().map(|s| s.build(&ctx).unwrap()).collect();
+        let cfg = ReplayConfig {
+            latency: None,
+            fail: Some(FailTarget::Worst),
+            ..ReplayConfig::default()
+        };
+        let (window, targets) = (700, [7, 9]);
+        // Below the distinct limit (exact counts in 1 and 2 parts) and past it (a hash sample).
+        for limit in [1 << 20, 150_000, 1000] {
+            let keys = KeyParts::for_limit(limit);
+            let mut whole = Partial::new(&parts, window, keys, 0..keys.count);
+            chunks.iter().for_each(|c| whole.record(c, &parts, 100));
+            let whole_sample = whole.sample.clone();
+            let expected = figures(whole, &specs, &parts, &cfg, &targets);
+            let names: Vec<&str> = expected[0].0.iter().map(|v| v.name).collect();
+            // Every registered metric is compared, the toy one and the failure rows included.
+            for m in REGISTRY.iter().flat_map(|m| m.defs()) {
+                assert!(
+                    crate::metrics::is_timing(m.name) || names.contains(&m.name),
+                    "{}",
+                    m.name
+                );
+            }
+            assert!(names.contains(&"toy_even_shard_requests") && names.contains(&"fail_shard"));
+            for cuts in [
+                vec![10_000],
+                vec![1, 6_999, 7_000, 13_333],
+                vec![4_321, 19_999],
+            ] {
+                let merged = merged_from_cuts(&chunks, &cuts, &parts, window, keys);
+                let mut sample = merged.sample.clone();
+                sample.sort();
+                assert_eq!(sample, whole_sample, "cuts {cuts:?}");
+                let got = figures(merged, &specs, &parts, &cfg, &targets);
+                assert_eq!(got, expected, "cuts {cuts:?}, limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_metric_in_one_file_and_one_registration_line_is_measured_and_written() {
+        // `registry/toy.rs`, registered in tests only: its row follows the table's and its
+        // value is counted from the routed events.
+        assert_eq!(METRICS.last().unwrap().name, "toy_even_shard_requests");
+        let chunks = chunks("uniform:keys=100", 5000, 512);
+        let specs = SchemeSpec::parse_list("hash").unwrap();
+        let ctx = BuildContext {
+            shards: 4,
+            warmup_keys: &[],
+            key_type: KeyType::U64,
+            weights: None,
+        };
+        let parts = vec![specs[0].build(&ctx).unwrap()];
+        let keys = KeyParts::for_limit(1000);
+        let mut whole = Partial::new(&parts, 100, keys, 0..keys.count);
+        chunks.iter().for_each(|c| whole.record(c, &parts, 0));
+        let mut even = 0;
+        for c in &chunks {
+            even += c
+                .iter()
+                .filter(|ev| parts[0].shard_of(ev.key) % 2 == 0)
+                .count();
+        }
+        let cfg = ReplayConfig {
+            latency: None,
+            ..ReplayConfig::default()
+        };
+        let rows = figures(whole, &specs, &parts, &cfg, &[5]);
+        let toy = rows[0]
+            .0
+            .iter()
+            .find(|v| v.name == "toy_even_shard_requests")
+            .unwrap();
+        assert_eq!(toy.value, Some(even as f64));
+        assert!(even > 1000 && even < 4000, "{even}");
     }
 
     #[test]

@@ -18,7 +18,7 @@ fn the_readme_metric_table_matches_the_metrics_written() {
         .collect();
     let written: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
     assert_eq!(documented, written);
-    for m in METRICS {
+    for m in METRICS.iter() {
         let row = table
             .lines()
             .find(|l| l.starts_with(&format!("| `{}`", m.name)))

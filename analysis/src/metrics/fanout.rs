@@ -1,12 +1,34 @@
 //! Scan fan-out: how many shards each range scan contacts.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Mergeable histogram of shards contacted per scan.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FanoutAccumulator {
+    #[serde(serialize_with = "save_hist", deserialize_with = "load_hist")]
     hist: Histogram<u64>,
+}
+
+/// A histogram as its recorded buckets, `(value, count)` pairs: recording each count again
+/// at its bucket's value rebuilds the same buckets, so the round trip is exact. (The
+/// crate's own serializer is a feature this workspace leaves off, and its output would not
+/// be readable text.)
+fn save_hist<S: Serializer>(hist: &Histogram<u64>, s: S) -> Result<S::Ok, S::Error> {
+    let buckets: Vec<(u64, u64)> = hist
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect();
+    buckets.serialize(s)
+}
+
+fn load_hist<'de, D: Deserializer<'de>>(d: D) -> Result<Histogram<u64>, D::Error> {
+    let buckets = Vec::<(u64, u64)>::deserialize(d)?;
+    let mut hist = FanoutAccumulator::default().hist;
+    for (value, count) in buckets {
+        hist.saturating_record_n(value, count);
+    }
+    Ok(hist)
 }
 
 impl Default for FanoutAccumulator {
@@ -75,5 +97,17 @@ mod tests {
         assert_eq!(s.max, 16);
         assert_eq!(s.p99, 16);
         assert!(FanoutAccumulator::default().finish().is_none());
+    }
+
+    #[test]
+    fn a_histogram_survives_its_encoding_bucket_for_bucket() {
+        let mut a = FanoutAccumulator::default();
+        for f in [1, 1, 2, 7, 300, 5000, 123_456] {
+            a.record(f);
+        }
+        let text = serde_json::to_string(&a).unwrap();
+        let b: FanoutAccumulator = serde_json::from_str(&text).unwrap();
+        assert_eq!(a.hist, b.hist);
+        assert_eq!(a.finish(), b.finish());
     }
 }

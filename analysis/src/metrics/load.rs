@@ -1,10 +1,10 @@
 //! Per-shard load: requests per shard over the whole replay and per window of events.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::statistics::Statistics;
 
 /// Mergeable per-shard request counts, whole-trace and per window.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoadAccumulator {
     shards: usize,
     window: u64,
@@ -90,7 +90,7 @@ impl LoadAccumulator {
 }
 
 /// Requests per shard, and the statistics of their spread.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct ShardLoad {
     /// Requests per shard.
     pub shard_requests: Vec<u64>,

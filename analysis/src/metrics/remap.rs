@@ -7,7 +7,7 @@ use super::growth::{Growth, GrowthAccumulator};
 use crate::{KeyCounts, Partitioner};
 
 /// What changes owner when a scheme goes from `N` to `M` shards.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Remap {
     /// Shard count after the change.
     pub target_shards: u32,

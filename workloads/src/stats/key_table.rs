@@ -212,10 +212,14 @@ impl KeyTable {
         }
     }
 
-    /// Joins tables of disjoint keys (the parts of one key space, split by hash) into one
-    /// table exact up to `limit` keys: every part is brought to the highest sample level
-    /// among them, then the parts are put together in the order given (which, with the
-    /// parts' own contents, decides the result, whatever thread counted each part).
+    /// Joins tables into one table exact up to `limit` keys: every part is brought to the
+    /// highest sample level among them, then the parts are put together in the order given
+    /// (which, with the parts' own contents, decides the result, whatever thread counted each
+    /// part). The parts may be of one key space split by hash (disjoint keys), or of cuts of
+    /// one stream (a key's counts add up): either way the keys held and their counts are
+    /// those of one table that counted everything, since the sample level is the lowest at
+    /// which the union fits. (Only the space-saving sketch of the keys outside the sample,
+    /// behind [`KeyTable::hottest`] once sampling, may differ: sketches merge approximately.)
     pub fn join(mut parts: Vec<KeyTable>, limit: usize) -> KeyTable {
         let level = parts.iter().map(|p| p.level).max().unwrap_or(0);
         parts.iter_mut().for_each(|p| p.raise_to(level));
