@@ -291,6 +291,18 @@ type Outcome<'c, 'a> = (
 fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
     // Growth: first whether the added shards stay idle, then the distance from the ideal.
     let mut left: Vec<&Candidate> = tied.to_vec();
+    // A scheme that cannot reach M by its own rule (no growth figures) loses to those that can.
+    let reach: Vec<&Candidate> = left
+        .iter()
+        .copied()
+        .filter(|c| c.growth.is_some())
+        .collect();
+    if reach.len() == 1 && left.len() > 1 {
+        return (Some(reach[0]), Criterion::GrowthCost, None, reach);
+    }
+    if !reach.is_empty() {
+        left = reach;
+    }
     if left.iter().all(|c| c.growth.is_some()) {
         let busy: Vec<&Candidate> = left
             .iter()

@@ -40,6 +40,16 @@ pub trait Partitioner: Send + Sync {
     fn resized(&self, shards: u32, keys: &KeyCounts)
         -> Result<Box<dyn Partitioner>, AnalysisError>;
 
+    /// Why the scheme's own rule cannot take it from [`Partitioner::shard_count`] to
+    /// `shards` shards (Elasticsearch splits only to allowed multiples, Kafka never removes
+    /// partitions), naming the targets it can reach; `None` when it can (the default).
+    /// [`Partitioner::resized`] fails with this reason; `run` reports the remap to such a
+    /// target as not applicable and `plan --current` skips such shard counts.
+    fn resize_refusal(&self, shards: u32) -> Option<String> {
+        let _ = shards;
+        None
+    }
+
     /// What the scheme computed on the way to the owner of `key`, for `shardlab route`'s
     /// `detail` column: the ring point, a table slot, a system's slot or token. `None` when
     /// there is nothing to add beyond the owner (the default).
@@ -68,9 +78,19 @@ pub trait Partitioner: Send + Sync {
     /// Default: the owner and the shards after it in number order, `(owner + i) mod N` for
     /// `i` in `0..rf`. For mod-N hashing that is `(h + i) mod N`; for key ranges each range
     /// lives on `rf` consecutive shards, which spreads a shard's replicas over its `rf - 1`
-    /// successors. The ring overrides it (the next distinct shards clockwise).
+    /// successors. The ring overrides it (the next distinct shards clockwise). A scheme whose
+    /// replicas are not shards of its layout ([`Partitioner::replica_refusal`]) adds only the
+    /// owner.
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
         replicas_in_shard_order(self.shard_of(key), self.shard_count(), rf, out);
+    }
+
+    /// Why the copies of a key are not other shards of this layout, so that placing `rf > 1`
+    /// replicas on its shards would model the system wrongly (a Redis master's replicas are
+    /// replica nodes of that master, not other masters); `None` when they are (the default).
+    /// `plan --replicas` above 1 is refused with this reason.
+    fn replica_refusal(&self) -> Option<String> {
+        None
     }
 
     /// This scheme after shard `shard` (any shard in `0..N`, not only the last) is removed by

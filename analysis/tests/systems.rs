@@ -88,7 +88,7 @@ fn bad_parameters_are_refused_with_the_reason() {
     assert!(err("kafka:rf=2", 4).contains("give brokers=B"));
     assert!(err("kafka:brokers=2,rf=3", 4).contains("larger than the 2 available brokers"));
     assert!(err("kafka:brokers=3,start=3", 4).contains("below brokers=3"));
-    assert!(err("cassandra:allocation=balanced", 4).contains("'random' is the only"));
+    assert!(err("cassandra:allocation=balanced", 4).contains("use 'random'"));
     assert!(err("cassandra:num_tokens=0", 4).contains("at least 1"));
     assert!(err("elasticsearch:routing_shards=30", 4).contains("multiple of the 4 shards"));
     assert!(err("redis-cluster", 16_385).contains("at most 16384 masters"));

@@ -83,13 +83,94 @@ fn run_replays_the_four_systems_and_measures_the_hottest_kafka_broker() {
     assert!((value(&redis, "remap_fraction") - 0.5).abs() < 0.03);
 }
 
-#[test]
-fn a_growth_the_system_cannot_make_is_refused_with_the_targets_it_can() {
+/// `run` of range, elasticsearch and kafka from 4 shards to `grow`: (stdout, summary dir).
+fn run_growing_to(grow: &str) -> (String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
     let assert = shardlab()
-        .args(["run", "--workload", "uniform:keys=1000", "--events", "5000"])
-        .args(["--schemes", "elasticsearch", "--shards", "6", "--grow", "8"])
-        .args(["--quiet", "--out"])
-        .arg(tempfile::tempdir().unwrap().path().join("run"))
+        .args([
+            "run",
+            "--workload",
+            "uniform:keys=2000",
+            "--events",
+            "10000",
+        ])
+        .args(["--schemes", "range,elasticsearch,kafka", "--shards", "4"])
+        .args(["--grow", grow, "--out"])
+        .arg(dir.path().join("run"))
+        .assert()
+        .success();
+    (stdout_of(&assert), dir)
+}
+
+/// The value cell of one metric of one scheme in `summary.csv` (empty when not applicable).
+fn cell(rows: &[(String, String)], metric: &str) -> String {
+    rows.iter()
+        .find(|(m, _)| m == metric)
+        .unwrap_or_else(|| panic!("no {metric} in {rows:?}"))
+        .1
+        .clone()
+}
+
+#[test]
+fn a_growth_the_system_cannot_make_leaves_its_remap_empty_with_the_reason() {
+    let remap = [
+        "remap_fraction",
+        "remap_fraction_traffic",
+        "remap_ideal",
+        "remap_to_new_shards",
+        "grow_added_share",
+        "hottest_shard_share_grown",
+    ];
+    // 4 -> 5: Elasticsearch can only _split to 8, 16, ...; Kafka adds a partition.
+    let (stdout, dir) = run_growing_to("5");
+    let out = dir.path().join("run");
+    let es = summary_of(&out, "elasticsearch");
+    assert!(remap.iter().all(|m| cell(&es, m).is_empty()), "{es:?}");
+    assert!(
+        value(&es, "hottest_shard_ratio") > 0.9,
+        "other figures stay: {es:?}"
+    );
+    // Kafka: a key keeps its partition when h mod 5 = h mod 4, that is h mod 20 < 4: 4/5 move.
+    let kafka = summary_of(&out, "kafka");
+    assert!((value(&kafka, "remap_fraction") - 0.8).abs() < 0.04);
+    assert!((value(&kafka, "remap_ideal") - 0.2).abs() < 1e-9);
+    assert!(value(&summary_of(&out, "range"), "remap_fraction") > 0.0);
+    let why = "Elasticsearch cannot _split an index of 4 shards (routing_num_shards 1024) to 5; \
+               allowed targets: 8, 16, 32, 64, 128, 256, 512, 1024";
+    assert!(stdout.contains(why), "{stdout}");
+    // Markdown escapes the underscores.
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.replace('\\', "").contains(why), "{report}");
+    assert!(!report.contains("kafka': Kafka cannot"), "{report}");
+
+    // 4 -> 3: Elasticsearch can only _shrink to 1 or 2; Kafka cannot remove partitions.
+    let (stdout, dir) = run_growing_to("3");
+    let out = dir.path().join("run");
+    for scheme in ["elasticsearch", "kafka"] {
+        let rows = summary_of(&out, scheme);
+        assert!(remap.iter().all(|m| cell(&rows, m).is_empty()), "{rows:?}");
+    }
+    let range = summary_of(&out, "range");
+    assert!((value(&range, "remap_ideal") - 0.25).abs() < 1e-9);
+    assert!(
+        stdout.contains("cannot _shrink an index of 4 shards"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("allowed targets: 1, 2"), "{stdout}");
+    assert!(
+        stdout.contains("Kafka cannot reduce a topic's partitions (4 to 3)"),
+        "{stdout}"
+    );
+    // The advice does not reward a growth that was not made.
+    let rec = std::fs::read_to_string(out.join("recommendation.csv")).unwrap();
+    assert!(!rec.is_empty());
+}
+
+#[test]
+fn route_refuses_a_growth_the_system_cannot_make_with_the_targets_it_can() {
+    let assert = shardlab()
+        .args(["route", "--schemes", "elasticsearch", "--shards", "6"])
+        .args(["--grow", "8", "foo"])
         .assert()
         .failure();
     let stderr = stderr_of(&assert);
@@ -99,35 +180,78 @@ fn a_growth_the_system_cannot_make_is_refused_with_the_targets_it_can() {
         "{stderr}"
     );
     let assert = shardlab()
-        .args(["run", "--workload", "uniform:keys=1000", "--events", "5000"])
-        .args(["--schemes", "kafka", "--shards", "6", "--grow", "4"])
-        .args(["--quiet", "--out"])
-        .arg(tempfile::tempdir().unwrap().path().join("run"))
+        .args(["route", "--schemes", "kafka", "--shards", "6"])
+        .args(["--grow", "4", "foo"])
         .assert()
         .failure();
     assert!(stderr_of(&assert).contains("Kafka cannot reduce a topic's partitions"));
 }
 
 #[test]
+fn the_report_and_stdout_name_the_system_each_scheme_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let assert = shardlab()
+        .args(["run", "--workload", "uniform:keys=1000", "--events", "5000"])
+        .args([
+            "--schemes",
+            "range,redis-cluster,kafka,cassandra,elasticsearch",
+        ])
+        .args(["--shards", "4", "--grow", "8", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = stdout_of(&assert);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (scheme, system) in [
+        ("redis-cluster", "Redis 7.0 cluster slots"),
+        ("kafka", "Kafka 3.x/4.x default partitioner"),
+        ("cassandra", "Cassandra 3.x-5.x Murmur3Partitioner"),
+        ("elasticsearch", "Elasticsearch 7+ / OpenSearch routing"),
+    ] {
+        let label = format!("{scheme} ({system})");
+        assert_eq!(
+            analysis::schemes::display_label(scheme),
+            label,
+            "the label comes from the registry"
+        );
+        assert!(stdout.contains(&format!("{label} (4->8)")), "{stdout}");
+        assert!(report.contains(&label), "{label} not in the report");
+    }
+    // Abstract schemes keep their plain label.
+    assert!(stdout.contains("  range (4->8)"), "{stdout}");
+    assert_eq!(
+        analysis::schemes::display_label("ring:vnodes=8"),
+        "ring:vnodes=8"
+    );
+    // The approximated allocator says so in its label.
+    assert_eq!(
+        analysis::schemes::display_label("cassandra:allocation=rf3"),
+        "cassandra:allocation=rf3 (Cassandra 3.x-5.x Murmur3Partitioner, 4.0 token allocator \
+         approximated)"
+    );
+}
+
+/// `plan` of 50,000 events of a uniform workload at 100,000 requests/s, 12,500 per shard.
+fn plan_of_100k_requests() -> assert_cmd::Command {
+    let mut cmd = shardlab();
+    cmd.args([
+        "plan",
+        "--workload",
+        "uniform:keys=100000",
+        "--rate",
+        "100000",
+    ])
+    .args(["--events", "50000", "--capacity", "12500"]);
+    cmd
+}
+
+#[test]
 fn plan_sizes_the_four_systems() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("plan");
-    let assert = shardlab()
-        .args([
-            "plan",
-            "--workload",
-            "uniform:keys=100000",
-            "--rate",
-            "100000",
-        ])
-        .args([
-            "--events",
-            "50000",
-            "--capacity",
-            "12500",
-            "--schemes",
-            SYSTEMS,
-        ])
+    let assert = plan_of_100k_requests()
+        .args(["--schemes", SYSTEMS])
         .arg("--out")
         .arg(&out)
         .assert()
@@ -142,6 +266,121 @@ fn plan_sizes_the_four_systems() {
         assert!(stdout.contains(scheme), "{scheme} missing from:\n{stdout}");
     }
     assert!(out.join("plan.csv").exists());
+}
+
+/// `plan.csv` rows as (scheme, shards_needed, note).
+fn plan_rows(dir: &Path) -> Vec<(String, String, String)> {
+    let mut r = csv::Reader::from_path(dir.join("plan.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (scheme, needed, note) = (at("scheme"), at("shards_needed"), at("note"));
+    r.records()
+        .map(|rec| rec.unwrap())
+        .map(|rec| {
+            let text = |i: usize| rec[i].to_string();
+            (text(scheme), text(needed), text(note))
+        })
+        .collect()
+}
+
+#[test]
+fn plan_from_a_current_layout_skips_the_counts_a_system_cannot_reach() {
+    // 50,000 events in the trace's one 1 s window at 12500 x 0.8 requests/s per shard: 5 or
+    // 6 shards (the hottest shard of a hashed layout takes a little more than its share).
+    let plan = |current: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        plan_of_100k_requests()
+            .args([
+                "--schemes",
+                "hash,elasticsearch,kafka",
+                "--current",
+                current,
+            ])
+            .arg("--out")
+            .arg(dir.path().join("plan"))
+            .assert()
+            .success();
+        plan_rows(&dir.path().join("plan"))
+    };
+    let row = |rows: &[(String, String, String)], scheme: &str| {
+        rows.iter().find(|r| r.0 == scheme).unwrap().clone()
+    };
+    let rows = plan("4");
+    let hash: u32 = row(&rows, "hash").1.parse().unwrap();
+    assert!((5..=7).contains(&hash), "{rows:?}");
+    assert!(!row(&rows, "hash").2.contains("skipped"));
+    // From 4 shards Elasticsearch can _split to 8, 16, ...: 8, and the note says why the
+    // counts below were skipped.
+    let es = row(&rows, "elasticsearch");
+    assert_eq!(es.1, "8", "{rows:?}");
+    assert!(
+        es.2.contains("cannot _split an index of 4 shards"),
+        "{es:?}"
+    );
+    // Kafka can add any number of partitions.
+    let kafka: u32 = row(&rows, "kafka").1.parse().unwrap();
+    assert!((5..=7).contains(&kafka), "{rows:?}");
+    // From 32: Elasticsearch shrinks to 8 (a divisor); Kafka cannot go below 32.
+    let rows = plan("32");
+    let es = row(&rows, "elasticsearch");
+    assert_eq!(es.1, "8", "{rows:?}");
+    assert!(
+        es.2.contains("cannot _shrink an index of 32 shards"),
+        "{es:?}"
+    );
+    let kafka = row(&rows, "kafka");
+    assert_eq!(kafka.1, "32", "{rows:?}");
+    assert!(kafka.2.contains("Kafka cannot reduce"), "{kafka:?}");
+    // At 400 requests/s per shard at least 157 shards: from 4, Elasticsearch reaches none of
+    // 157..=220 (the counts checked one by one) and needs 256, the first split above.
+    let dir = tempfile::tempdir().unwrap();
+    shardlab()
+        .args([
+            "plan",
+            "--workload",
+            "uniform:keys=100000",
+            "--rate",
+            "100000",
+        ])
+        .args(["--events", "50000", "--capacity", "400", "--current", "4"])
+        .args(["--schemes", "elasticsearch,kafka", "--out"])
+        .arg(dir.path().join("plan"))
+        .assert()
+        .success();
+    let rows = plan_rows(&dir.path().join("plan"));
+    assert_eq!(row(&rows, "elasticsearch").1, "256", "{rows:?}");
+    let kafka: u32 = row(&rows, "kafka").1.parse().unwrap();
+    assert!((157..256).contains(&kafka), "{rows:?}");
+}
+
+#[test]
+fn plan_refuses_replicas_on_schemes_whose_copies_are_not_shards() {
+    for (scheme, why) in [
+        ("redis-cluster", "replica nodes of its master"),
+        (
+            "elasticsearch",
+            "copy of the same shard placed on another node",
+        ),
+        ("kafka", "replicas are on brokers"),
+    ] {
+        let assert = shardlab()
+            .args(["plan", "--workload", "uniform:keys=1000", "--rate", "1000"])
+            .args(["--events", "5000", "--capacity", "500", "--replicas", "2"])
+            .args(["--schemes", scheme, "--out"])
+            .arg(tempfile::tempdir().unwrap().path().join("plan"))
+            .assert()
+            .failure();
+        let stderr = stderr_of(&assert);
+        assert!(stderr.contains(why), "{scheme}: {stderr}");
+    }
+    // Cassandra's replicas are other nodes of the ring: SimpleStrategy.
+    shardlab()
+        .args(["plan", "--workload", "uniform:keys=1000", "--rate", "1000"])
+        .args(["--events", "5000", "--capacity", "500", "--replicas", "2"])
+        .args(["--schemes", "cassandra", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("plan"))
+        .assert()
+        .success();
 }
 
 #[test]

@@ -62,11 +62,10 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
     let per_scheme: Vec<Vec<MetricValue>> = r.schemes.iter().map(|s| r.metric_values(s)).collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["metric".to_string(), "unit".to_string()];
-    header.extend(
-        r.schemes
-            .iter()
-            .map(|s| format!("{} ({}->{})", s.scheme, s.shards, s.remap.target_shards)),
-    );
+    header.extend(r.schemes.iter().map(|s| {
+        let label = analysis::schemes::display_label(&s.scheme);
+        format!("{label} ({}->{})", s.shards, s.remap.target_shards)
+    }));
     rows.push(header);
     // Common metrics in table order, then the scheme-specific ones in order of appearance.
     let mut names: Vec<(&str, &str)> = METRICS.iter().map(|m| (m.name, m.unit)).collect();
@@ -92,6 +91,9 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
         r.workload, r.events_measured, r.description
     );
     out.push_str(&aligned(&rows, &[0, 1]));
+    for why in r.schemes.iter().filter_map(|s| s.remap.refusal.as_ref()) {
+        out.push_str(&format!("   remap not applicable (empty): {why}\n"));
+    }
     out
 }
 

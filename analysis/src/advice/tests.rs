@@ -55,6 +55,7 @@ fn result(schemes: &[S]) -> WorkloadResult {
                         added_fair: Some(0.2),
                         hottest_share_after: Some(x.hot),
                     },
+                    refusal: None,
                 },
                 fanout: x.fanout.map(|mean| ScanFanout {
                     scans: 10,
@@ -239,4 +240,19 @@ fn a_winner_whose_new_shard_stays_idle_is_named_with_a_warning() {
     let d = decide(&result(&[s("a", 0.25, 0.0, 0.0), s("b", 0.5, 0.2, 0.2)]));
     assert_eq!(d.scheme.as_deref(), Some("a"));
     assert!(d.warning.contains("nearly idle"), "{}", d.warning);
+}
+
+#[test]
+fn a_scheme_that_cannot_reach_the_target_loses_the_growth_step() {
+    // elasticsearch moves nothing measurable: its remap to 5 is not applicable.
+    let mut r = result(&[
+        s("elasticsearch", 0.255, 0.0, 0.0),
+        s("hash", 0.256, 0.8, 0.2),
+    ]);
+    r.schemes[0].remap = Remap::refused(5, "cannot _split 4 to 5".into());
+    let d = decide(&r);
+    assert_eq!(d.scheme.as_deref(), Some("hash"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
+    assert_eq!(d.margin, None);
+    assert_eq!(d.tied_with, ["elasticsearch"]);
 }

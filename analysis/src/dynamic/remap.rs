@@ -50,6 +50,7 @@ pub fn measure(ranges: &[FinalRange], keys: &KeyCounts, nodes: u32, target: u32)
         remap_ideal: ideal(nodes, target),
         moved_to_new_shards: ratio(to_new, moved),
         growth: grown.finish(),
+        refusal: None,
     }
 }
 

@@ -7,7 +7,7 @@ use super::growth::{Growth, GrowthAccumulator};
 use crate::{KeyCounts, Partitioner};
 
 /// What changes owner when a scheme goes from `N` to `M` shards.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Remap {
     /// Shard count after the change.
     pub target_shards: u32,
@@ -22,6 +22,26 @@ pub struct Remap {
     pub moved_to_new_shards: f64,
     /// Where the measured point requests land on the resized layout.
     pub growth: Growth,
+    /// Why the scheme cannot reach `M` shards by its own rule
+    /// ([`crate::Partitioner::resize_refusal`]); the figures above are then not applicable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+}
+
+impl Remap {
+    /// The remap to `m` shards of a scheme that cannot reach them, with its reason: every
+    /// figure is NaN and every growth figure `None` (reported as not applicable).
+    pub fn refused(m: u32, reason: String) -> Remap {
+        Remap {
+            target_shards: m,
+            remap_fraction: f64::NAN,
+            remap_fraction_traffic: f64::NAN,
+            remap_ideal: f64::NAN,
+            moved_to_new_shards: f64::NAN,
+            growth: Growth::default(),
+            refusal: Some(reason),
+        }
+    }
 }
 
 /// Compares the owners of every distinct key before and after resizing, and counts where
@@ -58,6 +78,7 @@ pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCoun
         remap_ideal: ideal(n, m),
         moved_to_new_shards: ratio(to_new, moved),
         growth: grown.finish(),
+        refusal: None,
     }
 }
 

@@ -167,6 +167,10 @@ impl Partitioner for Degraded {
         }
     }
 
+    fn replica_refusal(&self) -> Option<String> {
+        self.layout.replica_refusal()
+    }
+
     /// The intact layout removes by its scheme's rule; once shards are removed, numbers are no
     /// longer `0..N`, so further removals go through [`Degraded::without`].
     fn without_shard(

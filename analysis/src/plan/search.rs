@@ -7,7 +7,9 @@
 //! `--max-shards`) and bisects back, so `shards_needed` works and `shards_needed - 1` does not.
 //! Within the first [`LINEAR_STEPS`] counts it is the smallest count that works; beyond them
 //! it assumes that more shards never hurt (a scheme whose balance changes with N could,
-//! by luck, work at a count that the bisection skips).
+//! by luck, work at a count that the bisection skips). With `--current`, the counts the current
+//! layout cannot reach by its scheme's rule ([`Partitioner::resize_refusal`]: Elasticsearch's
+//! `_split` multiples, no fewer Kafka partitions) are skipped, and the row's note says why.
 
 use std::collections::HashMap;
 
@@ -140,6 +142,12 @@ impl<'a> SchemeSearch<'a> {
         };
         if let Some(c) = cfg.current_shards {
             search.current = Some(search.build(c)?);
+        }
+        if cfg.policy.replicas > 1 {
+            let layout = search.build(cfg.current_shards.unwrap_or(1))?;
+            if let Some(why) = layout.replica_refusal() {
+                return Err(AnalysisError::Config(why));
+            }
         }
         Ok(search)
     }
@@ -280,12 +288,19 @@ impl<'a> SchemeSearch<'a> {
         }
         match self.find(bound, growth)? {
             Found::Shards(n) => {
-                let binding = if n == bound {
-                    bound_binding
-                } else {
-                    self.binding_below(n, growth)?
+                // Counts the current layout cannot reach are skipped: the binding is the
+                // reason the reachable count below `n` fails, and the note says why.
+                let below = (bound..n).rev().find(|&k| self.reachable(k));
+                let binding = match below {
+                    None => bound_binding,
+                    Some(below) => self.binding_below(below + 1, growth)?,
                 };
                 self.fill(&mut row, n, growth, binding)?;
+                if let Some(why) = (bound..n).find_map(|k| self.refusal(k)) {
+                    row.note = format!(
+                        "Shard counts the current layout cannot reach were skipped: {why}."
+                    );
+                }
             }
             Found::Unsupported(message) => {
                 row.binding = Binding::NoRemoval;
@@ -295,13 +310,15 @@ impl<'a> SchemeSearch<'a> {
                 row.binding = Binding::SearchLimit;
                 let max = self.cfg.max_shards;
                 let mut spread = None;
-                if max >= self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
+                if max >= self.cfg.failures.saturating_add(self.cfg.policy.replicas)
+                    && self.reachable(max)
+                {
                     let load = self.load_at(max)?.clone();
                     row.peak_rate_per_shard = Some(growth * load.peak_rate());
                     row.p99_rate_per_shard = Some(growth * load.p99_rate());
                     row.hottest_share = Some(load.hottest_share());
                     let half = max / 2;
-                    if half >= 1 && bound <= max {
+                    if half >= 1 && bound <= max && self.reachable(half) {
                         spread = Some(Spread {
                             half,
                             peak_half: self.load_at(half)?.peak_rate(),
@@ -315,45 +332,83 @@ impl<'a> SchemeSearch<'a> {
         Ok(row)
     }
 
-    /// The smallest shard count that works, searched as the module describes.
+    /// Why the current layout (`--current`) cannot be resized to `shards` by its scheme's
+    /// rule ([`Partitioner::resize_refusal`]); `None` when it can or there is no current layout.
+    fn refusal(&self, shards: u32) -> Option<String> {
+        self.current.as_ref()?.resize_refusal(shards)
+    }
+
+    /// True when the plan can evaluate `shards` shards (see [`Self::refusal`]).
+    fn reachable(&self, shards: u32) -> bool {
+        self.refusal(shards).is_none()
+    }
+
+    /// The smallest reachable count in `from..=--max-shards`.
+    fn next_reachable(&self, from: u32) -> Option<u32> {
+        (from..=self.cfg.max_shards).find(|&n| self.reachable(n))
+    }
+
+    /// The smallest shard count that works, searched as the module describes over the counts
+    /// the current layout can reach (all of them without `--current`).
     fn find(&mut self, bound: u32, growth: f64) -> Result<Found, AnalysisError> {
         let max = self.cfg.max_shards;
         let mut lo = None; // the largest count known not to work
         let linear_end = bound.saturating_add(LINEAR_STEPS - 1).min(max);
-        let mut n = bound;
-        while n <= linear_end {
+        let mut next = self.next_reachable(bound);
+        while let Some(n) = next.filter(|&n| n <= linear_end) {
             match self.check(n, growth)? {
                 Check::Fits => return Ok(Found::Shards(n)),
                 Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
                 Check::Exceeds => lo = Some(n),
             }
-            n += 1;
+            next = n.checked_add(1).and_then(|n| self.next_reachable(n));
         }
-        let Some(mut lo) = lo else {
+        if bound > max {
             return Ok(Found::Nothing); // the bound is above --max-shards
+        }
+        // Without a reachable count up to `linear_end`, the first one above is checked, so
+        // that `lo` is a count known not to work.
+        let mut lo = match (lo, next) {
+            (Some(lo), _) => lo,
+            (None, None) => return Ok(Found::Nothing),
+            (None, Some(n)) => match self.check(n, growth)? {
+                Check::Fits => return Ok(Found::Shards(n)),
+                Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
+                Check::Exceeds => n,
+            },
+        };
+        // The largest reachable count: the gallop and the bisection stay at or below it, so
+        // every count they probe has a reachable count at or above it to check.
+        let Some(last) = (bound..=max).rev().find(|&n| self.reachable(n)) else {
+            return Ok(Found::Nothing);
         };
         let mut step = lo - bound + 1;
+        // `works(x)`: the smallest reachable count at or above x works.
         let hi = loop {
-            if lo >= max {
+            if lo >= last {
                 return Ok(Found::Nothing);
             }
-            let hi = lo.saturating_add(step).min(max);
-            match self.check(hi, growth)? {
-                Check::Fits => break hi,
+            let x = lo.saturating_add(step).min(last);
+            let n = self.next_reachable(x).expect("last is reachable");
+            match self.check(n, growth)? {
+                Check::Fits => break x,
                 Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
-                Check::Exceeds => (lo, step) = (hi, step.saturating_mul(2)),
+                Check::Exceeds => (lo, step) = (n, step.saturating_mul(2)),
             }
         };
         let mut hi = hi;
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            match self.check(mid, growth)? {
+            let n = self.next_reachable(mid).expect("hi has a reachable count");
+            match self.check(n, growth)? {
                 Check::Fits => hi = mid,
                 Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
-                Check::Exceeds => lo = mid,
+                Check::Exceeds => lo = n,
             }
         }
-        Ok(Found::Shards(hi))
+        Ok(Found::Shards(
+            self.next_reachable(hi).expect("hi has a reachable count"),
+        ))
     }
 
     /// Why `shards - 1` (which was checked and does not work) does not work.

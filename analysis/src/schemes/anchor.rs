@@ -30,6 +30,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "anchor",
     about: "AnchorHash (Mendelson et al.); arbitrary removals move only the removed shard's \
             keys, a new shard takes 1/(N+1); at most `capacity` shards",
+    system: |_| None,
     params: &[(
         "capacity",
         "buckets A, the most shards the scheme can ever hold (default 1024, or 2N when larger)",

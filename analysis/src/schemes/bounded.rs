@@ -38,6 +38,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "bounded",
     about: "consistent hashing with bounded loads (Mirrokni et al.); no shard above ceil(C x \
             average) distinct keys, placed in order of first appearance",
+    system: |_| None,
     params: &[
         (
             "c",

@@ -14,7 +14,9 @@
 //!   (and in 4.0+ without `allocate_tokens_for_local_replication_factor`): a 64-bit random
 //!   value each, redrawn when already taken (`BootStrapper.getRandomTokens`). Cassandra's
 //!   random source is not seeded, so `seed` stands for it: the same seed gives the same
-//!   tokens. The 4.0 allocator is not reproduced.
+//!   tokens. `allocation=rfR` places each joining node's tokens by an **approximation** of
+//!   Cassandra 4.0's `allocate_tokens_for_local_replication_factor=R` (same goal and rules,
+//!   not bit-exact; see [`allocation`]).
 //! - **Growth**: a node joins with its own tokens (every existing token stays); shrink
 //!   decommissions the last nodes; removing any node (`nodetool removenode`) hands each of its
 //!   ranges to the next token clockwise. Replicas: SimpleStrategy, the next distinct nodes
@@ -23,6 +25,8 @@
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use workloads::Spec;
+
+mod allocation;
 
 use super::pinned_hash::hash64;
 use super::ring::RingPartitioner;
@@ -38,8 +42,15 @@ pub const MAX_NUM_TOKENS: u64 = 65_536;
 /// Registration of `cassandra`.
 pub const KIND: SchemeKind = SchemeKind {
     name: "cassandra",
-    about: "Cassandra 3.x-5.x Murmur3Partitioner tokens on a ring of num_tokens random tokens \
-            per node (pre-4.0 allocation); a joining node keeps every other token",
+    about: "Cassandra 3.x-5.x Murmur3Partitioner tokens on a ring of num_tokens tokens per \
+            node: random (pre-4.0), or allocation=rfR, an approximation (not bit-exact) of \
+            the 4.0 allocator; a joining node keeps every other token",
+    system: |spec| match spec.get("allocation") {
+        Some(a) if a.starts_with("rf") => {
+            Some("Cassandra 3.x-5.x Murmur3Partitioner, 4.0 token allocator approximated")
+        }
+        _ => Some("Cassandra 3.x-5.x Murmur3Partitioner"),
+    },
     params: &[
         (
             "num_tokens",
@@ -47,7 +58,9 @@ pub const KIND: SchemeKind = SchemeKind {
         ),
         (
             "allocation",
-            "random: random tokens as before Cassandra 4.0 (the only one; default)",
+            "random: random tokens as before Cassandra 4.0 (default); rfR, R in 2..=16 (e.g. rf3): an \
+             approximation, not bit-exact, of Cassandra 4.0's \
+             allocate_tokens_for_local_replication_factor=R",
         ),
         ("seed", "seed of the random tokens (default 0)"),
     ],
@@ -64,23 +77,42 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         let message = format!("num_tokens={num_tokens} must be at most {MAX_NUM_TOKENS}");
         return Err(spec.error(message).into());
     }
-    match spec.get("allocation") {
-        None | Some("random") => {}
-        Some(other) => {
-            let message = format!(
-                "allocation={other} is not known; 'random' is the only allocation (Cassandra's \
-                 4.0 token allocator is not reproduced)"
-            );
-            return Err(spec.error(message).into());
-        }
-    }
+    let allocation = match spec.get("allocation") {
+        None | Some("random") => Allocation::Random,
+        Some(other) => match other.strip_prefix("rf").and_then(|r| r.parse::<u32>().ok()) {
+            Some(rf) if (2..=MAX_ALLOCATION_RF).contains(&rf) => Allocation::Replication(rf),
+            _ => {
+                let message = format!(
+                    "allocation={other} is not known; use 'random' (before Cassandra 4.0) or \
+                     'rfR' with R in 2..={MAX_ALLOCATION_RF}, e.g. 'rf3' (an approximation of \
+                     the 4.0 replication-aware allocator for replication factor R; Cassandra \
+                     uses another allocator for R = 1, which is not reproduced)"
+                );
+                return Err(spec.error(message).into());
+            }
+        },
+    };
     let seed = spec.u64_at_least("seed", 0, 0)?;
-    Ok(Box::new(CassandraPartitioner::random(
+    Ok(Box::new(CassandraPartitioner::allocated(
         spec.to_string(),
         ctx.shards,
         num_tokens as u32,
+        allocation,
         seed,
     )?))
+}
+
+/// The largest replication factor `allocation=rfR` accepts.
+const MAX_ALLOCATION_RF: u32 = 16;
+
+/// How a joining node chooses its tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocation {
+    /// At random, as before Cassandra 4.0 (and without the allocator option).
+    Random,
+    /// An approximation of Cassandra 4.0's replication-aware allocator for this replication
+    /// factor (see [`allocation`]).
+    Replication(u32),
 }
 
 /// Cassandra's `MurmurHash.hash3_x64_128(key, 0, len, seed 0)`: both 64-bit halves.
@@ -181,8 +213,7 @@ fn token_at(position: u64) -> i64 {
 /// A Cassandra token ring: `num_tokens` tokens per node, drawn from `seed`.
 #[derive(Clone, Debug)]
 pub struct CassandraPartitioner {
-    num_tokens: u32,
-    seed: u64,
+    rule: TokenRule,
     /// The tokens as ring positions ([`ring_position`]) with their nodes.
     ring: RingPartitioner,
 }
@@ -195,23 +226,75 @@ impl CassandraPartitioner {
         num_tokens: u32,
         seed: u64,
     ) -> Result<Self, AnalysisError> {
+        Self::allocated(label, nodes, num_tokens, Allocation::Random, seed)
+    }
+
+    /// `nodes` nodes (at least 1) joining one by one with `num_tokens` tokens each (at least
+    /// 1), chosen by `allocation`.
+    pub fn allocated(
+        label: impl Into<String>,
+        nodes: u32,
+        num_tokens: u32,
+        allocation: Allocation,
+        seed: u64,
+    ) -> Result<Self, AnalysisError> {
         check_shard_count(nodes)?;
         if num_tokens == 0 {
             let message = "a Cassandra node needs at least 1 token (num_tokens >= 1)";
             return Err(AnalysisError::Config(message.into()));
         }
-        let mut points = Vec::new();
-        join_nodes(&mut points, 0..nodes, num_tokens, seed);
-        Ok(CassandraPartitioner {
+        let rule = TokenRule {
             num_tokens,
+            allocation,
             seed,
-            ring: RingPartitioner::from_points(label, nodes, points)?,
+        };
+        Ok(CassandraPartitioner {
+            rule,
+            ring: rule.join(&label.into(), Vec::new(), 0..nodes)?,
         })
     }
 
     /// The tokens in ring order with their nodes.
     pub fn tokens(&self) -> impl Iterator<Item = (i64, ShardId)> + '_ {
         self.ring.points().iter().map(|&(at, s)| (token_at(at), s))
+    }
+}
+
+/// How nodes choose their tokens.
+#[derive(Clone, Copy, Debug)]
+struct TokenRule {
+    num_tokens: u32,
+    allocation: Allocation,
+    seed: u64,
+}
+
+impl TokenRule {
+    /// The ring of the tokens `points` (of nodes below `nodes.start`) and those the joining
+    /// `nodes` choose, in node order.
+    fn join(
+        &self,
+        label: &str,
+        mut points: Vec<(u64, ShardId)>,
+        nodes: std::ops::Range<u32>,
+    ) -> Result<RingPartitioner, AnalysisError> {
+        let shards = nodes.end;
+        match self.allocation {
+            Allocation::Random => join_nodes(&mut points, nodes, self.num_tokens, self.seed),
+            Allocation::Replication(rf) => {
+                let total = u64::from(shards) * u64::from(self.num_tokens);
+                if total > allocation::MAX_ALLOCATED_TOKENS {
+                    return Err(AnalysisError::Config(format!(
+                        "scheme '{label}': allocation=rf{rf} places at most {} tokens \
+                         (nodes x num_tokens), not {total}; use fewer nodes or num_tokens, or \
+                         allocation=random",
+                        allocation::MAX_ALLOCATED_TOKENS
+                    )));
+                }
+                points.sort_unstable();
+                allocation::allocate(&mut points, nodes, self.num_tokens, rf, self.seed);
+            }
+        }
+        RingPartitioner::from_points(label, shards, points)
     }
 }
 
@@ -278,23 +361,17 @@ impl Partitioner for CassandraPartitioner {
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         check_shard_count(shards)?;
-        let mut points: Vec<(u64, ShardId)> = self
+        let points: Vec<(u64, ShardId)> = self
             .ring
             .points()
             .iter()
             .copied()
             .filter(|p| p.1 < shards)
             .collect();
-        join_nodes(
-            &mut points,
-            self.shard_count().min(shards)..shards,
-            self.num_tokens,
-            self.seed,
-        );
+        let joining = self.shard_count().min(shards)..shards;
         Ok(Box::new(CassandraPartitioner {
-            num_tokens: self.num_tokens,
-            seed: self.seed,
-            ring: RingPartitioner::from_points(self.label(), shards, points)?,
+            rule: self.rule,
+            ring: self.rule.join(self.label(), points, joining)?,
         }))
     }
 
@@ -316,8 +393,7 @@ impl Partitioner for CassandraPartitioner {
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
         Ok(Some(Box::new(CassandraPartitioner {
-            num_tokens: self.num_tokens,
-            seed: self.seed,
+            rule: self.rule,
             ring: self.ring.without(shard)?,
         })))
     }
@@ -371,5 +447,54 @@ mod tests {
         let removed = c.without_shard(1, &KeyCounts::new()).unwrap().unwrap();
         assert_eq!(removed.shard_count(), 3);
         assert!(CassandraPartitioner::random("c", 2, 0, 0).is_err());
+    }
+
+    #[test]
+    fn the_rf_allocation_builds_from_its_spec_and_keeps_every_token_on_growth() {
+        let spec = |text: &str| {
+            crate::schemes::SchemeSpec::parse_list(text)
+                .unwrap()
+                .remove(0)
+        };
+        let ctx = BuildContext {
+            shards: 6,
+            warmup_keys: &[],
+            key_type: workloads::KeyType::Bytes,
+            weights: None,
+        };
+        let c = spec("cassandra:allocation=rf3,num_tokens=4")
+            .build(&ctx)
+            .unwrap();
+        let grown = c.resized(7, &KeyCounts::new()).unwrap();
+        let direct = spec("cassandra:allocation=rf3,num_tokens=4")
+            .build(&BuildContext { shards: 7, ..ctx })
+            .unwrap();
+        for i in 0..3000u32 {
+            let key = i.to_be_bytes();
+            let (before, after) = (c.shard_of(&key), grown.shard_of(&key));
+            assert!(
+                after == before || after == 6,
+                "a joining node only takes ranges"
+            );
+            assert_eq!(
+                after,
+                direct.shard_of(&key),
+                "nodes join one by one either way"
+            );
+        }
+        for bad in ["rf0", "rf1", "rf", "rfx", "balanced", "rf17"] {
+            let err = spec(&format!("cassandra:allocation={bad}"))
+                .build(&ctx)
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(err.contains("'rfR'"), "{err}");
+        }
+        let err = spec("cassandra:allocation=rf3,num_tokens=256")
+            .build(&BuildContext { shards: 64, ..ctx })
+            .err()
+            .expect("too many tokens")
+            .to_string();
+        assert!(err.contains("at most 8192 tokens"), "{err}");
     }
 }

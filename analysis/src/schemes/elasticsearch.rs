@@ -30,6 +30,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "elasticsearch",
     about: "Elasticsearch 7+ (and OpenSearch) routing: murmur3(_id as UTF-16) over \
             routing_num_shards; growth only by _split to allowed multiples, shrink by _shrink",
+    system: |_| Some("Elasticsearch 7+ / OpenSearch routing"),
     params: &[(
         "routing_shards",
         "index.number_of_routing_shards, a multiple of N (default: what Elasticsearch 7+ computes)",
@@ -197,36 +198,70 @@ impl Partitioner for ElasticsearchPartitioner {
     }
 
     /// `_split` to an allowed multiple, `_shrink` to a divisor; anything else is refused with
-    /// the allowed counts.
+    /// the allowed counts ([`Partitioner::resize_refusal`]).
     fn resized(
         &self,
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         check_shard_count(shards)?;
-        let (allowed, what) = match shards.cmp(&self.shards) {
-            std::cmp::Ordering::Equal => return Ok(Box::new(self.clone())),
-            std::cmp::Ordering::Greater if self.shards == 1 => {
-                let index = Self::new(self.label.clone(), shards)?;
-                return Ok(Box::new(index.with_key_type(self.key_type)));
-            }
-            std::cmp::Ordering::Greater => (self.split_targets(), "_split"),
-            std::cmp::Ordering::Less => (self.shrink_targets(), "_shrink"),
-        };
-        if !allowed.contains(&shards) {
-            let allowed = if allowed.is_empty() {
-                "none".to_string()
-            } else {
-                list(&allowed, 20)
-            };
-            return Err(AnalysisError::Config(format!(
-                "scheme '{}': Elasticsearch cannot {what} an index of {} shards \
-                 (routing_num_shards {}) to {shards}; allowed targets: {allowed}",
-                self.label, self.shards, self.routing_shards
-            )));
+        if let Some(why) = self.resize_refusal(shards) {
+            return Err(AnalysisError::Config(why));
         }
-        let index = Self::with_routing_shards(self.label.clone(), shards, self.routing_shards)?;
+        let index = if self.shards == 1 {
+            // A one-shard index splits to any count and gets a new routing_num_shards.
+            Self::new(self.label.clone(), shards)?
+        } else {
+            Self::with_routing_shards(self.label.clone(), shards, self.routing_shards)?
+        };
         Ok(Box::new(index.with_key_type(self.key_type)))
+    }
+
+    /// Only `_split` to [`ElasticsearchPartitioner::split_targets`] and `_shrink` to
+    /// [`ElasticsearchPartitioner::shrink_targets`] are possible.
+    fn resize_refusal(&self, shards: u32) -> Option<String> {
+        // The targets are listed only for the message: plan asks about many counts.
+        let (allowed, what): (fn(&Self) -> Vec<u32>, _) = match shards.cmp(&self.shards) {
+            std::cmp::Ordering::Equal => return None,
+            std::cmp::Ordering::Greater if self.shards == 1 => return None,
+            std::cmp::Ordering::Greater
+                if shards.is_multiple_of(self.shards)
+                    && self.routing_shards.is_multiple_of(shards) =>
+            {
+                return None
+            }
+            std::cmp::Ordering::Less if self.shards.is_multiple_of(shards) => return None,
+            std::cmp::Ordering::Greater => (Self::split_targets, "_split"),
+            std::cmp::Ordering::Less => (Self::shrink_targets, "_shrink"),
+        };
+        let allowed = allowed(self);
+        let allowed = if allowed.is_empty() {
+            "none".to_string()
+        } else {
+            list(&allowed, 20)
+        };
+        Some(format!(
+            "scheme '{}': Elasticsearch cannot {what} an index of {} shards \
+             (routing_num_shards {}) to {shards}; allowed targets: {allowed}",
+            self.label, self.shards, self.routing_shards
+        ))
+    }
+
+    /// Only the primary: a replica shard is a copy of the same shard on another node, outside
+    /// the layout ([`Partitioner::replica_refusal`]).
+    fn replicas(&self, key: &[u8], _rf: u32, out: &mut Vec<ShardId>) {
+        out.push(self.shard_of(key));
+    }
+
+    /// Shards are the index's primary shards; a replica shard copies the same shard.
+    fn replica_refusal(&self) -> Option<String> {
+        Some(format!(
+            "scheme '{}' (Elasticsearch): a replica shard is a copy of the same shard placed on \
+             another node, never another shard of the index, and shardlab's shards are the \
+             primary shards, not nodes; plan with --replicas 1 (every copy of a shard holds its \
+             documents and receives its writes; searches are spread over the copies)",
+            self.label
+        ))
     }
 
     /// Elasticsearch never removes a shard of an index (see the module).
@@ -323,7 +358,16 @@ mod tests {
             err.contains("_shrink") && err.contains("allowed targets: 1, 2, 5"),
             "{err}"
         );
+        // The refusal agrees with the listed targets for every count.
+        for index in [&five, &ElasticsearchPartitioner::new("es", 12).unwrap()] {
+            let (split, shrink) = (index.split_targets(), index.shrink_targets());
+            for t in 1..=2000 {
+                let allowed = t == index.shards || split.contains(&t) || shrink.contains(&t);
+                assert_eq!(index.resize_refusal(t).is_none(), allowed, "{t}");
+            }
+        }
         let one = ElasticsearchPartitioner::new("es", 1).unwrap();
+        assert!(one.resize_refusal(7).is_none());
         assert_eq!(one.resized(3, &keys).unwrap().shard_count(), 3);
         assert!(ElasticsearchPartitioner::with_routing_shards("es", 4, 6).is_err());
     }

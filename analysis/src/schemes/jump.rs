@@ -18,6 +18,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "jump",
     about: "jump consistent hash (Lamping & Veach); no table, a new shard takes 1/(N+1) of the \
             keys, only the last shard can be removed",
+    system: |_| None,
     params: &[(
         "hash",
         "`xxh3` (default: keys hashed first) or `none` (--key-type u64 keys used as they are)",

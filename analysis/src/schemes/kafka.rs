@@ -28,6 +28,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "kafka",
     about: "Kafka 3.x/4.x keyed records: toPositive(murmur2(key)) % partitions; growth adds \
             partitions (keys change partition, data stays); brokers=B measures the hottest broker",
+    system: |_| Some("Kafka 3.x/4.x default partitioner"),
     params: &[
         (
             "brokers",
@@ -209,18 +210,42 @@ impl Partitioner for KafkaPartitioner {
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        if shards < self.partitions {
-            return Err(AnalysisError::Config(format!(
-                "scheme '{}': Kafka cannot reduce a topic's partitions ({} to {shards}); \
-                 only growth (more partitions) is possible",
-                self.label, self.partitions
-            )));
+        if let Some(why) = self.resize_refusal(shards) {
+            return Err(AnalysisError::Config(why));
         }
         Ok(Box::new(KafkaPartitioner::new(
             self.label.clone(),
             shards,
             self.brokers,
         )?))
+    }
+
+    /// Kafka cannot reduce a topic's partition count.
+    fn resize_refusal(&self, shards: u32) -> Option<String> {
+        (shards < self.partitions).then(|| {
+            format!(
+                "scheme '{}': Kafka cannot reduce a topic's partitions ({} to {shards}); \
+                 only growth (more partitions) is possible",
+                self.label, self.partitions
+            )
+        })
+    }
+
+    /// Only the partition: its replicas are on brokers, outside the layout
+    /// ([`Partitioner::replica_refusal`]).
+    fn replicas(&self, key: &[u8], _rf: u32, out: &mut Vec<ShardId>) {
+        out.push(self.shard_of(key));
+    }
+
+    /// Shards are partitions; a partition's replicas are on brokers.
+    fn replica_refusal(&self) -> Option<String> {
+        Some(format!(
+            "scheme '{}' (Kafka): a partition's replicas are on brokers, never on other \
+             partitions, and shardlab's shards are the partitions; plan with --replicas 1, and \
+             measure the load per broker with `run --schemes kafka:brokers=B,rf=R` \
+             (broker_hottest_replica_share)",
+            self.label
+        ))
     }
 
     /// Kafka never removes a partition (see the module).
@@ -303,6 +328,8 @@ mod tests {
         let p = KafkaPartitioner::new("kafka", 12, None).unwrap();
         assert_eq!(p.detail(b"foobar").as_deref(), Some("-790332482"));
         assert!(p.resized(11, &KeyCounts::new()).is_err());
+        assert!(p.resize_refusal(11).unwrap().contains("(12 to 11)"));
+        assert!(p.resize_refusal(12).is_none() && p.resize_refusal(13).is_none());
         assert_eq!(p.resized(16, &KeyCounts::new()).unwrap().shard_count(), 16);
         assert!(p.shard_load_metrics(&[1; 12]).is_empty());
     }

@@ -25,6 +25,10 @@ pub struct SchemeKind {
     pub name: &'static str,
     /// One line for `--help` and error messages.
     pub about: &'static str,
+    /// The real system, with the versions, whose placement rule this spec of the scheme
+    /// reproduces (`Redis 7.0 cluster slots`); reports label the scheme with it. `None` for
+    /// the abstract schemes.
+    pub system: fn(&Spec) -> Option<&'static str>,
     /// Parameter names with a short description each.
     pub params: &'static [(&'static str, &'static str)],
     /// True when this spec learns from a warm-up prefix of the events.

@@ -27,6 +27,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "maglev",
     about: "Maglev lookup table (Eisenbud et al.); one table read per key, slots per shard \
             differ by at most 1, weighted by population",
+    system: |_| None,
     params: &[(
         "table",
         "table size M, a prime above the shard count, at most 16777216 (default 65537)",

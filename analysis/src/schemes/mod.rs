@@ -33,7 +33,7 @@ pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
 pub use kind::{BuildContext, BuildFn, SchemeKind};
 
 use crate::{AnalysisError, Partitioner};
-use workloads::Spec;
+use workloads::{KeyType, Spec};
 
 /// Every fixed-layout scheme, in the order reports and help list them.
 /// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
@@ -61,6 +61,37 @@ pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 
 /// Schemes whose layout changes while the events replay; the replay simulates them in order.
 pub static DYNAMIC_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
+
+/// A scheme's label for people: with the real system whose rule it follows
+/// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels
+/// are returned unchanged.
+pub fn display_label(label: &str) -> String {
+    let spec = Spec::parse(label)
+        .ok()
+        .and_then(|s| SchemeSpec::new(s).ok());
+    match spec.and_then(|s| (s.kind.system)(&s.spec)) {
+        Some(system) => format!("{label} ({system})"),
+        None => label.to_string(),
+    }
+}
+
+/// Why the scheme of report label `label`, built for `shards` shards, cannot reach `target`
+/// shards ([`Partitioner::resize_refusal`]), asked of the scheme rebuilt from its label
+/// without data, for outputs that read a run's files. `None` when it can, or when the label
+/// names no fixed scheme that builds without data.
+pub fn resize_refusal(label: &str, shards: u32, target: u32) -> Option<String> {
+    let spec = SchemeSpec::new(Spec::parse(label).ok()?).ok()?;
+    if spec.is_dynamic() {
+        return None;
+    }
+    let ctx = BuildContext {
+        shards,
+        warmup_keys: &[],
+        key_type: KeyType::Bytes,
+        weights: None,
+    };
+    spec.build(&ctx).ok()?.resize_refusal(target)
+}
 
 /// A scheme spec that names a registered scheme with known parameters.
 #[derive(Clone)]

@@ -31,6 +31,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "multiprobe",
     about: "multi-probe consistent hashing (Appleton & O'Reilly); one point per shard, K probes \
             per key; a new shard takes about 1/(N+1) of the keys",
+    system: |_| None,
     params: &[("probes", "probes per key, 1..=1024 (default 21)")],
     needs_warmup: |_| false,
     build,

@@ -10,6 +10,7 @@ use crate::AnalysisError;
 pub const KIND: SchemeKind = SchemeKind {
     name: NAME,
     about: ABOUT,
+    system: |_| None,
     params: PARAMS,
     needs_warmup: |_| false,
     build: |spec, _| {

@@ -40,6 +40,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "redis-cluster",
     about: "Redis Cluster 7.0: CRC16 hash slots ({tags} honoured) in redis-cli create ranges; \
             growth = add-node + rebalance --cluster-use-empty-masters",
+    system: |_| Some("Redis 7.0 cluster slots"),
     params: &[],
     needs_warmup: |_| false,
     build,
@@ -303,6 +304,24 @@ impl Partitioner for RedisClusterPartitioner {
             cluster = cluster.with_master_removed(cluster.masters - 1)?;
         }
         Ok(Box::new(cluster))
+    }
+
+    /// Only the master: a slot's copies are on that master's own replica nodes, outside the
+    /// layout ([`Partitioner::replica_refusal`]).
+    fn replicas(&self, key: &[u8], _rf: u32, out: &mut Vec<ShardId>) {
+        out.push(self.shard_of(key));
+    }
+
+    /// Shards are masters; a master's replicas are replica nodes of that master, not other
+    /// masters.
+    fn replica_refusal(&self) -> Option<String> {
+        Some(format!(
+            "scheme '{}' (Redis Cluster): a slot's copies live on the replica nodes of its \
+             master, never on other masters, and shardlab's shards are the masters; plan with \
+             --replicas 1 (a master and its replicas are one shard: writes reach the master, \
+             which forwards them to its own replicas) and size each replica node like its master",
+            self.label
+        ))
     }
 
     /// The hash slot.

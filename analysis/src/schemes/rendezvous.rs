@@ -21,6 +21,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "rendezvous",
     about: "highest random weight, weighted (score -w/ln h); O(N) per lookup; a new shard \
             takes 1/(N+1) of the keys, a removal moves only the removed shard's keys",
+    system: |_| None,
     params: &[],
     needs_warmup: |_| false,
     build,

@@ -2,6 +2,7 @@
 //! and Markdown, so the two files always say the same thing.
 
 use analysis::metrics::METRICS;
+use analysis::schemes::display_label;
 
 use super::findings::{self, Finding, Recommendation};
 use crate::charts::{ChartOutcome, RenderedChart};
@@ -361,7 +362,14 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
         ("duration".to_string(), format!("{:.1} s", m.duration_secs)),
         ("worker threads".to_string(), m.threads.to_string()),
         ("machine".to_string(), machine(data)),
-        ("schemes".to_string(), data.schemes().join(", ")),
+        (
+            "schemes".to_string(),
+            data.schemes()
+                .iter()
+                .map(|s| display_label(s))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
     ];
     let mut params = Vec::new();
     let mut parameters = m.parameters.clone();
@@ -549,7 +557,7 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
         let m = data
             .metric_row(workload, s, n, "remap_fraction")
             .map_or(n, |r| r.target_shards);
-        format!("{s} ({n}→{m})")
+        format!("{} ({n}→{m})", display_label(s))
     }));
     let rows = METRICS
         .iter()

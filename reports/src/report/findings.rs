@@ -276,9 +276,10 @@ pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
 /// What growing (or shrinking) from N to `m` moves, and whether the added shards get their
 /// share.
 pub fn growth_findings(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> {
+    let mut out = growth_refusals(data, p, m);
     let mut moved = growth_profiles(data, p, m);
     let Some(ideal) = moved.first().map(|g| g.ideal) else {
-        return vec![];
+        return out;
     };
     moved.sort_by(|a, b| b.moved.total_cmp(&a.moved));
     let list: Vec<String> = moved
@@ -302,10 +303,13 @@ pub fn growth_findings(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Findi
             pct(g.ideal)
         ));
     }
-    let mut out = vec![Finding {
-        topic: Topic::Growth,
-        text,
-    }];
+    out.insert(
+        0,
+        Finding {
+            topic: Topic::Growth,
+            text,
+        },
+    );
     for g in moved.iter().filter(|g| g.idle()) {
         out.push(Finding {
             topic: Topic::Growth,
@@ -321,6 +325,23 @@ pub fn growth_findings(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Findi
         });
     }
     out
+}
+
+/// The schemes that cannot go from N to `m` shards by their own rule, with the reason their
+/// remap figures are empty.
+fn growth_refusals(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> {
+    p.schemes
+        .iter()
+        .filter(|s| {
+            data.metric_at(&p.workload, &s.scheme, (p.shards, m), "remap_fraction")
+                .is_some_and(|r| r.value.is_none())
+        })
+        .filter_map(|s| analysis::schemes::resize_refusal(&s.scheme, p.shards, m))
+        .map(|why| Finding {
+            topic: Topic::Growth,
+            text: format!("Remap not applicable (figures left empty): {why}."),
+        })
+        .collect()
 }
 
 fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {

@@ -87,6 +87,7 @@ fn scheme_result(
             remap_ideal: 1.0 / (n as f64 + 1.0),
             moved_to_new_shards: 1.0,
             growth: Default::default(),
+            refusal: None,
         },
         fanout: scans.then_some(ScanFanout {
             scans: 50,

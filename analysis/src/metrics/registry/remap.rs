@@ -36,6 +36,11 @@ impl Metric for RemapMetric {
         rows: &mut [SchemeResult],
     ) -> Result<(), AnalysisError> {
         for (row, &m) in rows.iter_mut().zip(ctx.targets) {
+            // A target the scheme cannot reach by its own rule is not applicable, not an error.
+            if let Some(why) = ctx.part.resize_refusal(m) {
+                row.remap = remap::Remap::refused(m, why);
+                continue;
+            }
             let resized = ctx.part.resized(m, ctx.keys)?;
             row.remap = remap::measure(ctx.part, resized.as_ref(), ctx.keys);
         }
@@ -44,11 +49,13 @@ impl Metric for RemapMetric {
 
     fn value(&self, name: &str, _: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
         let r = &s.remap;
+        // Empty when the scheme cannot reach the target ([`remap::Remap::refusal`]).
+        let moved = |x: f64| Some(Some(x).filter(|_| r.refusal.is_none()));
         match name {
-            "remap_fraction" => Some(Some(r.remap_fraction)),
-            "remap_fraction_traffic" => Some(Some(r.remap_fraction_traffic)),
-            "remap_ideal" => Some(Some(r.remap_ideal)),
-            "remap_to_new_shards" => Some(Some(r.moved_to_new_shards)),
+            "remap_fraction" => moved(r.remap_fraction),
+            "remap_fraction_traffic" => moved(r.remap_fraction_traffic),
+            "remap_ideal" => moved(r.remap_ideal),
+            "remap_to_new_shards" => moved(r.moved_to_new_shards),
             "grow_added_share" => Some(r.growth.added_share),
             "grow_added_fair" => Some(r.growth.added_fair),
             "hottest_shard_share_grown" => Some(r.growth.hottest_share_after),

@@ -17,6 +17,7 @@ pub const KIND: SchemeKind = SchemeKind {
     name: "hash",
     about:
         "hash64(key) mod N; even spread, every scan contacts every shard, most keys move on resize",
+    system: |_| None,
     params: &[],
     needs_warmup: |_| false,
     build,

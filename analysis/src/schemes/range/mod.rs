@@ -30,6 +30,7 @@ pub const DEFAULT_RANGES_PER_SHARD: u64 = 8;
 pub const KIND: SchemeKind = SchemeKind {
     name: "range",
     about: "contiguous key ranges; boundaries from a file or learned as warm-up key quantiles",
+    system: |_| None,
     params: &[
         (
             "boundaries",

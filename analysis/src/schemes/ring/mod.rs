@@ -24,6 +24,7 @@ pub const MAX_VNODES: u64 = 65_536;
 pub const KIND: SchemeKind = SchemeKind {
     name: "ring",
     about: "consistent hashing with virtual nodes; a new shard takes about 1/(N+1) of the keys",
+    system: |_| None,
     params: &[("vnodes", "virtual nodes per shard, 1..=65536 (default 256)")],
     needs_warmup: |_| false,
     build,

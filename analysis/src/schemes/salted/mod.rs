@@ -35,6 +35,7 @@ pub type SaltedKey = SmallVec<[u8; 96]>;
 pub const KIND: SchemeKind = SchemeKind {
     name: "salted",
     about: "hash-bucket prefix, then ranges learned from the warm-up; scans fan out per bucket",
+    system: |_| None,
     params: &[
         (
             "buckets",
