@@ -14,6 +14,7 @@ use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
 
 use super::input::{Input, BUFFER_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
+use super::plain_records::PlainRecords;
 use crate::{Event, EventChunk, EventSource, Op, WorkloadError};
 
 /// The delimiters recognised when `--delimiter` is not given, in order of preference.
@@ -53,6 +54,18 @@ impl Scratch {
     }
 }
 
+/// The fields of one record, as the decoders read them.
+pub(crate) trait Fields {
+    /// The field at `i` (0-based), if the record has that many.
+    fn get(&self, i: usize) -> Option<&[u8]>;
+}
+
+impl Fields for ByteRecord {
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        ByteRecord::get(self, i)
+    }
+}
+
 /// Turns records of one format into events.
 pub(crate) trait Decoder: Send {
     /// Sees the header line, or with `is_header` false the first record of a headerless
@@ -61,7 +74,7 @@ pub(crate) trait Decoder: Send {
 
     /// Decodes one record into `out` (every field of `out` must be set); `Err` says what is
     /// wrong with the record.
-    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String>;
+    fn decode(&mut self, record: &impl Fields, out: &mut Scratch) -> Result<(), String>;
 }
 
 /// How the records are laid out.
@@ -73,12 +86,23 @@ pub(crate) struct Layout {
     pub delimiter: Option<u8>,
 }
 
+/// Where the records come from.
+enum Records {
+    /// The csv crate's reader, for a trace whose first bytes hold a quote.
+    Quoted(Reader<LineTracker<Box<dyn Read + Send>>>),
+    /// The memchr splitter (quoted records further on still go through the csv crate's
+    /// parser), with the field count of the first line once read.
+    Plain(PlainRecords, Option<usize>),
+}
+
 /// A delimited-text trace, streamed record by record.
 pub(crate) struct DelimitedReader<D> {
     shown: PathBuf,
-    reader: Reader<LineTracker<Box<dyn Read + Send>>>,
+    records: Records,
     decoder: D,
     record: ByteRecord,
+    /// The physical line of `record` when read by the splitter.
+    line: u64,
     scratch: Scratch,
     /// `record` holds the first record, read at open to refuse traces without events.
     pending: bool,
@@ -98,6 +122,20 @@ impl<D: Decoder> DelimitedReader<D> {
         decoder: D,
         policy: &InvalidPolicy,
     ) -> Result<Self, WorkloadError> {
+        let quoted = memchr::memchr(b'"', &input.head).is_some();
+        Self::open_with(input, shown, format, layout, decoder, policy, quoted)
+    }
+
+    /// [`Self::open`], reading every record with the csv crate when `quoted`.
+    pub(crate) fn open_with(
+        input: Input,
+        shown: &Path,
+        format: &str,
+        layout: Layout,
+        decoder: D,
+        policy: &InvalidPolicy,
+        quoted: bool,
+    ) -> Result<Self, WorkloadError> {
         let trace_error = |message: String| WorkloadError::Trace {
             path: shown.to_path_buf(),
             message,
@@ -106,17 +144,24 @@ impl<D: Decoder> DelimitedReader<D> {
         let delimiter = layout
             .delimiter
             .unwrap_or_else(|| detect_delimiter(&input.head));
-        let reader = ReaderBuilder::new()
-            .has_headers(layout.header)
-            .delimiter(delimiter)
-            .flexible(false)
-            .buffer_capacity(BUFFER_BYTES)
-            .from_reader(LineTracker::new(input.reader));
+        let records = if quoted {
+            Records::Quoted(
+                ReaderBuilder::new()
+                    .has_headers(layout.header)
+                    .delimiter(delimiter)
+                    .flexible(false)
+                    .buffer_capacity(BUFFER_BYTES)
+                    .from_reader(LineTracker::new(input.reader)),
+            )
+        } else {
+            Records::Plain(PlainRecords::new(input.reader, delimiter), None)
+        };
         let mut this = DelimitedReader {
             shown: shown.to_path_buf(),
-            reader,
+            records,
             decoder,
             record: ByteRecord::new(),
+            line: 0,
             scratch: Scratch::new(),
             pending: false,
             done: false,
@@ -124,16 +169,22 @@ impl<D: Decoder> DelimitedReader<D> {
             invalid: InvalidCounter::new(policy),
         };
         if layout.header {
-            let header = match this.reader.byte_headers() {
-                Ok(h) => h.clone(),
-                Err(e) => return Err(this.csv_error(e)),
+            let header = match &mut this.records {
+                Records::Quoted(reader) => match reader.byte_headers() {
+                    Ok(h) => h.clone(),
+                    Err(e) => return Err(csv_error(shown, reader.get_ref(), e)),
+                },
+                Records::Plain(..) => {
+                    this.next_record(true)?;
+                    this.record.clone()
+                }
             };
             if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
                 return Err(trace_error("contains no events: the file is empty".into()));
             }
             this.decoder.start(&header, true).map_err(trace_error)?;
         }
-        if !this.next_record()? {
+        if this.next_record(true)?.is_none() {
             return Err(trace_error(if layout.header {
                 "contains no events: there is nothing after the header line".into()
             } else {
@@ -148,54 +199,94 @@ impl<D: Decoder> DelimitedReader<D> {
         Ok(this)
     }
 
-    /// Reads the next record; false at the end. Malformed lines (wrong field count) go
-    /// through the invalid policy.
-    fn next_record(&mut self) -> Result<bool, WorkloadError> {
-        loop {
-            match self.reader.read_byte_record(&mut self.record) {
-                Ok(more) => return Ok(more),
-                Err(e) => {
-                    let unequal = matches!(e.kind(), ErrorKind::UnequalLengths { .. });
-                    let error = self.csv_error(e);
-                    if !unequal {
-                        return Err(error);
-                    }
-                    self.invalid.handle(error)?;
-                }
-            }
-        }
-    }
-
     /// The physical line of the current record.
-    fn line(&self, position: Option<&::csv::Position>) -> u64 {
-        match position {
-            Some(p) => self.reader.get_ref().line_of(p.byte()),
-            None => 0,
+    fn line(&self) -> u64 {
+        match (&self.records, self.record.position()) {
+            (Records::Quoted(reader), Some(p)) => reader.get_ref().line_of(p.byte()),
+            _ => self.line,
         }
     }
 
-    fn csv_error(&self, error: ::csv::Error) -> WorkloadError {
-        let line = self.line(error.position());
-        let text = error.to_string();
-        match error.into_kind() {
-            ErrorKind::Io(source) => WorkloadError::Io {
-                path: self.shown.clone(),
-                source,
-            },
-            ErrorKind::UnequalLengths {
-                expected_len, len, ..
-            } => WorkloadError::Invalid {
-                path: self.shown.clone(),
-                location: format!("line {line}"),
-                message: format!(
-                    "this line has {len} fields but the first line has {expected_len}"
-                ),
-            },
-            _ => WorkloadError::Trace {
-                path: self.shown.clone(),
-                message: format!("cannot parse the text: {text}"),
-            },
+    /// Reads the next record and decodes it into `scratch` (with `keep`, copies it into
+    /// `record` instead): `None` at the end, else the decoder's verdict. Malformed lines
+    /// (wrong field count) go through the invalid policy.
+    fn next_record(&mut self, keep: bool) -> Result<Option<Result<(), String>>, WorkloadError> {
+        loop {
+            let error = match &mut self.records {
+                Records::Quoted(reader) => match reader.read_byte_record(&mut self.record) {
+                    Ok(false) => return Ok(None),
+                    Ok(true) => {
+                        if let Some(p) = self.record.position() {
+                            reader.get_mut().keep_from(p.byte());
+                        }
+                        return Ok(Some(match keep {
+                            true => Ok(()),
+                            false => self.decoder.decode(&self.record, &mut self.scratch),
+                        }));
+                    }
+                    Err(e) => csv_error(&self.shown, reader.get_ref(), e),
+                },
+                Records::Plain(records, width) => match records.next() {
+                    Ok(None) => return Ok(None),
+                    Ok(Some((line, fields))) => {
+                        self.line = line;
+                        let len = fields.len();
+                        match *width {
+                            None => *width = Some(len),
+                            Some(expected) if expected != len => {
+                                self.invalid.handle(unequal(&self.shown, line, len, expected))?;
+                                continue;
+                            }
+                            Some(_) => {}
+                        }
+                        return Ok(Some(match keep {
+                            true => {
+                                self.record = fields.to_record();
+                                Ok(())
+                            }
+                            false => self.decoder.decode(&fields, &mut self.scratch),
+                        }));
+                    }
+                    Err(source) => {
+                        return Err(WorkloadError::Io {
+                            path: self.shown.clone(),
+                            source,
+                        })
+                    }
+                },
+            };
+            if !matches!(error, WorkloadError::Invalid { .. }) {
+                return Err(error);
+            }
+            self.invalid.handle(error)?;
         }
+    }
+}
+
+/// A record whose field count differs from the first line's.
+fn unequal(shown: &Path, line: u64, len: usize, expected: usize) -> WorkloadError {
+    WorkloadError::Invalid {
+        path: shown.to_path_buf(),
+        location: format!("line {line}"),
+        message: format!("this line has {len} fields but the first line has {expected}"),
+    }
+}
+
+fn csv_error<R>(shown: &Path, lines: &LineTracker<R>, error: ::csv::Error) -> WorkloadError {
+    let line = error.position().map_or(0, |p| lines.line_of(p.byte()));
+    let text = error.to_string();
+    match error.into_kind() {
+        ErrorKind::Io(source) => WorkloadError::Io {
+            path: shown.to_path_buf(),
+            source,
+        },
+        ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => unequal(shown, line, len as usize, expected_len as usize),
+        _ => WorkloadError::Trace {
+            path: shown.to_path_buf(),
+            message: format!("cannot parse the text: {text}"),
+        },
     }
 }
 
@@ -208,15 +299,19 @@ impl<D: Decoder> EventSource for DelimitedReader<D> {
         }
         let mut n = 0;
         while n < max && !self.done {
-            if !self.pending && !self.next_record().inspect_err(|_| self.done = true)? {
-                self.done = true;
-                break;
-            }
-            self.pending = false;
-            if let Some(p) = self.record.position() {
-                self.reader.get_mut().keep_from(p.byte());
-            }
-            match self.decoder.decode(&self.record, &mut self.scratch) {
+            let decoded = if self.pending {
+                self.pending = false;
+                self.decoder.decode(&self.record, &mut self.scratch)
+            } else {
+                match self.next_record(false).inspect_err(|_| self.done = true)? {
+                    Some(decoded) => decoded,
+                    None => {
+                        self.done = true;
+                        break;
+                    }
+                }
+            };
+            match decoded {
                 Ok(()) => {
                     chunk.push(self.scratch.event());
                     self.emitted += 1;
@@ -225,7 +320,7 @@ impl<D: Decoder> EventSource for DelimitedReader<D> {
                 Err(message) => {
                     let error = WorkloadError::Invalid {
                         path: self.shown.clone(),
-                        location: format!("line {}", self.line(self.record.position())),
+                        location: format!("line {}", self.line()),
                         message,
                     };
                     if let Err(e) = self.invalid.handle(error) {
