@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use reports::manifest::InputFile;
 use workloads::trace::TraceFormat;
 use workloads::trace::TraceOptions;
-use workloads::{EventSource, KeyType, WorkloadError, WorkloadSpec};
+use workloads::{EventSource, KeyType, WorkloadSpec};
 
 use crate::cli::{InputArgs, TraceArgs};
 use crate::trace_source::{self, PrefixProfile};

@@ -315,7 +315,7 @@ impl<K: Ord + Copy> Growth<K> {
             return;
         }
         let (lo, hi) = (self.keys.bounds[range], self.keys.bounds[range + 1]);
-        self.keys.keys[lo..hi].sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.keys.keys[lo..hi].sort_unstable_by_key(|k| k.0);
         for j in lo..hi {
             self.cum[j + 1] = self.cum[j] + self.keys.keys[j].1;
         }

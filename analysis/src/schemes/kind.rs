@@ -42,17 +42,6 @@ pub(crate) fn check_shard_count(shards: u32) -> Result<(), AnalysisError> {
     crate::ShardCount::new(shards).map(drop)
 }
 
-/// Shard identities after a resize to `shards`: the first `shards` are kept (shrinking drops
-/// the last shards) and new shards get unused numbers above every identity so far. Schemes
-/// whose placement hashes a shard's identity (rendezvous, Maglev, multi-probe) keep it across
-/// renumbering, so a removal or a growth moves only the keys it must.
-pub(crate) fn resized_identities(identities: &[u32], shards: u32) -> Vec<u32> {
-    let next = identities.iter().max().map_or(0, |m| m + 1);
-    let kept = identities.iter().copied().take(shards as usize);
-    let added = (next..).take((shards as usize).saturating_sub(identities.len()));
-    kept.chain(added).collect()
-}
-
 /// The scan rule of hashed schemes: every shard, since hashing keeps no key order; an empty
 /// scan (`end <= start`) contacts only the owner of `start`, as the trait asks.
 pub(crate) fn scan_every_shard<P: crate::Partitioner + ?Sized>(

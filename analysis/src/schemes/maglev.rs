@@ -10,10 +10,10 @@
 
 use workloads::Spec;
 
+use super::identities::{ByIdentity, Identities};
 use super::pinned_hash::hash64;
 use super::weights::Weights;
-use super::{check_shard_count, resized_identities, BuildContext, SchemeKind};
-use crate::placement::check_removable;
+use super::{BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Table size when `table` is not given (the paper's).
@@ -140,8 +140,7 @@ fn slot_of(hash: u64, m: u32) -> usize {
 #[derive(Clone, Debug)]
 pub struct MaglevPartitioner {
     label: String,
-    identities: Vec<u32>,
-    weights: Weights,
+    ids: Identities,
     /// The owner of every slot.
     entries: Vec<u32>,
 }
@@ -155,21 +154,19 @@ impl MaglevPartitioner {
         identities: Vec<u32>,
         weights: Weights,
     ) -> Result<Self, AnalysisError> {
-        check_shard_count(identities.len() as u32)?;
-        weights.check_len(identities.len())?;
-        if !is_prime(u64::from(m)) || m as usize <= identities.len() {
+        let ids = Identities::new(identities, weights)?;
+        if !is_prime(u64::from(m)) || m <= ids.count() {
             return Err(AnalysisError::Config(format!(
                 "a Maglev table of {m} slots for {} shards: the size must be a prime above \
                  the shard count",
-                identities.len()
+                ids.count()
             )));
         }
-        let perms: Vec<(u32, u32)> = identities.iter().map(|&id| permutation(id, m)).collect();
-        let entries = populate(&perms, weights.get(), m);
+        let perms: Vec<(u32, u32)> = ids.ids().iter().map(|&id| permutation(id, m)).collect();
+        let entries = populate(&perms, ids.weights().get(), m);
         Ok(MaglevPartitioner {
             label: label.into(),
-            identities,
-            weights,
+            ids,
             entries,
         })
     }
@@ -178,14 +175,21 @@ impl MaglevPartitioner {
     pub fn entries(&self) -> &[u32] {
         &self.entries
     }
+}
+
+impl ByIdentity for MaglevPartitioner {
+    fn identities(&self) -> &Identities {
+        &self.ids
+    }
 
     /// This table rebuilt for these identities and weights, on the same M while it exceeds
     /// the shard count.
-    fn rebuilt(&self, identities: Vec<u32>, weights: Weights) -> Result<Self, AnalysisError> {
+    fn rebuilt(&self, ids: Identities) -> Result<Self, AnalysisError> {
         let mut m = self.entries.len() as u32;
-        if m as usize <= identities.len() {
-            m = next_prime(100 * identities.len() as u64).min(u64::from(u32::MAX)) as u32;
+        if m <= ids.count() {
+            m = next_prime(100 * u64::from(ids.count())).min(u64::from(u32::MAX)) as u32;
         }
+        let (identities, weights) = (ids.ids().to_vec(), ids.weights().clone());
         Self::new(self.label.clone(), m, identities, weights)
     }
 }
@@ -193,7 +197,7 @@ impl MaglevPartitioner {
 impl Partitioner for MaglevPartitioner {
     /// The table of M owners and the shard identities.
     fn router_bytes(&self) -> Option<u64> {
-        Some(super::slice_bytes(&self.entries) + super::slice_bytes(&self.identities))
+        Some(super::slice_bytes(&self.entries) + super::slice_bytes(self.ids.ids()))
     }
 
     fn label(&self) -> &str {
@@ -201,7 +205,7 @@ impl Partitioner for MaglevPartitioner {
     }
 
     fn shard_count(&self) -> u32 {
-        self.identities.len() as u32
+        self.ids.count()
     }
 
     #[inline]
@@ -225,10 +229,7 @@ impl Partitioner for MaglevPartitioner {
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        check_shard_count(shards)?;
-        let identities = resized_identities(&self.identities, shards);
-        let weights = self.weights.resized(shards as usize);
-        Ok(Box::new(self.rebuilt(identities, weights)?))
+        self.resized_by_identity(shards)
     }
 
     fn without_shard(
@@ -236,11 +237,7 @@ impl Partitioner for MaglevPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        check_removable(shard, self.shard_count())?;
-        let mut identities = self.identities.clone();
-        identities.remove(shard as usize);
-        let weights = self.weights.without(shard as usize);
-        Ok(Some(Box::new(self.rebuilt(identities, weights)?)))
+        self.without_by_identity(shard)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod cassandra;
 pub mod elasticsearch;
 pub mod growth;
 pub mod hash;
+pub mod identities;
 pub mod jump;
 pub mod kafka;
 mod kind;
@@ -28,7 +29,7 @@ pub mod salted;
 pub(crate) mod testing;
 pub mod weights;
 
-pub(crate) use kind::{check_shard_count, resized_identities, scan_every_shard, slice_bytes};
+pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
 pub use kind::{BuildContext, BuildFn, SchemeKind};
 
 use crate::{AnalysisError, Partitioner};

@@ -12,11 +12,12 @@
 use workloads::xxh3_8::xxh3_64_of_8_bytes;
 use workloads::Spec;
 
+use super::identities::{ByIdentity, Identities};
 use super::pinned_hash::hash64;
 use super::ring::vnode_position;
-use super::{check_shard_count, resized_identities, weights, BuildContext, SchemeKind};
+use super::weights::{self, Weights};
+use super::{BuildContext, SchemeKind};
 use crate::layout::RadixIndex;
-use crate::placement::check_removable;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Probes per key when `probes` is not given (the paper's choice for a 1.05 peak-to-mean).
@@ -63,7 +64,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 #[derive(Clone, Debug)]
 pub struct MultiProbePartitioner {
     label: String,
-    identities: Vec<u32>,
+    ids: Identities,
     probes: u32,
     /// The point positions in ring order, for the search.
     positions: RadixIndex,
@@ -78,8 +79,9 @@ impl MultiProbePartitioner {
         identities: Vec<u32>,
         probes: u32,
     ) -> Result<Self, AnalysisError> {
-        check_shard_count(identities.len() as u32)?;
-        let mut points: Vec<(u64, ShardId)> = identities
+        let ids = Identities::new(identities, Weights::equal())?;
+        let mut points: Vec<(u64, ShardId)> = ids
+            .ids()
             .iter()
             .enumerate()
             .map(|(i, &id)| (vnode_position(id, 0), i as ShardId))
@@ -88,7 +90,7 @@ impl MultiProbePartitioner {
         let positions: Vec<u64> = points.iter().map(|p| p.0).collect();
         Ok(MultiProbePartitioner {
             label: label.into(),
-            identities,
+            ids,
             probes: probes.max(1),
             positions: RadixIndex::new(&positions),
             points,
@@ -114,6 +116,16 @@ impl MultiProbePartitioner {
     }
 }
 
+impl ByIdentity for MultiProbePartitioner {
+    fn identities(&self) -> &Identities {
+        &self.ids
+    }
+
+    fn rebuilt(&self, ids: Identities) -> Result<Self, AnalysisError> {
+        Self::new(self.label.clone(), ids.ids().to_vec(), self.probes)
+    }
+}
+
 impl Partitioner for MultiProbePartitioner {
     /// The points and the search index over them.
     fn router_bytes(&self) -> Option<u64> {
@@ -125,7 +137,7 @@ impl Partitioner for MultiProbePartitioner {
     }
 
     fn shard_count(&self) -> u32 {
-        self.identities.len() as u32
+        self.ids.count()
     }
 
     #[inline]
@@ -149,13 +161,7 @@ impl Partitioner for MultiProbePartitioner {
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        check_shard_count(shards)?;
-        let identities = resized_identities(&self.identities, shards);
-        Ok(Box::new(Self::new(
-            self.label.clone(),
-            identities,
-            self.probes,
-        )?))
+        self.resized_by_identity(shards)
     }
 
     /// Drops the shard's point: its keys go to their next-nearest point, no other key moves.
@@ -164,14 +170,7 @@ impl Partitioner for MultiProbePartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        check_removable(shard, self.shard_count())?;
-        let mut identities = self.identities.clone();
-        identities.remove(shard as usize);
-        Ok(Some(Box::new(Self::new(
-            self.label.clone(),
-            identities,
-            self.probes,
-        )?)))
+        self.without_by_identity(shard)
     }
 }
 

@@ -10,10 +10,10 @@
 use workloads::xxh3_8::xxh3_64_of_8_bytes;
 use workloads::Spec;
 
+use super::identities::{ByIdentity, Identities};
 use super::pinned_hash::hash64;
 use super::weights::Weights;
-use super::{check_shard_count, resized_identities, BuildContext, SchemeKind};
-use crate::placement::check_removable;
+use super::{BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Registration of `rendezvous`.
@@ -61,9 +61,8 @@ fn unit_interval(h: u64) -> f64 {
 #[derive(Clone, Debug)]
 pub struct RendezvousPartitioner {
     label: String,
-    /// The identity of every shard, by shard number.
-    identities: Vec<u32>,
-    weights: Weights,
+    /// The identity and weight of every shard, by shard number.
+    ids: Identities,
 }
 
 impl RendezvousPartitioner {
@@ -73,12 +72,9 @@ impl RendezvousPartitioner {
         identities: Vec<u32>,
         weights: Weights,
     ) -> Result<Self, AnalysisError> {
-        check_shard_count(identities.len() as u32)?;
-        weights.check_len(identities.len())?;
         Ok(RendezvousPartitioner {
             label: label.into(),
-            identities,
-            weights,
+            ids: Identities::new(identities, weights)?,
         })
     }
 
@@ -86,8 +82,8 @@ impl RendezvousPartitioner {
     /// `h` itself at equal weights (`-1/ln h` grows with `h`), `-w/ln h` otherwise.
     #[inline(always)]
     fn score(&self, key_hash: u64, i: usize) -> f64 {
-        let h = score_hash(key_hash, self.identities[i]);
-        match self.weights.get() {
+        let h = score_hash(key_hash, self.ids.ids()[i]);
+        match self.ids.weights().get() {
             None => h as f64,
             Some(w) => -w[i] / unit_interval(h).ln(),
         }
@@ -96,10 +92,10 @@ impl RendezvousPartitioner {
     /// The owner of a key with hash `key_hash`: the highest score, ties to the lower shard.
     #[inline]
     fn owner_of_hash(&self, key_hash: u64) -> ShardId {
-        if self.weights.get().is_none() {
+        if self.ids.weights().get().is_none() {
             // Equal weights: the highest h, compared as integers (no logarithm).
             let mut best = (0u64, 0usize);
-            for (i, &id) in self.identities.iter().enumerate() {
+            for (i, &id) in self.ids.ids().iter().enumerate() {
                 let h = score_hash(key_hash, id);
                 if h > best.0 || i == 0 {
                     best = (h, i);
@@ -108,7 +104,7 @@ impl RendezvousPartitioner {
             return best.1 as ShardId;
         }
         let mut best = (f64::NEG_INFINITY, 0usize);
-        for i in 0..self.identities.len() {
+        for i in 0..self.ids.ids().len() {
             let s = self.score(key_hash, i);
             if s > best.0 {
                 best = (s, i);
@@ -118,11 +114,24 @@ impl RendezvousPartitioner {
     }
 }
 
+impl ByIdentity for RendezvousPartitioner {
+    fn identities(&self) -> &Identities {
+        &self.ids
+    }
+
+    fn rebuilt(&self, ids: Identities) -> Result<Self, AnalysisError> {
+        Ok(RendezvousPartitioner {
+            label: self.label.clone(),
+            ids,
+        })
+    }
+}
+
 impl Partitioner for RendezvousPartitioner {
     /// The shard identities and weights.
     fn router_bytes(&self) -> Option<u64> {
-        let weights = self.weights.get().map_or(0, super::slice_bytes);
-        Some(super::slice_bytes(&self.identities) + weights)
+        let weights = self.ids.weights().get().map_or(0, super::slice_bytes);
+        Some(super::slice_bytes(self.ids.ids()) + weights)
     }
 
     fn label(&self) -> &str {
@@ -130,7 +139,7 @@ impl Partitioner for RendezvousPartitioner {
     }
 
     fn shard_count(&self) -> u32 {
-        self.identities.len() as u32
+        self.ids.count()
     }
 
     #[inline]
@@ -148,14 +157,7 @@ impl Partitioner for RendezvousPartitioner {
         shards: u32,
         _keys: &KeyCounts,
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        check_shard_count(shards)?;
-        let identities = resized_identities(&self.identities, shards);
-        let weights = self.weights.resized(shards as usize);
-        Ok(Box::new(Self::new(
-            self.label.clone(),
-            identities,
-            weights,
-        )?))
+        self.resized_by_identity(shards)
     }
 
     /// Drops the shard: its keys go to their second-best shard, no other key moves.
@@ -164,21 +166,13 @@ impl Partitioner for RendezvousPartitioner {
         shard: ShardId,
         _keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        check_removable(shard, self.shard_count())?;
-        let mut identities = self.identities.clone();
-        identities.remove(shard as usize);
-        let weights = self.weights.without(shard as usize);
-        Ok(Some(Box::new(Self::new(
-            self.label.clone(),
-            identities,
-            weights,
-        )?)))
+        self.without_by_identity(shard)
     }
 
     /// The `rf` highest-scoring shards, best first (the owner is the best).
     fn replicas(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
         let key_hash = hash64(key);
-        let mut ranked: Vec<(f64, usize)> = (0..self.identities.len())
+        let mut ranked: Vec<(f64, usize)> = (0..self.ids.ids().len())
             .map(|i| (self.score(key_hash, i), i))
             .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));

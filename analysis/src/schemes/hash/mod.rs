@@ -87,14 +87,9 @@ impl Partitioner for ModHashPartitioner {
         reduce(hash64(key), self.shards) as ShardId
     }
 
-    /// Every shard: hashing keeps no key order. An empty scan (`end <= start`) contacts only
-    /// the owner of `start`, as the trait asks of every scheme.
+    /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shards);
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     fn resized(
