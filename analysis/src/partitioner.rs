@@ -94,7 +94,10 @@ pub trait Partitioner: Send + Sync {
         shards: &[ShardId],
         keys: &KeyCounts,
     ) -> Result<Vec<Option<Box<dyn Partitioner>>>, AnalysisError> {
-        shards.iter().map(|&s| self.without_shard(s, keys)).collect()
+        shards
+            .iter()
+            .map(|&s| self.without_shard(s, keys))
+            .collect()
     }
 
     /// Bytes of memory the lookup structure holds (tables, points, arrays), for the

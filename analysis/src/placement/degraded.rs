@@ -248,7 +248,9 @@ mod tests {
 
     #[test]
     fn removals_in_a_batch_are_the_removals_one_by_one() {
-        let keys: Vec<Vec<u8>> = (0..3_000u64).map(|i| (i * i).to_be_bytes().to_vec()).collect();
+        let keys: Vec<Vec<u8>> = (0..3_000u64)
+            .map(|i| (i * i).to_be_bytes().to_vec())
+            .collect();
         let mut counts = KeyCounts::new();
         for (i, k) in keys.iter().enumerate() {
             counts.add(k, 1 + i as u64 % 7);

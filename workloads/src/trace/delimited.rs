@@ -89,10 +89,10 @@ pub(crate) struct Layout {
 /// Where the records come from.
 enum Records {
     /// The csv crate's reader, for a trace whose first bytes hold a quote.
-    Quoted(Reader<LineTracker<Box<dyn Read + Send>>>),
+    Quoted(Box<Reader<LineTracker<Box<dyn Read + Send>>>>),
     /// The memchr splitter (quoted records further on still go through the csv crate's
     /// parser), with the field count of the first line once read.
-    Plain(PlainRecords, Option<usize>),
+    Plain(Box<PlainRecords>, Option<usize>),
 }
 
 /// A delimited-text trace, streamed record by record.
@@ -145,16 +145,16 @@ impl<D: Decoder> DelimitedReader<D> {
             .delimiter
             .unwrap_or_else(|| detect_delimiter(&input.head));
         let records = if quoted {
-            Records::Quoted(
+            Records::Quoted(Box::new(
                 ReaderBuilder::new()
                     .has_headers(layout.header)
                     .delimiter(delimiter)
                     .flexible(false)
                     .buffer_capacity(BUFFER_BYTES)
                     .from_reader(LineTracker::new(input.reader)),
-            )
+            ))
         } else {
-            Records::Plain(PlainRecords::new(input.reader, delimiter), None)
+            Records::Plain(Box::new(PlainRecords::new(input.reader, delimiter)), None)
         };
         let mut this = DelimitedReader {
             shown: shown.to_path_buf(),
@@ -234,7 +234,8 @@ impl<D: Decoder> DelimitedReader<D> {
                         match *width {
                             None => *width = Some(len),
                             Some(expected) if expected != len => {
-                                self.invalid.handle(unequal(&self.shown, line, len, expected))?;
+                                self.invalid
+                                    .handle(unequal(&self.shown, line, len, expected))?;
                                 continue;
                             }
                             Some(_) => {}

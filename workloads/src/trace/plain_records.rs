@@ -319,7 +319,13 @@ mod tests {
                     chunk.clear();
                     let filled = source.fill(&mut chunk, 3);
                     events.extend(chunk.iter().map(|e| {
-                        (e.op, e.key.to_vec(), e.end.map(<[u8]>::to_vec), e.timestamp, e.size)
+                        (
+                            e.op,
+                            e.key.to_vec(),
+                            e.end.map(<[u8]>::to_vec),
+                            e.timestamp,
+                            e.size,
+                        )
                     }));
                     match filled {
                         Ok(0) => break None,
@@ -414,7 +420,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_physical_line_after_blank_lines_quotes_and_crlf() {
-        let text = b"\xef\xbb\xbftimestamp,op,key,end\r\n\r\n1,get,\"a\r\nb\",\r2,get,5,\n\n3,bad,6,";
+        let text =
+            b"\xef\xbb\xbftimestamp,op,key,end\r\n\r\n1,get,\"a\r\nb\",\r2,get,5,\n\n3,bad,6,";
         for csv_crate in [true, false] {
             let (events, error, ..) = outcome(text, true, KeyType::Bytes, false, csv_crate, 4);
             assert_eq!(events.len(), 2);

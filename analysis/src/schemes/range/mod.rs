@@ -493,7 +493,11 @@ impl Partitioner for RangePartitioner {
         let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
         shards
             .iter()
-            .map(|&s| Ok(Some(Box::new(self.without(s, &counts)?) as Box<dyn Partitioner>)))
+            .map(|&s| {
+                Ok(Some(
+                    Box::new(self.without(s, &counts)?) as Box<dyn Partitioner>
+                ))
+            })
             .collect()
     }
 
