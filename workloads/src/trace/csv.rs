@@ -23,7 +23,8 @@ use std::str::FromStr;
 
 use ::csv::ByteRecord;
 
-use super::delimited::{Decoder, Fields, Scratch};
+use super::delimited::{Decoder, Scratch};
+use super::fields::Fields;
 use super::ops::OpMap;
 use crate::key::parse_u64;
 use crate::{KeyType, Op};

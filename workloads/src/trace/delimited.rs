@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
 
+use super::fields::Fields;
 use super::input::{Input, BUFFER_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
 use super::plain_records::PlainRecords;
@@ -51,18 +52,6 @@ impl Scratch {
             timestamp: self.timestamp,
             size: self.size,
         }
-    }
-}
-
-/// The fields of one record, as the decoders read them.
-pub(crate) trait Fields {
-    /// The field at `i` (0-based), if the record has that many.
-    fn get(&self, i: usize) -> Option<&[u8]>;
-}
-
-impl Fields for ByteRecord {
-    fn get(&self, i: usize) -> Option<&[u8]> {
-        ByteRecord::get(self, i)
     }
 }
 
@@ -548,5 +537,201 @@ mod tests {
         );
         let noisy: Vec<u8> = (0..=255u8).cycle().take(1000).filter(|b| *b != 0).collect();
         assert!(check_text(&noisy, "text").is_err());
+    }
+}
+
+/// The splitter against the csv crate's reader.
+#[cfg(test)]
+mod splitter_tests {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use std::io::{self, Read};
+
+    use super::super::csv::{ColumnsDecoder, CsvColumns};
+    use super::super::input::{Compression, Input, HEAD_BYTES};
+    use super::super::invalid::InvalidPolicy;
+    use super::super::ops::OpMap;
+    use super::{DelimitedReader, Layout};
+    use crate::{EventChunk, EventSource, KeyType, Op};
+
+    /// Hands out at most `step` bytes per read, so records straddle refills.
+    struct Trickle {
+        bytes: io::Cursor<Vec<u8>>,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len());
+            self.bytes.read(&mut buf[..n])
+        }
+    }
+
+    type Owned = (Op, Vec<u8>, Option<Vec<u8>>, Option<u64>, Option<u32>);
+
+    /// Everything a reader tells about `text`: the events, then the error that ended the
+    /// stream (or that refused it at open), and the skipped records' count and first message.
+    fn outcome(
+        text: &[u8],
+        header: bool,
+        key_type: KeyType,
+        skip: bool,
+        csv_crate: bool,
+        step: usize,
+    ) -> (Vec<Owned>, Option<String>, u64, Option<String>) {
+        let reader: Box<dyn Read + Send> = if csv_crate {
+            Box::new(io::Cursor::new(text.to_vec()))
+        } else {
+            Box::new(Trickle {
+                bytes: io::Cursor::new(text.to_vec()),
+                step,
+            })
+        };
+        let input = Input {
+            head: text[..text.len().min(HEAD_BYTES)].to_vec(),
+            reader,
+            compression: Compression::None,
+            plain_size: None,
+        };
+        let policy = if skip {
+            InvalidPolicy::skipping(Some(3))
+        } else {
+            InvalidPolicy::strict()
+        };
+        let decoder = ColumnsDecoder::new(CsvColumns::default(), key_type, OpMap::default());
+        let layout = Layout {
+            header,
+            delimiter: None,
+        };
+        let mut events = Vec::new();
+        let opened = DelimitedReader::open_with(
+            input,
+            Path::new("t.csv"),
+            "csv",
+            layout,
+            decoder,
+            &policy,
+            csv_crate,
+        );
+        let error = match opened {
+            Err(e) => Some(e.to_string()),
+            Ok(mut source) => {
+                let mut chunk = EventChunk::default();
+                loop {
+                    chunk.clear();
+                    let filled = source.fill(&mut chunk, 3);
+                    events.extend(chunk.iter().map(|e| {
+                        (
+                            e.op,
+                            e.key.to_vec(),
+                            e.end.map(<[u8]>::to_vec),
+                            e.timestamp,
+                            e.size,
+                        )
+                    }));
+                    match filled {
+                        Ok(0) => break None,
+                        Ok(_) => {}
+                        Err(e) => break Some(e.to_string()),
+                    }
+                }
+            }
+        };
+        (events, error, policy.log.skipped(), policy.log.first())
+    }
+
+    /// One line of a mostly well-formed `timestamp,op,key,end` trace, or a malformed one.
+    fn line() -> impl Strategy<Value = String> {
+        let number = prop_oneof![
+            (0u64..50).prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            Just(String::new()),
+            Just(" 7 ".to_string()),
+            Just("-3".to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("x1".to_string()),
+        ];
+        let op = prop_oneof![
+            Just("get"),
+            Just("GET"),
+            Just("put"),
+            Just("del"),
+            Just("scan"),
+            Just(""),
+            Just("fetch"),
+            Just("\"get\""),
+            Just("\"g\r\net\""),
+        ];
+        prop_oneof![
+            6 => (number.clone(), op, number.clone(), number.clone())
+                .prop_map(|(t, o, k, e)| format!("{t},{o},{k},{e}")),
+            1 => (number.clone(), number.clone()).prop_map(|(t, k)| format!("{t},get,{k}")),
+            1 => (number.clone(), number).prop_map(|(t, k)| format!("{t},get,{k},,")),
+            1 => Just(String::new()),
+            1 => Just("\"1\",\"get\",\"5\",\"\"".to_string()),
+            1 => Just("2,get,\"3\"\"\",".to_string()),
+            1 => "[0-9,\"a \r\n]{0,12}",
+        ]
+    }
+
+    fn trace() -> impl Strategy<Value = Vec<u8>> {
+        let header = prop_oneof![
+            Just("timestamp,op,key,end"),
+            Just("key,op,timestamp,end"),
+            Just("\u{feff}timestamp,op,key,end"),
+            Just("timestamp,op,key"),
+            Just(""),
+        ];
+        let terminator = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+        (
+            header,
+            prop::collection::vec((line(), terminator), 0..12),
+            any::<bool>(),
+        )
+            .prop_map(|(header, lines, last_break)| {
+                let mut text = String::from(header);
+                text.push('\n');
+                let n = lines.len();
+                for (i, (line, end)) in lines.into_iter().enumerate() {
+                    text.push_str(&line);
+                    if i + 1 < n || last_break {
+                        text.push_str(end);
+                    }
+                }
+                text.into_bytes()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn the_splitter_reads_as_the_csv_crate(
+            text in prop_oneof![trace(), "[0-9,\"a \r\n]{0,40}".prop_map(String::into_bytes)],
+            header in any::<bool>(),
+            u64_keys in any::<bool>(),
+            skip in any::<bool>(),
+            step in 1usize..50,
+        ) {
+            let key_type = if u64_keys { KeyType::U64 } else { KeyType::Bytes };
+            let expected = outcome(&text, header, key_type, skip, true, 0);
+            let got = outcome(&text, header, key_type, skip, false, step);
+            prop_assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(&text));
+        }
+    }
+
+    #[test]
+    fn errors_name_the_physical_line_after_blank_lines_quotes_and_crlf() {
+        let text =
+            b"\xef\xbb\xbftimestamp,op,key,end\r\n\r\n1,get,\"a\r\nb\",\r2,get,5,\n\n3,bad,6,";
+        for csv_crate in [true, false] {
+            let (events, error, ..) = outcome(text, true, KeyType::Bytes, false, csv_crate, 4);
+            assert_eq!(events.len(), 2);
+            assert_eq!(events[0].1, b"a\r\nb");
+            let error = error.unwrap();
+            assert!(error.contains("line 7: unknown op 'bad'"), "{error}");
+        }
     }
 }

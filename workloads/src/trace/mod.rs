@@ -29,6 +29,7 @@
 mod binary;
 pub mod csv;
 mod delimited;
+mod fields;
 pub mod input;
 pub mod invalid;
 pub mod msr;

@@ -12,7 +12,8 @@
 use ::csv::ByteRecord;
 
 use super::csv::shown;
-use super::delimited::{Decoder, Fields, Scratch};
+use super::delimited::{Decoder, Scratch};
+use super::fields::Fields;
 use crate::key::{encode_u64, parse_u64};
 use crate::Op;
 
