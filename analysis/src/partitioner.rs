@@ -107,6 +107,19 @@ pub trait Partitioner: Send + Sync {
         Ok(None)
     }
 
+    /// [`Partitioner::without_shard`] of each of `shards`, each removed alone from this
+    /// layout. Rules that weigh the keys override it to weigh them once for every removal.
+    fn without_each(
+        &self,
+        shards: &[ShardId],
+        keys: &KeyCounts,
+    ) -> Result<Vec<Option<Box<dyn Partitioner>>>, AnalysisError> {
+        shards
+            .iter()
+            .map(|&s| self.without_shard(s, keys))
+            .collect()
+    }
+
     /// Bytes of memory the lookup structure holds (tables, points, arrays), for the
     /// `router_bytes` metric; `None` when the scheme does not say.
     fn router_bytes(&self) -> Option<u64> {

@@ -99,19 +99,49 @@ pub fn display_bytes(key: &[u8]) -> String {
 }
 
 /// Parses a decimal `u64` with no sign, spaces or overflow.
+///
+/// Hand-written rather than `str::parse` (which needs UTF-8 text and accepts a `+`): eight
+/// digits at a time as one little-endian word (checked and combined with a few multiplies),
+/// so the 13- to 20-digit numbers of csv traces cost three or four steps instead of one
+/// checked multiply per digit.
+#[inline]
 pub fn parse_u64(text: &[u8]) -> Option<u64> {
     if text.is_empty() || text.len() > 20 {
         return None;
     }
     let mut n: u64 = 0;
-    for &b in text {
+    let mut rest = text;
+    // At most 16 digits here, so `n` stays below 10^16 and cannot overflow.
+    while rest.len() >= 8 && (text.len() - rest.len()) + 8 <= 16 {
+        let (word, tail) = rest.split_at(8);
+        n = n * 100_000_000 + eight_digits(word.try_into().ok()?)?;
+        rest = tail;
+    }
+    for &b in rest {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             return None;
         }
-        n = n.checked_mul(10)?.checked_add(d as u64)?;
+        n = n.checked_mul(10)?.checked_add(u64::from(d))?;
     }
     Some(n)
+}
+
+/// The value of eight ASCII digits, or `None` when one is not a digit.
+#[inline]
+fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let word = u64::from_le_bytes(bytes);
+    // Every byte is 0x30..=0x39: its high nibble is 3, and adding 6 keeps it 3.
+    if word & HIGH != ZEROS || word.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
+        return None;
+    }
+    // The first digit is the lowest byte: pairs, then quads, then the whole.
+    let digits = word - ZEROS;
+    let pairs = (digits * 10 + (digits >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let quads = (pairs.wrapping_mul(1 + (100 << 16)) >> 16) & 0x0000_ffff_0000_ffff;
+    Some(quads.wrapping_mul(1 + (10_000 << 32)) >> 32)
 }
 
 /// The 8-byte big-endian key of an integer.
@@ -143,6 +173,27 @@ mod tests {
             let mut digits = [0; 20];
             prop_assert_eq!(KeyType::U64.as_text(&key, &mut digits), decimal.as_bytes());
             prop_assert_eq!(KeyType::Bytes.as_text(&key, &mut digits), &key[..]);
+        }
+
+        #[test]
+        fn parse_u64_agrees_with_the_standard_parser(
+            text in prop_oneof![
+                "[0-9]{0,21}",
+                "[0-9]{0,12}[^0-9][0-9]{0,12}",
+                "[0-9/:]{1,20}",
+                any::<u64>().prop_map(|n| n.to_string()),
+                (u64::MAX - 1000..=u64::MAX).prop_map(|n| n.to_string()),
+                (0u128..2000).prop_map(|n| (u128::from(u64::MAX) + n).to_string()),
+                Just("000000000000000000001".to_string()),
+                Just("00000000000000000001".to_string()),
+            ]
+        ) {
+            let expected = if text.bytes().all(|b| b.is_ascii_digit()) && text.len() <= 20 {
+                text.parse::<u64>().ok()
+            } else {
+                None
+            };
+            prop_assert_eq!(parse_u64(text.as_bytes()), expected, "{:?}", text);
         }
 
         #[test]

@@ -67,31 +67,49 @@ impl Degraded {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Degraded>, AnalysisError> {
-        let Ok(position) = self.live.binary_search(&shard) else {
-            return Err(AnalysisError::Config(if shard < self.shards {
-                format!("shard {shard} was already removed")
-            } else {
-                format!(
-                    "cannot remove shard {shard}: there are only {} shards (0..={})",
-                    self.shards,
-                    self.shards - 1
-                )
-            }));
-        };
-        check_removable(position as ShardId, self.live.len() as u32)?;
-        let Some(layout) = self.layout.without_shard(position as ShardId, keys)? else {
-            return Ok(None);
-        };
-        let mut live = self.live.clone();
-        live.remove(position);
-        let mut failed = self.failed.clone();
-        failed.push(shard);
-        Ok(Some(Degraded {
-            layout,
-            live,
-            failed,
-            shards: self.shards,
-        }))
+        Ok(self.without_each(&[shard], keys)?.pop().flatten())
+    }
+
+    /// [`Degraded::without`] of each of `shards`, each removed alone from this layout (the
+    /// scheme weighs the keys once for all of them, [`Partitioner::without_each`]).
+    pub fn without_each(
+        &self,
+        shards: &[ShardId],
+        keys: &KeyCounts,
+    ) -> Result<Vec<Option<Degraded>>, AnalysisError> {
+        let mut positions = Vec::with_capacity(shards.len());
+        for &shard in shards {
+            let Ok(position) = self.live.binary_search(&shard) else {
+                return Err(AnalysisError::Config(if shard < self.shards {
+                    format!("shard {shard} was already removed")
+                } else {
+                    format!(
+                        "cannot remove shard {shard}: there are only {} shards (0..={})",
+                        self.shards,
+                        self.shards - 1
+                    )
+                }));
+            };
+            check_removable(position as ShardId, self.live.len() as u32)?;
+            positions.push(position as ShardId);
+        }
+        let layouts = self.layout.without_each(&positions, keys)?;
+        Ok(layouts
+            .into_iter()
+            .zip(positions)
+            .map(|(layout, position)| {
+                let mut live = self.live.clone();
+                let shard = live.remove(position as usize);
+                let mut failed = self.failed.clone();
+                failed.push(shard);
+                layout.map(|layout| Degraded {
+                    layout,
+                    live,
+                    failed,
+                    shards: self.shards,
+                })
+            })
+            .collect())
     }
 
     /// The surviving shards, increasing.
@@ -230,6 +248,45 @@ mod tests {
             .to_string()
             .contains("only shard"));
         assert!(twice.resized(5, &keys).is_err());
+    }
+
+    #[test]
+    fn removals_in_a_batch_are_the_removals_one_by_one() {
+        let keys: Vec<Vec<u8>> = (0..3_000u64)
+            .map(|i| (i * i).to_be_bytes().to_vec())
+            .collect();
+        let mut counts = KeyCounts::new();
+        for (i, k) in keys.iter().enumerate() {
+            counts.add(k, 1 + i as u64 % 7);
+        }
+        let mut sorted = keys.clone();
+        sorted.sort();
+        for spec in crate::schemes::SchemeSpec::parse_list("range,salted,ring,hash").unwrap() {
+            let ctx = crate::schemes::BuildContext {
+                shards: 6,
+                warmup_keys: &sorted,
+                key_type: workloads::KeyType::U64,
+                weights: None,
+            };
+            let intact = Degraded::intact(spec.build(&ctx).unwrap());
+            let once = intact.without(2, &counts).unwrap().unwrap();
+            for d in [intact, once] {
+                let live = d.live().to_vec();
+                let batch = d.without_each(&live[..live.len() - 1], &counts).unwrap();
+                assert_eq!(batch.len(), live.len() - 1);
+                for (&shard, got) in live.iter().zip(batch) {
+                    let (got, want) = (got.unwrap(), d.without(shard, &counts).unwrap().unwrap());
+                    assert_eq!(got.failed(), want.failed(), "{}", spec.label());
+                    assert_eq!(got.live(), want.live());
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    for k in &keys {
+                        got.replicas(k, 2, &mut a);
+                        want.replicas(k, 2, &mut b);
+                    }
+                    assert_eq!(a, b, "{} without {shard}", spec.label());
+                }
+            }
+        }
     }
 
     #[test]

@@ -83,12 +83,12 @@ pub fn worst_failures(
             (true, Some(&last)) => vec![last],
             _ => current.live().to_vec(),
         };
-        let try_removal = |shard: ShardId| -> Result<Option<Removal>, AnalysisError> {
-            let Some(next) = current.without(shard, traffic.counts())? else {
-                return Ok(None);
-            };
-            let (change, load) =
-                if local {
+        let try_removal =
+            |shard: ShardId, next: Option<Degraded>| -> Result<Option<Removal>, AnalysisError> {
+                let Some(next) = next else {
+                    return Ok(None);
+                };
+                let (change, load) = if local {
                     let change = table.local_removal(&next, shard, traffic)?;
                     let load =
                         match &points {
@@ -109,18 +109,20 @@ pub fn worst_failures(
                     let load = evaluate_with(&next, next.failed(), traffic, policy, &next_table);
                     (Change::Table(next_table), load)
                 };
-            Ok(Some(Removal {
-                utilisation: limits.utilisation(&load),
-                next,
-                change,
-                load,
-            }))
-        };
+                Ok(Some(Removal {
+                    utilisation: limits.utilisation(&load),
+                    next,
+                    change,
+                    load,
+                }))
+            };
         let mut worst: Option<Removal> = None;
         for chunk in candidates.chunks(batch) {
+            let nexts = current.without_each(chunk, traffic.counts())?;
             let tried: Vec<Option<Removal>> = chunk
                 .par_iter()
-                .map(|&shard| try_removal(shard))
+                .zip(nexts)
+                .map(|(&shard, next)| try_removal(shard, next))
                 .collect::<Result<_, _>>()?;
             for removal in tried {
                 let Some(removal) = removal else {

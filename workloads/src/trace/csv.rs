@@ -24,6 +24,7 @@ use std::str::FromStr;
 use ::csv::ByteRecord;
 
 use super::delimited::{Decoder, Scratch};
+use super::fields::Fields;
 use super::ops::OpMap;
 use crate::key::parse_u64;
 use crate::{KeyType, Op};
@@ -182,7 +183,7 @@ impl Decoder for ColumnsDecoder {
         Ok(())
     }
 
-    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String> {
+    fn decode(&mut self, record: &impl Fields, out: &mut Scratch) -> Result<(), String> {
         let at = self.at;
         let field = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or(b"");
         let op_text = field(at.op).trim_ascii();

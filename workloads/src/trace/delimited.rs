@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 
 use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
 
+use super::fields::Fields;
 use super::input::{Input, BUFFER_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
+use super::plain_records::PlainRecords;
 use crate::{Event, EventChunk, EventSource, Op, WorkloadError};
 
 /// The delimiters recognised when `--delimiter` is not given, in order of preference.
@@ -61,7 +63,7 @@ pub(crate) trait Decoder: Send {
 
     /// Decodes one record into `out` (every field of `out` must be set); `Err` says what is
     /// wrong with the record.
-    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String>;
+    fn decode(&mut self, record: &impl Fields, out: &mut Scratch) -> Result<(), String>;
 }
 
 /// How the records are laid out.
@@ -73,12 +75,23 @@ pub(crate) struct Layout {
     pub delimiter: Option<u8>,
 }
 
+/// Where the records come from.
+enum Records {
+    /// The csv crate's reader, for a trace whose first bytes hold a quote.
+    Quoted(Box<Reader<LineTracker<Box<dyn Read + Send>>>>),
+    /// The memchr splitter (quoted records further on still go through the csv crate's
+    /// parser), with the field count of the first line once read.
+    Plain(Box<PlainRecords>, Option<usize>),
+}
+
 /// A delimited-text trace, streamed record by record.
 pub(crate) struct DelimitedReader<D> {
     shown: PathBuf,
-    reader: Reader<LineTracker<Box<dyn Read + Send>>>,
+    records: Records,
     decoder: D,
     record: ByteRecord,
+    /// The physical line of `record` when read by the splitter.
+    line: u64,
     scratch: Scratch,
     /// `record` holds the first record, read at open to refuse traces without events.
     pending: bool,
@@ -98,6 +111,20 @@ impl<D: Decoder> DelimitedReader<D> {
         decoder: D,
         policy: &InvalidPolicy,
     ) -> Result<Self, WorkloadError> {
+        let quoted = memchr::memchr(b'"', &input.head).is_some();
+        Self::open_with(input, shown, format, layout, decoder, policy, quoted)
+    }
+
+    /// [`Self::open`], reading every record with the csv crate when `quoted`.
+    pub(crate) fn open_with(
+        input: Input,
+        shown: &Path,
+        format: &str,
+        layout: Layout,
+        decoder: D,
+        policy: &InvalidPolicy,
+        quoted: bool,
+    ) -> Result<Self, WorkloadError> {
         let trace_error = |message: String| WorkloadError::Trace {
             path: shown.to_path_buf(),
             message,
@@ -106,17 +133,24 @@ impl<D: Decoder> DelimitedReader<D> {
         let delimiter = layout
             .delimiter
             .unwrap_or_else(|| detect_delimiter(&input.head));
-        let reader = ReaderBuilder::new()
-            .has_headers(layout.header)
-            .delimiter(delimiter)
-            .flexible(false)
-            .buffer_capacity(BUFFER_BYTES)
-            .from_reader(LineTracker::new(input.reader));
+        let records = if quoted {
+            Records::Quoted(Box::new(
+                ReaderBuilder::new()
+                    .has_headers(layout.header)
+                    .delimiter(delimiter)
+                    .flexible(false)
+                    .buffer_capacity(BUFFER_BYTES)
+                    .from_reader(LineTracker::new(input.reader)),
+            ))
+        } else {
+            Records::Plain(Box::new(PlainRecords::new(input.reader, delimiter)), None)
+        };
         let mut this = DelimitedReader {
             shown: shown.to_path_buf(),
-            reader,
+            records,
             decoder,
             record: ByteRecord::new(),
+            line: 0,
             scratch: Scratch::new(),
             pending: false,
             done: false,
@@ -124,16 +158,22 @@ impl<D: Decoder> DelimitedReader<D> {
             invalid: InvalidCounter::new(policy),
         };
         if layout.header {
-            let header = match this.reader.byte_headers() {
-                Ok(h) => h.clone(),
-                Err(e) => return Err(this.csv_error(e)),
+            let header = match &mut this.records {
+                Records::Quoted(reader) => match reader.byte_headers() {
+                    Ok(h) => h.clone(),
+                    Err(e) => return Err(csv_error(shown, reader.get_ref(), e)),
+                },
+                Records::Plain(..) => {
+                    this.next_record(true)?;
+                    this.record.clone()
+                }
             };
             if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
                 return Err(trace_error("contains no events: the file is empty".into()));
             }
             this.decoder.start(&header, true).map_err(trace_error)?;
         }
-        if !this.next_record()? {
+        if this.next_record(true)?.is_none() {
             return Err(trace_error(if layout.header {
                 "contains no events: there is nothing after the header line".into()
             } else {
@@ -148,54 +188,95 @@ impl<D: Decoder> DelimitedReader<D> {
         Ok(this)
     }
 
-    /// Reads the next record; false at the end. Malformed lines (wrong field count) go
-    /// through the invalid policy.
-    fn next_record(&mut self) -> Result<bool, WorkloadError> {
-        loop {
-            match self.reader.read_byte_record(&mut self.record) {
-                Ok(more) => return Ok(more),
-                Err(e) => {
-                    let unequal = matches!(e.kind(), ErrorKind::UnequalLengths { .. });
-                    let error = self.csv_error(e);
-                    if !unequal {
-                        return Err(error);
-                    }
-                    self.invalid.handle(error)?;
-                }
-            }
-        }
-    }
-
     /// The physical line of the current record.
-    fn line(&self, position: Option<&::csv::Position>) -> u64 {
-        match position {
-            Some(p) => self.reader.get_ref().line_of(p.byte()),
-            None => 0,
+    fn line(&self) -> u64 {
+        match (&self.records, self.record.position()) {
+            (Records::Quoted(reader), Some(p)) => reader.get_ref().line_of(p.byte()),
+            _ => self.line,
         }
     }
 
-    fn csv_error(&self, error: ::csv::Error) -> WorkloadError {
-        let line = self.line(error.position());
-        let text = error.to_string();
-        match error.into_kind() {
-            ErrorKind::Io(source) => WorkloadError::Io {
-                path: self.shown.clone(),
-                source,
-            },
-            ErrorKind::UnequalLengths {
-                expected_len, len, ..
-            } => WorkloadError::Invalid {
-                path: self.shown.clone(),
-                location: format!("line {line}"),
-                message: format!(
-                    "this line has {len} fields but the first line has {expected_len}"
-                ),
-            },
-            _ => WorkloadError::Trace {
-                path: self.shown.clone(),
-                message: format!("cannot parse the text: {text}"),
-            },
+    /// Reads the next record and decodes it into `scratch` (with `keep`, copies it into
+    /// `record` instead): `None` at the end, else the decoder's verdict. Malformed lines
+    /// (wrong field count) go through the invalid policy.
+    fn next_record(&mut self, keep: bool) -> Result<Option<Result<(), String>>, WorkloadError> {
+        loop {
+            let error = match &mut self.records {
+                Records::Quoted(reader) => match reader.read_byte_record(&mut self.record) {
+                    Ok(false) => return Ok(None),
+                    Ok(true) => {
+                        if let Some(p) = self.record.position() {
+                            reader.get_mut().keep_from(p.byte());
+                        }
+                        return Ok(Some(match keep {
+                            true => Ok(()),
+                            false => self.decoder.decode(&self.record, &mut self.scratch),
+                        }));
+                    }
+                    Err(e) => csv_error(&self.shown, reader.get_ref(), e),
+                },
+                Records::Plain(records, width) => match records.next() {
+                    Ok(None) => return Ok(None),
+                    Ok(Some((line, fields))) => {
+                        self.line = line;
+                        let len = fields.len();
+                        match *width {
+                            None => *width = Some(len),
+                            Some(expected) if expected != len => {
+                                self.invalid
+                                    .handle(unequal(&self.shown, line, len, expected))?;
+                                continue;
+                            }
+                            Some(_) => {}
+                        }
+                        return Ok(Some(match keep {
+                            true => {
+                                self.record = fields.to_record();
+                                Ok(())
+                            }
+                            false => self.decoder.decode(&fields, &mut self.scratch),
+                        }));
+                    }
+                    Err(source) => {
+                        return Err(WorkloadError::Io {
+                            path: self.shown.clone(),
+                            source,
+                        })
+                    }
+                },
+            };
+            if !matches!(error, WorkloadError::Invalid { .. }) {
+                return Err(error);
+            }
+            self.invalid.handle(error)?;
         }
+    }
+}
+
+/// A record whose field count differs from the first line's.
+fn unequal(shown: &Path, line: u64, len: usize, expected: usize) -> WorkloadError {
+    WorkloadError::Invalid {
+        path: shown.to_path_buf(),
+        location: format!("line {line}"),
+        message: format!("this line has {len} fields but the first line has {expected}"),
+    }
+}
+
+fn csv_error<R>(shown: &Path, lines: &LineTracker<R>, error: ::csv::Error) -> WorkloadError {
+    let line = error.position().map_or(0, |p| lines.line_of(p.byte()));
+    let text = error.to_string();
+    match error.into_kind() {
+        ErrorKind::Io(source) => WorkloadError::Io {
+            path: shown.to_path_buf(),
+            source,
+        },
+        ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => unequal(shown, line, len as usize, expected_len as usize),
+        _ => WorkloadError::Trace {
+            path: shown.to_path_buf(),
+            message: format!("cannot parse the text: {text}"),
+        },
     }
 }
 
@@ -208,15 +289,19 @@ impl<D: Decoder> EventSource for DelimitedReader<D> {
         }
         let mut n = 0;
         while n < max && !self.done {
-            if !self.pending && !self.next_record().inspect_err(|_| self.done = true)? {
-                self.done = true;
-                break;
-            }
-            self.pending = false;
-            if let Some(p) = self.record.position() {
-                self.reader.get_mut().keep_from(p.byte());
-            }
-            match self.decoder.decode(&self.record, &mut self.scratch) {
+            let decoded = if self.pending {
+                self.pending = false;
+                self.decoder.decode(&self.record, &mut self.scratch)
+            } else {
+                match self.next_record(false).inspect_err(|_| self.done = true)? {
+                    Some(decoded) => decoded,
+                    None => {
+                        self.done = true;
+                        break;
+                    }
+                }
+            };
+            match decoded {
                 Ok(()) => {
                     chunk.push(self.scratch.event());
                     self.emitted += 1;
@@ -225,7 +310,7 @@ impl<D: Decoder> EventSource for DelimitedReader<D> {
                 Err(message) => {
                     let error = WorkloadError::Invalid {
                         path: self.shown.clone(),
-                        location: format!("line {}", self.line(self.record.position())),
+                        location: format!("line {}", self.line()),
                         message,
                     };
                     if let Err(e) = self.invalid.handle(error) {
@@ -452,5 +537,201 @@ mod tests {
         );
         let noisy: Vec<u8> = (0..=255u8).cycle().take(1000).filter(|b| *b != 0).collect();
         assert!(check_text(&noisy, "text").is_err());
+    }
+}
+
+/// The splitter against the csv crate's reader.
+#[cfg(test)]
+mod splitter_tests {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use std::io::{self, Read};
+
+    use super::super::csv::{ColumnsDecoder, CsvColumns};
+    use super::super::input::{Compression, Input, HEAD_BYTES};
+    use super::super::invalid::InvalidPolicy;
+    use super::super::ops::OpMap;
+    use super::{DelimitedReader, Layout};
+    use crate::{EventChunk, EventSource, KeyType, Op};
+
+    /// Hands out at most `step` bytes per read, so records straddle refills.
+    struct Trickle {
+        bytes: io::Cursor<Vec<u8>>,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len());
+            self.bytes.read(&mut buf[..n])
+        }
+    }
+
+    type Owned = (Op, Vec<u8>, Option<Vec<u8>>, Option<u64>, Option<u32>);
+
+    /// Everything a reader tells about `text`: the events, then the error that ended the
+    /// stream (or that refused it at open), and the skipped records' count and first message.
+    fn outcome(
+        text: &[u8],
+        header: bool,
+        key_type: KeyType,
+        skip: bool,
+        csv_crate: bool,
+        step: usize,
+    ) -> (Vec<Owned>, Option<String>, u64, Option<String>) {
+        let reader: Box<dyn Read + Send> = if csv_crate {
+            Box::new(io::Cursor::new(text.to_vec()))
+        } else {
+            Box::new(Trickle {
+                bytes: io::Cursor::new(text.to_vec()),
+                step,
+            })
+        };
+        let input = Input {
+            head: text[..text.len().min(HEAD_BYTES)].to_vec(),
+            reader,
+            compression: Compression::None,
+            plain_size: None,
+        };
+        let policy = if skip {
+            InvalidPolicy::skipping(Some(3))
+        } else {
+            InvalidPolicy::strict()
+        };
+        let decoder = ColumnsDecoder::new(CsvColumns::default(), key_type, OpMap::default());
+        let layout = Layout {
+            header,
+            delimiter: None,
+        };
+        let mut events = Vec::new();
+        let opened = DelimitedReader::open_with(
+            input,
+            Path::new("t.csv"),
+            "csv",
+            layout,
+            decoder,
+            &policy,
+            csv_crate,
+        );
+        let error = match opened {
+            Err(e) => Some(e.to_string()),
+            Ok(mut source) => {
+                let mut chunk = EventChunk::default();
+                loop {
+                    chunk.clear();
+                    let filled = source.fill(&mut chunk, 3);
+                    events.extend(chunk.iter().map(|e| {
+                        (
+                            e.op,
+                            e.key.to_vec(),
+                            e.end.map(<[u8]>::to_vec),
+                            e.timestamp,
+                            e.size,
+                        )
+                    }));
+                    match filled {
+                        Ok(0) => break None,
+                        Ok(_) => {}
+                        Err(e) => break Some(e.to_string()),
+                    }
+                }
+            }
+        };
+        (events, error, policy.log.skipped(), policy.log.first())
+    }
+
+    /// One line of a mostly well-formed `timestamp,op,key,end` trace, or a malformed one.
+    fn line() -> impl Strategy<Value = String> {
+        let number = prop_oneof![
+            (0u64..50).prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            Just(String::new()),
+            Just(" 7 ".to_string()),
+            Just("-3".to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("x1".to_string()),
+        ];
+        let op = prop_oneof![
+            Just("get"),
+            Just("GET"),
+            Just("put"),
+            Just("del"),
+            Just("scan"),
+            Just(""),
+            Just("fetch"),
+            Just("\"get\""),
+            Just("\"g\r\net\""),
+        ];
+        prop_oneof![
+            6 => (number.clone(), op, number.clone(), number.clone())
+                .prop_map(|(t, o, k, e)| format!("{t},{o},{k},{e}")),
+            1 => (number.clone(), number.clone()).prop_map(|(t, k)| format!("{t},get,{k}")),
+            1 => (number.clone(), number).prop_map(|(t, k)| format!("{t},get,{k},,")),
+            1 => Just(String::new()),
+            1 => Just("\"1\",\"get\",\"5\",\"\"".to_string()),
+            1 => Just("2,get,\"3\"\"\",".to_string()),
+            1 => "[0-9,\"a \r\n]{0,12}",
+        ]
+    }
+
+    fn trace() -> impl Strategy<Value = Vec<u8>> {
+        let header = prop_oneof![
+            Just("timestamp,op,key,end"),
+            Just("key,op,timestamp,end"),
+            Just("\u{feff}timestamp,op,key,end"),
+            Just("timestamp,op,key"),
+            Just(""),
+        ];
+        let terminator = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+        (
+            header,
+            prop::collection::vec((line(), terminator), 0..12),
+            any::<bool>(),
+        )
+            .prop_map(|(header, lines, last_break)| {
+                let mut text = String::from(header);
+                text.push('\n');
+                let n = lines.len();
+                for (i, (line, end)) in lines.into_iter().enumerate() {
+                    text.push_str(&line);
+                    if i + 1 < n || last_break {
+                        text.push_str(end);
+                    }
+                }
+                text.into_bytes()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn the_splitter_reads_as_the_csv_crate(
+            text in prop_oneof![trace(), "[0-9,\"a \r\n]{0,40}".prop_map(String::into_bytes)],
+            header in any::<bool>(),
+            u64_keys in any::<bool>(),
+            skip in any::<bool>(),
+            step in 1usize..50,
+        ) {
+            let key_type = if u64_keys { KeyType::U64 } else { KeyType::Bytes };
+            let expected = outcome(&text, header, key_type, skip, true, 0);
+            let got = outcome(&text, header, key_type, skip, false, step);
+            prop_assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(&text));
+        }
+    }
+
+    #[test]
+    fn errors_name_the_physical_line_after_blank_lines_quotes_and_crlf() {
+        let text =
+            b"\xef\xbb\xbftimestamp,op,key,end\r\n\r\n1,get,\"a\r\nb\",\r2,get,5,\n\n3,bad,6,";
+        for csv_crate in [true, false] {
+            let (events, error, ..) = outcome(text, true, KeyType::Bytes, false, csv_crate, 4);
+            assert_eq!(events.len(), 2);
+            assert_eq!(events[0].1, b"a\r\nb");
+            let error = error.unwrap();
+            assert!(error.contains("line 7: unknown op 'bad'"), "{error}");
+        }
     }
 }

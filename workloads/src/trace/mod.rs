@@ -29,12 +29,14 @@
 mod binary;
 pub mod csv;
 mod delimited;
+mod fields;
 pub mod files;
 pub mod input;
 pub mod invalid;
 pub mod msr;
 pub mod ops;
 pub mod oracle;
+mod plain_records;
 mod text;
 pub mod twitter;
 pub mod vscsi;

@@ -13,6 +13,7 @@ use ::csv::ByteRecord;
 
 use super::csv::shown;
 use super::delimited::{Decoder, Scratch};
+use super::fields::Fields;
 use crate::key::{encode_u64, parse_u64};
 use crate::Op;
 
@@ -40,7 +41,7 @@ impl MsrDecoder {
     }
 }
 
-fn number(record: &ByteRecord, i: usize, name: &str) -> Result<u64, String> {
+fn number(record: &impl Fields, i: usize, name: &str) -> Result<u64, String> {
     let text = record.get(i).unwrap_or(b"").trim_ascii();
     parse_u64(text).ok_or_else(|| format!("{name} '{}' is not a whole number", shown(text)))
 }
@@ -57,7 +58,7 @@ impl Decoder for MsrDecoder {
         Ok(())
     }
 
-    fn decode(&mut self, record: &ByteRecord, out: &mut Scratch) -> Result<(), String> {
+    fn decode(&mut self, record: &impl Fields, out: &mut Scratch) -> Result<(), String> {
         let timestamp = number(record, 0, "Timestamp")?;
         let disk = number(record, 2, "DiskNumber")?;
         if disk >= 1 << (64 - DISK_SHIFT) {

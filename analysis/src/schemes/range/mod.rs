@@ -482,8 +482,24 @@ impl Partitioner for RangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
+        Ok(self.without_each(&[shard], keys)?.pop().flatten())
+    }
+
+    /// The distinct keys of every range are counted once for all the removals.
+    fn without_each(
+        &self,
+        shards: &[ShardId],
+        keys: &KeyCounts,
+    ) -> Result<Vec<Option<Box<dyn Partitioner>>>, AnalysisError> {
         let counts = self.distinct_keys_per_range(keys.iter().map(|(k, _)| k));
-        Ok(Some(Box::new(self.without(shard, &counts)?)))
+        shards
+            .iter()
+            .map(|&s| {
+                Ok(Some(
+                    Box::new(self.without(s, &counts)?) as Box<dyn Partitioner>
+                ))
+            })
+            .collect()
     }
 
     /// Only the removed shard's ranges change owner, and the replicas `(owner + i) mod N` of

@@ -315,7 +315,20 @@ impl Partitioner for SaltedRangePartitioner {
         shard: ShardId,
         keys: &KeyCounts,
     ) -> Result<Option<Box<dyn Partitioner>>, AnalysisError> {
-        Ok(Some(Box::new(self.without(shard, keys)?)))
+        Ok(self.without_each(&[shard], keys)?.pop().flatten())
+    }
+
+    /// The distinct salted keys of every inner range are counted once for all the removals.
+    fn without_each(
+        &self,
+        shards: &[ShardId],
+        keys: &KeyCounts,
+    ) -> Result<Vec<Option<Box<dyn Partitioner>>>, AnalysisError> {
+        Ok(self
+            .without_all(shards, keys)?
+            .into_iter()
+            .map(|p| Some(Box::new(p) as Box<dyn Partitioner>))
+            .collect())
     }
 
     /// As range, on the inner ranges of the salted keys.

@@ -5,17 +5,21 @@ use super::SaltedRangePartitioner;
 use crate::{AnalysisError, KeyCounts, ShardId};
 
 impl SaltedRangePartitioner {
-    /// The salted layout without `shard`: the same buckets; the inner ranges lose `shard` by
-    /// the range rule ([`crate::schemes::range::RangePartitioner::without`]), weighing each
-    /// range by the distinct salted keys in it.
-    pub fn without(
+    /// The salted layout without each of `shards`, each removed alone: the same buckets; the
+    /// inner ranges lose the shard by the range rule
+    /// ([`crate::schemes::range::RangePartitioner::without`]), weighing each range by the
+    /// distinct salted keys in it (counted once for all the removals).
+    pub fn without_all(
         &self,
-        shard: ShardId,
+        shards: &[ShardId],
         keys: &KeyCounts,
-    ) -> Result<SaltedRangePartitioner, AnalysisError> {
+    ) -> Result<Vec<SaltedRangePartitioner>, AnalysisError> {
         let counts = self
             .inner()
             .distinct_keys_per_range(keys.iter().map(|(k, _)| self.salt(k)));
-        Ok(self.with_inner(self.inner().without(shard, &counts)?))
+        shards
+            .iter()
+            .map(|&shard| Ok(self.with_inner(self.inner().without(shard, &counts)?)))
+            .collect()
     }
 }
