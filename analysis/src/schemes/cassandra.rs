@@ -346,11 +346,7 @@ impl Partitioner for CassandraPartitioner {
     /// Every node: tokens are hashed, so a key range has no token order. An empty scan
     /// (`end <= start`) contacts only the owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shard_count());
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     /// Growth: new nodes join with their own random tokens; shrink: the last nodes are

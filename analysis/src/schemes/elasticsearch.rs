@@ -190,11 +190,7 @@ impl Partitioner for ElasticsearchPartitioner {
     /// Every shard: documents are hashed. An empty scan (`end <= start`) contacts only the
     /// owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.shards);
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     /// `_split` to an allowed multiple, `_shrink` to a divisor; anything else is refused with

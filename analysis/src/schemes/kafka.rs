@@ -196,11 +196,7 @@ impl Partitioner for KafkaPartitioner {
     /// Every partition: keys are hashed. An empty scan (`end <= start`) contacts only the
     /// owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.partitions);
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     /// Adding partitions keeps the formula (and, for new partitions, Kafka's assignment

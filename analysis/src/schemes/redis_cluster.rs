@@ -281,11 +281,7 @@ impl Partitioner for RedisClusterPartitioner {
     /// Every master: slots are hashed, so a key range has no slot order. An empty scan
     /// (`end <= start`) contacts only the owner of `start`, as the trait asks of every scheme.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
-        if end <= start {
-            out.insert(self.shard_of(start));
-        } else {
-            out.insert_all(self.masters);
-        }
+        super::scan_every_shard(self, start, end, out);
     }
 
     /// Growth adds masters one by one ([`Self::with_master_added`]); shrink empties and
