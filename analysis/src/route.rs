@@ -151,15 +151,25 @@ impl Router {
     }
 
     /// Ends learning: builds the layouts after growth (with `--grow`). Placements then
-    /// learn nothing more.
-    pub fn finish_learning(&mut self) -> Result<(), AnalysisError> {
+    /// learn nothing more. A scheme that cannot reach the target
+    /// ([`Partitioner::resize_refusal`], e.g. Elasticsearch to a count that is no `_split`)
+    /// keeps `shard_after` empty, and its reason is returned (one line per scheme), as `run`
+    /// leaves its remap empty; it is an error only when no scheme can reach the target.
+    pub fn finish_learning(&mut self) -> Result<Vec<String>, AnalysisError> {
+        let mut refusals = Vec::new();
         if let Some(m) = self.grow {
             for s in &mut self.schemes {
-                s.after = Some(s.now.resized(m, &self.counts)?);
+                match s.now.resize_refusal(m) {
+                    Some(why) => refusals.push(format!("scheme '{}': {why}", s.now.label())),
+                    None => s.after = Some(s.now.resized(m, &self.counts)?),
+                }
+            }
+            if refusals.len() == self.schemes.len() {
+                return Err(AnalysisError::Config(refusals.join("; ")));
             }
         }
         self.learned = true;
-        Ok(())
+        Ok(refusals)
     }
 
     /// True when placements carry `shard_after`.

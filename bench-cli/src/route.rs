@@ -111,7 +111,9 @@ pub fn route(args: RouteArgs) -> Result<()> {
                 Ok(())
             })?;
         }
-        router.finish_learning()?;
+        for refusal in router.finish_learning()? {
+            eprintln!("warning: shard_after left empty: {refusal}");
+        }
     }
     let labels = router.labels();
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
@@ -133,7 +135,10 @@ pub fn route(args: RouteArgs) -> Result<()> {
                 shard.as_bytes(),
                 p.detail.as_deref().unwrap_or("").as_bytes(),
             ];
-            row.extend(after.as_deref().map(str::as_bytes));
+            if router.grows() {
+                // Empty when the scheme cannot reach the target (see `finish_learning`).
+                row.push(after.as_deref().unwrap_or("").as_bytes());
+            }
             out.write_record(&row)?;
         }
         Ok(())

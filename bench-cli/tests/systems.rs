@@ -185,6 +185,25 @@ fn route_refuses_a_growth_the_system_cannot_make_with_the_targets_it_can() {
         .assert()
         .failure();
     assert!(stderr_of(&assert).contains("Kafka cannot reduce a topic's partitions"));
+    // Beside schemes that can grow, the refusing one keeps `shard_after` empty and says why.
+    let assert = shardlab()
+        .args(["route", "--schemes", "hash,elasticsearch", "--shards", "6"])
+        .args(["--grow", "8", "foo"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let rows: Vec<Vec<&str>> = stdout.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0], ["key", "scheme", "shard", "detail", "shard_after"]);
+    assert_eq!(rows[1][1], "hash");
+    assert!(rows[1][4].parse::<u32>().unwrap() < 8, "{stdout}");
+    assert_eq!(rows[2][1], "elasticsearch");
+    assert_eq!(rows[2][4], "", "{stdout}");
+    let stderr = stderr_of(&assert);
+    assert!(
+        stderr.contains("shard_after left empty: scheme 'elasticsearch'")
+            && stderr.contains("allowed targets: 12, 24"),
+        "{stderr}"
+    );
 }
 
 #[test]
