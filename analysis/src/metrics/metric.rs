@@ -109,6 +109,12 @@ pub trait Metric: Sync {
         None
     }
 
+    /// True for a metric that times lookups: it finishes after every other metric, so that
+    /// its phase holds the timing alone and nothing else runs meanwhile.
+    fn finishes_last(&self) -> bool {
+        false
+    }
+
     /// The accumulator of one scheme, when the metric counts something per event.
     fn start(&self, _scheme: &Start<'_>) -> Option<Box<dyn Accumulator>> {
         None

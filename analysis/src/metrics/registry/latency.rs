@@ -45,6 +45,10 @@ impl Metric for LatencyMetric {
         ]
     }
 
+    fn finishes_last(&self) -> bool {
+        true
+    }
+
     fn phase(&self, ctx: &Finish<'_>) -> Option<&'static str> {
         ctx.latency.map(|_| "latency")
     }
