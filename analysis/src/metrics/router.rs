@@ -55,4 +55,23 @@ mod tests {
         let (hash, _) = build_timed(&spec[1], &ctx).unwrap();
         assert_eq!(hash.router_bytes(), Some(0));
     }
+
+    #[test]
+    fn real_systems_say_what_their_routers_hold() {
+        let ctx = BuildContext {
+            shards: 6,
+            warmup_keys: &[],
+            key_type: Default::default(),
+            weights: None,
+        };
+        let specs = SchemeSpec::parse_list("redis-cluster,kafka,elasticsearch,cassandra").unwrap();
+        let bytes: Vec<Option<u64>> = specs
+            .iter()
+            .map(|s| build_timed(s, &ctx).unwrap().0.router_bytes())
+            .collect();
+        // Redis: one 4-byte owner per slot; Kafka and Elasticsearch: arithmetic.
+        assert_eq!(bytes[..3], [Some(4 * 16384), Some(0), Some(0)]);
+        // Cassandra: its token ring of 6 x 16 points, sized as `ring` sizes its own.
+        assert!(bytes[3].unwrap() > 6 * 16 * 8, "{bytes:?}");
+    }
 }

@@ -330,6 +330,11 @@ fn join_nodes(
 }
 
 impl Partitioner for CassandraPartitioner {
+    /// The token ring: every node's tokens and the search index over them.
+    fn router_bytes(&self) -> Option<u64> {
+        self.ring.router_bytes()
+    }
+
     fn label(&self) -> &str {
         self.ring.label()
     }

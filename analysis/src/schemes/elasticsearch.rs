@@ -174,6 +174,11 @@ fn list(values: &[u32], max: usize) -> String {
 }
 
 impl Partitioner for ElasticsearchPartitioner {
+    /// No structure: the shard is arithmetic on the routing hash.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(0)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -180,6 +180,12 @@ impl KafkaPartitioner {
 }
 
 impl Partitioner for KafkaPartitioner {
+    /// No structure: the partition is arithmetic on the key's hash (the broker assignment
+    /// is arithmetic too).
+    fn router_bytes(&self) -> Option<u64> {
+        Some(0)
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -265,6 +265,11 @@ fn rebalance(owners: &mut [ShardId], weights: &[f32]) {
 }
 
 impl Partitioner for RedisClusterPartitioner {
+    /// The owner of every one of the 16384 slots.
+    fn router_bytes(&self) -> Option<u64> {
+        Some(super::slice_bytes(&self.owners))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
