@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crossbeam_channel::bounded;
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
-use crate::dynamic::{simulate_with, DynamicOptions, DynamicParams, DynamicRun};
+use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
 use crate::key_counts::{KeyParts, PartCounts, PartCountsState};
@@ -357,8 +357,7 @@ fn simulate_dynamic(
         .filter(|s| s.is_dynamic())
         .map(|spec| {
             progress(Progress::Phase("range dynamics"));
-            let params = DynamicParams::parse(&spec.spec)?;
-            let mut run = simulate_with(&params, &opts, (input.open)()?.as_mut())?;
+            let mut run = spec.simulate(&opts, (input.open)()?.as_mut())?;
             run.label = spec.label();
             Ok(Arc::new(run))
         })

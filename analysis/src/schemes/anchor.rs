@@ -37,6 +37,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
+    simulation: None,
 };
 
 /// Builds `anchor` for `ctx.shards` shards.

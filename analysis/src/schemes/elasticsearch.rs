@@ -37,6 +37,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
+    simulation: None,
 };
 
 /// Builds `elasticsearch` for an index of `ctx.shards` primary shards.

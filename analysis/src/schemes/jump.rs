@@ -25,6 +25,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
+    simulation: None,
 };
 
 /// Builds `jump` for `ctx.shards` shards.

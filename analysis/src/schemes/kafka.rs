@@ -45,6 +45,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| false,
     build,
+    simulation: None,
 };
 
 /// The extra `summary.csv` rows of `kafka:brokers=B` (empty without `brokers`).

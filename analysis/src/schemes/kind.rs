@@ -2,8 +2,9 @@
 //! ([`BuildContext`]): the types every scheme file uses, apart from the registry that lists
 //! the schemes, so that no scheme imports the module that imports it.
 
+use crate::dynamic::{DynamicOptions, DynamicRun};
 use crate::{AnalysisError, Partitioner};
-use workloads::{KeyType, Spec};
+use workloads::{EventSource, KeyType, Spec};
 
 /// What a scheme may use when it is built.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +36,19 @@ pub struct SchemeKind {
     pub needs_warmup: fn(&Spec) -> bool,
     /// Builds the partitioner; errors name the spec and the bad value.
     pub build: BuildFn,
+    /// For a scheme whose layout changes while the events replay (ranges that split, merge
+    /// and move): how the replay simulates it, in event order over the whole stream, instead
+    /// of building it. `None` for fixed layouts.
+    pub simulation: Option<Simulation>,
+}
+
+/// How the replay runs a scheme whose layout changes while events replay.
+#[derive(Clone, Copy)]
+pub struct Simulation {
+    /// Checks the parameters without data; errors name the spec and the bad value.
+    pub check: fn(&Spec) -> Result<(), AnalysisError>,
+    /// Replays the stream through the scheme from its start.
+    pub run: fn(&Spec, &DynamicOptions, &mut dyn EventSource) -> Result<DynamicRun, AnalysisError>,
 }
 
 /// The constructor of a scheme family: the spec and the build context to a partitioner.

@@ -30,7 +30,7 @@ pub(crate) mod testing;
 pub mod weights;
 
 pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
-pub use kind::{BuildContext, BuildFn, SchemeKind};
+pub use kind::{BuildContext, BuildFn, SchemeKind, Simulation};
 
 use crate::{AnalysisError, Partitioner};
 use workloads::{KeyType, Spec};
@@ -161,19 +161,34 @@ impl SchemeSpec {
         self.kind
     }
 
-    /// True for schemes whose layout changes during the replay (simulated, not built).
+    /// True for schemes whose layout changes during the replay (simulated, not built:
+    /// [`SchemeKind::simulation`]).
     pub fn is_dynamic(&self) -> bool {
-        DYNAMIC_SCHEMES.iter().any(|k| k.name == self.kind.name)
+        self.kind.simulation.is_some()
     }
 
     /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
-    /// parses the parameters of dynamic ones.
+    /// checks the parameters of simulated ones.
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
-        if self.is_dynamic() {
-            crate::dynamic::params::DynamicParams::parse(&self.spec)?;
-            Ok(())
-        } else {
-            self.build(ctx).map(drop)
+        match &self.kind.simulation {
+            Some(sim) => (sim.check)(&self.spec),
+            None => self.build(ctx).map(drop),
+        }
+    }
+
+    /// Simulates a scheme whose layout changes while events replay over `source` from its
+    /// start ([`SchemeKind::simulation`]); fails for a fixed layout.
+    pub fn simulate(
+        &self,
+        opts: &crate::dynamic::DynamicOptions,
+        source: &mut dyn workloads::EventSource,
+    ) -> Result<crate::dynamic::DynamicRun, AnalysisError> {
+        match &self.kind.simulation {
+            Some(sim) => (sim.run)(&self.spec, opts, source),
+            None => Err(AnalysisError::Config(format!(
+                "scheme '{}' has a fixed layout: build it, do not simulate it",
+                self.label()
+            ))),
         }
     }
 

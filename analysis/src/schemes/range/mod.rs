@@ -44,6 +44,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: learns_boundaries,
     build,
+    simulation: None,
 };
 
 /// Why `boundaries` and `ranges_per_shard` cannot be given together.

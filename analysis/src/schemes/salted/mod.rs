@@ -49,6 +49,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| true,
     build,
+    simulation: None,
 };
 
 /// Builds `salted` from the warm-up keys.
