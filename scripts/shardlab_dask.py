@@ -34,6 +34,7 @@ data), with its error; 0 when the run directory is written.
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -41,11 +42,13 @@ import time
 
 
 def shardlab(cmd):
-    """Runs one shardlab command (on a worker): its exit status, stdout, stderr, and the
-    times it started and ended (seconds since the epoch)."""
+    """Runs one shardlab command (on a worker): its exit status, stdout, stderr, the times it
+    started and ended (seconds since the epoch) and the peak memory (MiB) of the largest
+    command this worker process has run so far."""
     start = time.time()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    return done.returncode, done.stdout, done.stderr, start, time.time()
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return done.returncode, done.stdout, done.stderr, start, time.time(), peak
 
 
 def after(previous, cmd):
@@ -160,17 +163,20 @@ def main(argv):
         merge_cmd = [binary, "merge", "--quiet", *part_dirs, "--out", out.out] + (["--force"] if out.force else [])
         # The merge waits for every replay (its futures are its dependencies).
         merged = client.submit(after, replayed, merge_cmd, key="shardlab-merge", pure=False)
-        status, printed, errors, _, _ = merged.result()
+        status, printed, errors = merged.result()[:3]
         sys.stderr.write(errors)
         if status != 0:
             print(f"(partial results kept in {work})", file=sys.stderr)
             return status
         steps = [client.gather(counted), client.gather(replayed), [merged.result()]]
         count_s, replay_s, merge_s = (step_times(r) for r in steps)
+        peaks = [max(r[5] for r in step) for step in steps]
         total = time.time() - started
         print(
             f"timings: count {count_s:.2f} s, replay {replay_s:.2f} s, merge {merge_s:.2f} s "
-            f"({100 * merge_s / total:.1f}% of {total:.2f} s), {parts} parts",
+            f"({100 * merge_s / total:.1f}% of {total:.2f} s), {parts} parts; peak memory of "
+            f"one command: count {peaks[0]:.0f} MiB, replay {peaks[1]:.0f} MiB, merge "
+            f"{peaks[2]:.0f} MiB",
             file=sys.stderr,
         )
         if not out.quiet:

@@ -56,7 +56,7 @@ def check_parts(dir):
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
         counted, replayed, dirs = shardlab_dask.run_parts(client, SHARDLAB, [*RUN, "--trace", pattern], work, 3)
         results = client.gather(counted) + client.gather(replayed)
-    for status, _, errors, _, _ in results:
+    for status, _, errors, *_ in results:
         assert status == 0, errors
     files = []
     for i, d in enumerate(dirs):
