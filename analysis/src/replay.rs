@@ -260,7 +260,7 @@ pub fn replay_part(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Partial, AnalysisError> {
     let skip = warmup_events.saturating_sub(first_event);
-    let skipped = skip_events(source.as_mut(), skip, progress)?;
+    let skipped = read_events(source.as_mut(), skip, progress, |_| {})?;
     if skipped < skip {
         // The part ends within the warm-up: nothing of it is measured.
         return Ok(empty_partial(&built.parts, cfg));
@@ -538,27 +538,18 @@ fn read_warmup(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
     let mut keys = WarmupKeys::new();
-    let mut chunk = EventChunk::with_capacity(1 << 16);
-    let mut left = events;
-    while left > 0 {
-        chunk.clear();
-        let n = source.fill(&mut chunk, left.min(1 << 16) as usize)?;
-        if n == 0 {
-            break;
-        }
-        keys.add_each(chunk.iter().map(|ev| ev.key));
-        left -= n as u64;
-        progress(Progress::Events(n as u64));
-    }
+    read_events(source, events, progress, |chunk| {
+        keys.add_each(chunk.iter().map(|ev| ev.key))
+    })?;
     Ok(keys.into_sorted())
 }
 
-/// Reads and drops up to `events` events (the warm-up of a part that starts within it);
-/// returns how many there were.
-fn skip_events(
+/// Reads up to `events` events, chunk by chunk, into `f`; returns how many there were.
+fn read_events(
     source: &mut dyn EventSource,
     events: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
+    mut f: impl FnMut(&EventChunk),
 ) -> Result<u64, AnalysisError> {
     let mut chunk = EventChunk::with_capacity(1 << 16);
     let mut left = events;
@@ -568,6 +559,7 @@ fn skip_events(
         if n == 0 {
             break;
         }
+        f(&chunk);
         left -= n as u64;
         progress(Progress::Events(n as u64));
     }
