@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A run cut into parts on Dask against the single run, on one machine (BENCHMARKS.md, "Beyond
+# one machine"): a Zipf(1.0) trace over 1M keys of EVENTS events (default 100M) in 8
+# oracle-general files, replayed whole (`shardlab run`) and by scripts/shardlab_dask.py on a
+# LocalCluster of 2 workers (1 thread each), ROUNDS times interleaved. Prints, per run, the
+# wall time, the peak memory, and for Dask the driver's step timings (count, replay, merge and
+# the merge's share of the total) and each step's peak memory per command; then checks that
+# the two runs' summary.csv, shards.csv and windows.csv agree (timing rows aside).
+#
+#   scripts/bench_parts.sh [DIR] [ROUNDS]      (needs target/release/shardlab and a Python
+#                                               with dask and distributed, e.g.
+#                                               PYTHON=target/dask-venv/bin/python)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-/tmp/shardlab-bench-parts}
+rounds=${2:-3}
+events=${EVENTS:-100000000}
+shardlab=${SHARDLAB:-$repo/target/release/shardlab}
+python=${PYTHON:-$repo/target/dask-venv/bin/python}
+mkdir -p "$dir"
+cd "$dir"
+per_file=$((events / 8))
+if [ ! -f day.7.oracleGeneral.bin ]; then
+    "$shardlab" gen "zipf:s=1.0,keys=1000000" --events "$events" --format oracle-general -q -o all.oracleGeneral.bin
+    split -b $((per_file * 24)) -d -a 1 all.oracleGeneral.bin day.
+    for i in 0 1 2 3 4 5 6 7; do mv "day.$i" "day.$i.oracleGeneral.bin"; done
+    rm all.oracleGeneral.bin
+fi
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$rounds"); do
+    /usr/bin/time -f "round $r single: wall %e s, user %U s, sys %S s, peak %M KB" \
+        "$shardlab" run --trace 'day.*.oracleGeneral.bin' -q --out single --force
+    rm -rf dask.parts
+    /usr/bin/time -f "round $r dask:   wall %e s, user %U s (driver), peak %M KB (driver)" \
+        "$python" "$repo/scripts/shardlab_dask.py" --workers 2 --shardlab "$shardlab" \
+        --trace 'day.*.oracleGeneral.bin' -q --out dask --force 2>&1 | grep -E "^(round|timings)"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+for f in summary shards windows; do
+    if cmp -s <(grep -v -E 'lookup|build_ns' "single/$f.csv") <(grep -v -E 'lookup|build_ns' "dask/$f.csv"); then
+        echo "$f.csv: the same (timing rows aside)"
+    else
+        echo "$f.csv: DIFFERENT"
+        exit 1
+    fi
+done
