@@ -14,7 +14,7 @@ mod placement;
 use smallvec::SmallVec;
 use workloads::Spec;
 
-use super::growth::{GrowRule, KeysByRange, GROW_PARAM};
+use super::growth::{group_stably, GrowRule, KeysByRange, GROW_PARAM};
 use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
@@ -345,13 +345,18 @@ impl Partitioner for SaltedRangePartitioner {
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         let inner = match self.inner.grow_rule() {
             GrowRule::Balanced => {
-                // (bucket, key) sorts as the salted key does, without building it.
+                // (bucket, key) sorts as the salted key does, without building it: the keys
+                // in key order (sorted once for every scheme and target), grouped stably by
+                // bucket, are in salted order, so no range is sorted.
                 let salted: Vec<((u16, &[u8]), u64)> = keys
-                    .iter()
+                    .sorted()
+                    .into_iter()
                     .map(|(key, count)| ((self.bucket_of(key), key), count))
                     .collect();
+                let buckets = self.buckets as usize;
+                let salted = group_stably(salted, buckets, |((bucket, _), _)| usize::from(*bucket));
                 let ranges = self.inner.range_count();
-                let salted = KeysByRange::new(salted, ranges, |&(bucket, key)| {
+                let salted = KeysByRange::in_key_order(salted, ranges, |&(bucket, key)| {
                     self.by_bucket.range_index_of(bucket, key)
                 });
                 self.inner
