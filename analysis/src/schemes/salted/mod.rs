@@ -433,6 +433,29 @@ mod tests {
         assert!(p.range_starts().is_none());
     }
 
+    #[test]
+    fn balanced_growth_cuts_the_salted_keys_as_the_inner_ranges_would() {
+        // 40 warm-up keys over 64 buckets: ranges span the buckets without warm-up keys, so
+        // a range's keys are in (bucket, key) order, not in key order.
+        let warmup: Vec<Vec<u8>> = (0u64..40).map(|i| format!("w{i}").into_bytes()).collect();
+        let p = SaltedRangePartitioner::learn("salted", 3, 64, 2, &warmup).unwrap();
+        let (mut keys, mut salted) = (KeyCounts::new(), KeyCounts::new());
+        for i in 0u64..3000 {
+            let key = format!("k{}", i * 7919 % 3001).into_bytes();
+            keys.add(&key, 1 + i * i % 17);
+            salted.add(&p.salt(&key), 1 + i * i % 17);
+        }
+        for m in [2, 4, 5, 9] {
+            let grown = p.resized(m, &keys).unwrap();
+            let inner = p.inner().resized(m, &salted).unwrap();
+            let probes = (0u64..4000).map(|i| format!("k{i}").into_bytes());
+            for key in probes.chain(warmup.iter().cloned()) {
+                let want = inner.shard_of(&p.salt(&key));
+                assert_eq!(grown.shard_of(&key), want, "{m} shards");
+            }
+        }
+    }
+
     /// The mean over windows of `window` keys of the hottest shard's share.
     fn windowed_hottest_share(
         p: &dyn Partitioner,
