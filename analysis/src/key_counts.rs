@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use workloads::stats::{Estimate, HeavyHitter, KeyTable, KeyTableState};
 
@@ -263,7 +263,7 @@ impl KeyCounts {
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
         let entries: Vec<(&[u8], u64)> = self.iter().collect();
         let order = self.order.get_or_init(|| key_order(&entries));
-        order.iter().map(|&i| entries[i]).collect()
+        order.par_iter().map(|&i| entries[i]).collect()
     }
 
     /// True while every key is held.

@@ -11,6 +11,7 @@
 
 mod placement;
 
+use rayon::prelude::*;
 use smallvec::SmallVec;
 use workloads::Spec;
 
@@ -350,7 +351,7 @@ impl Partitioner for SaltedRangePartitioner {
                 // bucket, are in salted order, so no range is sorted.
                 let salted: Vec<((u16, &[u8]), u64)> = keys
                     .sorted()
-                    .into_iter()
+                    .into_par_iter()
                     .map(|(key, count)| ((self.bucket_of(key), key), count))
                     .collect();
                 let buckets = self.buckets as usize;
