@@ -172,7 +172,7 @@ impl PartCounts {
             .into_iter()
             .zip(self.tables.into_iter().map(|table| KeyCounts {
                 table,
-                order: OnceLock::new(),
+                sorted: OnceLock::new(),
             }))
     }
 }
@@ -190,10 +190,9 @@ pub struct PartCountsState {
 #[derive(Clone, Debug, Default)]
 pub struct KeyCounts {
     table: KeyTable,
-    /// The key order of the held keys, as positions in [`KeyCounts::iter`]'s order: sorted
-    /// once, when first asked, for every scheme and target that asks after (cleared by
-    /// [`KeyCounts::add`]).
-    order: OnceLock<Vec<usize>>,
+    /// The held keys in key order: sorted once, when first asked, for every scheme and
+    /// target that asks after (cleared by [`KeyCounts::add`]).
+    sorted: OnceLock<SortedKeys>,
 }
 
 impl KeyCounts {
@@ -206,7 +205,7 @@ impl KeyCounts {
     pub fn with_limit(limit: usize) -> Self {
         KeyCounts {
             table: KeyTable::with_limit(limit),
-            order: OnceLock::new(),
+            sorted: OnceLock::new(),
         }
     }
 
@@ -214,14 +213,14 @@ impl KeyCounts {
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
         self.table.add(key, n);
-        self.order.take();
+        self.sorted.take();
     }
 
     /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
     pub fn join(parts: Vec<KeyCounts>, limit: usize) -> KeyCounts {
         KeyCounts {
             table: KeyTable::join(parts.into_iter().map(|p| p.table).collect(), limit),
-            order: OnceLock::new(),
+            sorted: OnceLock::new(),
         }
     }
 
@@ -258,12 +257,10 @@ impl KeyCounts {
     }
 
     /// The keys held and their counts, sorted by key (deterministic order for reports and
-    /// parallel work). The keys are sorted on the first call only: later calls (the other
-    /// schemes and targets of a replay) put them in the order found then.
+    /// parallel work). The keys are sorted on the first call only, into a copy that later
+    /// calls (the other schemes and targets of a replay) read in order.
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
-        let entries: Vec<(&[u8], u64)> = self.iter().collect();
-        let order = self.order.get_or_init(|| key_order(&entries));
-        order.par_iter().map(|&i| entries[i]).collect()
+        self.sorted.get_or_init(|| SortedKeys::of(self)).pairs()
     }
 
     /// True while every key is held.
@@ -299,23 +296,66 @@ impl KeyCounts {
     }
 }
 
-/// The positions of `entries` in increasing key order (keys are distinct), sorted in
-/// parallel. Keys all of 8 bytes (u64 traces) sort as big-endian integers, which order as
-/// their bytes do, at a fraction of the cost of comparing byte strings.
-fn key_order(entries: &[(&[u8], u64)]) -> Vec<usize> {
-    let as_u64 = |key: &[u8]| <[u8; 8]>::try_from(key).ok().map(u64::from_be_bytes);
-    if entries.iter().all(|(key, _)| key.len() == 8) {
-        let mut keys: Vec<(u64, usize)> = (entries.iter().enumerate())
-            .filter_map(|(i, (key, _))| as_u64(key).map(|k| (k, i)))
+/// A copy of the held keys and their counts in key order, read in order by every later call
+/// (where the table's slots would be visited at random).
+#[derive(Clone, Debug)]
+enum SortedKeys {
+    /// Every key has 8 bytes (u64 traces): sorted as big-endian integers, which order as
+    /// their bytes do, at a fraction of the cost of comparing byte strings.
+    Wide8(Vec<([u8; 8], u64)>),
+    /// Keys of any length, one after another in `bytes`: key `i` ends at `ends[i]`.
+    Bytes {
+        bytes: Vec<u8>,
+        ends: Vec<usize>,
+        counts: Vec<u64>,
+    },
+}
+
+impl SortedKeys {
+    /// Sorts the keys of `keys`, in parallel.
+    fn of(keys: &KeyCounts) -> SortedKeys {
+        if keys.iter().all(|(key, _)| key.len() == 8) {
+            let mut wide: Vec<([u8; 8], u64)> = keys
+                .iter()
+                .filter_map(|(key, count)| Some((<[u8; 8]>::try_from(key).ok()?, count)))
+                .collect();
+            wide.par_sort_unstable_by_key(|(key, _)| u64::from_be_bytes(*key));
+            return SortedKeys::Wide8(wide);
+        }
+        let mut entries: Vec<(&[u8], u64)> = keys.iter().collect();
+        entries.par_sort_unstable();
+        let mut bytes = Vec::with_capacity(entries.iter().map(|(key, _)| key.len()).sum());
+        let ends = entries
+            .iter()
+            .map(|(key, _)| {
+                bytes.extend_from_slice(key);
+                bytes.len()
+            })
             .collect();
-        keys.par_sort_unstable();
-        keys.into_iter().map(|(_, i)| i).collect()
-    } else {
-        let mut keys: Vec<(&[u8], usize)> = (entries.iter().enumerate())
-            .map(|(i, (key, _))| (*key, i))
-            .collect();
-        keys.par_sort_unstable();
-        keys.into_iter().map(|(_, i)| i).collect()
+        let counts = entries.iter().map(|&(_, count)| count).collect();
+        SortedKeys::Bytes {
+            bytes,
+            ends,
+            counts,
+        }
+    }
+
+    /// The keys and their counts, in key order.
+    fn pairs(&self) -> Vec<(&[u8], u64)> {
+        match self {
+            SortedKeys::Wide8(wide) => wide.par_iter().map(|(key, c)| (&key[..], *c)).collect(),
+            SortedKeys::Bytes {
+                bytes,
+                ends,
+                counts,
+            } => (0..ends.len())
+                .into_par_iter()
+                .map(|i| {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    (&bytes[start..ends[i]], counts[i])
+                })
+                .collect(),
+        }
     }
 }
 
