@@ -294,10 +294,16 @@ pub struct RunArgs {
     #[arg(long, help_heading = MEASUREMENT)]
     pub no_latency: bool,
 
-    /// Run only part I of K (0-based) of a trace given as files: read that part's share of
-    /// the files and write its partial result to --out, for `shardlab merge` (in progress).
-    #[arg(long, value_name = "I/K", hide = true, help_heading = OUTPUT)]
+    /// Run only part I of K (0-based) of a trace given as files, for clusters: step 1 counts
+    /// the events of the part's share of the files into --out; step 2 (with --counts) replays
+    /// the share; `shardlab merge` then writes the run. See README, "Beyond one machine".
+    #[arg(long, value_name = "I/K", help_heading = OUTPUT)]
     pub part: Option<crate::part::PartIndex>,
+
+    /// With --part, step 2: the count directories of step 1, one per part (repeatable, or a
+    /// quoted glob such as 'work/count-*').
+    #[arg(long, value_name = "DIR", num_args = 1.., requires = "part", help_heading = OUTPUT)]
+    pub counts: Vec<PathBuf>,
 
     /// Worker threads.
     #[command(flatten)]
