@@ -256,11 +256,31 @@ impl KeyCounts {
         self.table.iter()
     }
 
+    /// The keys held and their counts, for work whose result does not depend on their
+    /// order: read in key order from the sorted copy once [`sorted`](KeyCounts::sorted) has
+    /// made it (in parallel, from one buffer), collected from the table otherwise.
+    pub fn entries(&self) -> Vec<(&[u8], u64)> {
+        match self.sorted.get() {
+            Some(sorted) => sorted.pairs(),
+            None => self.iter().collect(),
+        }
+    }
+
     /// The keys held and their counts, sorted by key (deterministic order for reports and
     /// parallel work). The keys are sorted on the first call only, into a copy that later
     /// calls (the other schemes and targets of a replay) read in order.
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
-        self.sorted.get_or_init(|| SortedKeys::of(self)).pairs()
+        // Sorted outside the cell: a parallel sort inside its initialiser could, while
+        // waiting, run a rayon task that asks for the same cell (a deadlock). Two callers at
+        // once may both sort; the first copy is kept.
+        let sorted = match self.sorted.get() {
+            Some(sorted) => sorted,
+            None => {
+                let sorted = SortedKeys::of(self);
+                self.sorted.get_or_init(|| sorted)
+            }
+        };
+        sorted.pairs()
     }
 
     /// True while every key is held.
@@ -456,9 +476,15 @@ mod tests {
                 counts.add(k, 1 + i as u64 % 3);
             }
             let mut want: Vec<(&[u8], u64)> = counts.iter().collect();
+            assert_eq!(
+                counts.entries(),
+                want,
+                "before any sort, in the table's order"
+            );
             want.sort();
             assert_eq!(counts.sorted(), want);
             assert_eq!(counts.sorted(), want, "the second call reuses the order");
+            assert_eq!(counts.entries(), want, "entries read the sorted copy");
             counts.add(b"\x00new", 4);
             let mut want: Vec<(Vec<u8>, u64)> =
                 counts.iter().map(|(k, c)| (k.to_vec(), c)).collect();
