@@ -236,6 +236,27 @@ pub struct ReportArgs {
     pub dir: PathBuf,
 }
 
+/// Options of `shardlab merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partial results written by `run --part I/K --counts DIRS --out DIR`, one per part
+    /// (directories, or a quoted glob such as 'work/part-*').
+    #[arg(value_name = "PART_DIR", required = true)]
+    pub parts: Vec<PathBuf>,
+
+    /// The run directory to write.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Replace an existing run directory (once the new one is complete).
+    #[arg(long)]
+    pub force: bool,
+
+    /// No progress bar and no table on stdout.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 /// Options of `shardlab run`.
 #[derive(Debug, Args, Serialize)]
 pub struct RunArgs {

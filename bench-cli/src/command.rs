@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::cli::{ConvertArgs, GenArgs, InspectArgs, ReportArgs, RunArgs};
+use crate::cli::{ConvertArgs, GenArgs, InspectArgs, MergeArgs, ReportArgs, RunArgs};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
 use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
@@ -60,7 +60,7 @@ pub enum Command {
     /// Combine the partial results of a run cut into parts (`run --part I/K`, e.g. on a
     /// cluster) into the run directory a single run writes.
     #[command(after_help = MERGE_EXAMPLES)]
-    Merge(crate::merge::MergeArgs),
+    Merge(MergeArgs),
 }
 
 const MERGE_EXAMPLES: &str = "\

@@ -7,39 +7,18 @@ use std::time::Instant;
 
 use analysis::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
 use anyhow::{bail, Context, Result};
-use clap::{Args, CommandFactory, FromArgMatches};
+use clap::{CommandFactory, FromArgMatches};
 use reports::manifest::{now_utc, InputFile};
 use reports::{Manifest, RunReport};
 use workloads::{EventSource, WorkloadError};
 
-use crate::cli::RunArgs;
+use crate::cli::{MergeArgs, RunArgs};
 use crate::command::{Cli, Command};
 use crate::part::{
     check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
 };
 use crate::progress::ReplayProgress;
 use crate::run::{publish, replay_config, run_parameters, RunSetup};
-
-/// Options of `shardlab merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// The partial results written by `run --part I/K --counts DIRS --out DIR`, one per part
-    /// (directories, or a quoted glob such as 'work/part-*').
-    #[arg(value_name = "PART_DIR", required = true)]
-    pub parts: Vec<PathBuf>,
-
-    /// The run directory to write.
-    #[arg(short, long, value_name = "DIR")]
-    pub out: PathBuf,
-
-    /// Replace an existing run directory (once the new one is complete).
-    #[arg(long)]
-    pub force: bool,
-
-    /// No progress bar and no table on stdout.
-    #[arg(short, long)]
-    pub quiet: bool,
-}
 
 /// Runs `shardlab merge`.
 pub fn merge(args: &MergeArgs) -> Result<()> {

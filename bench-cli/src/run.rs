@@ -20,9 +20,6 @@ use crate::trace_source::PrefixProfile;
 
 /// Runs `shardlab run`.
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
-    if let Some(part) = args.part {
-        return crate::run_part::run_part(&args, part);
-    }
     let started = Instant::now();
     let started_utc = now_utc();
     let trace = TraceInput::open(&args.input, &args.read)?;
