@@ -11,6 +11,9 @@
 //! [`total`](KeyCounts::total) stays the exact number of requests and
 //! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use workloads::stats::{Estimate, HeavyHitter, KeyTable, KeyTableState};
 
@@ -167,7 +170,10 @@ impl PartCounts {
     pub fn into_parts(self) -> impl Iterator<Item = (usize, KeyCounts)> {
         self.owned
             .into_iter()
-            .zip(self.tables.into_iter().map(|table| KeyCounts { table }))
+            .zip(self.tables.into_iter().map(|table| KeyCounts {
+                table,
+                sorted: OnceLock::new(),
+            }))
     }
 }
 
@@ -184,6 +190,9 @@ pub struct PartCountsState {
 #[derive(Clone, Debug, Default)]
 pub struct KeyCounts {
     table: KeyTable,
+    /// The held keys in key order: sorted once, when first asked, for every scheme and
+    /// target that asks after (cleared by [`KeyCounts::add`]).
+    sorted: OnceLock<SortedKeys>,
 }
 
 impl KeyCounts {
@@ -196,6 +205,7 @@ impl KeyCounts {
     pub fn with_limit(limit: usize) -> Self {
         KeyCounts {
             table: KeyTable::with_limit(limit),
+            sorted: OnceLock::new(),
         }
     }
 
@@ -203,12 +213,14 @@ impl KeyCounts {
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
         self.table.add(key, n);
+        self.sorted.take();
     }
 
     /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
     pub fn join(parts: Vec<KeyCounts>, limit: usize) -> KeyCounts {
         KeyCounts {
             table: KeyTable::join(parts.into_iter().map(|p| p.table).collect(), limit),
+            sorted: OnceLock::new(),
         }
     }
 
@@ -244,12 +256,31 @@ impl KeyCounts {
         self.table.iter()
     }
 
+    /// The keys held and their counts, for work whose result does not depend on their
+    /// order: read in key order from the sorted copy once [`sorted`](KeyCounts::sorted) has
+    /// made it (in parallel, from one buffer), collected from the table otherwise.
+    pub fn entries(&self) -> Vec<(&[u8], u64)> {
+        match self.sorted.get() {
+            Some(sorted) => sorted.pairs(),
+            None => self.iter().collect(),
+        }
+    }
+
     /// The keys held and their counts, sorted by key (deterministic order for reports and
-    /// parallel work).
+    /// parallel work). The keys are sorted on the first call only, into a copy that later
+    /// calls (the other schemes and targets of a replay) read in order.
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
-        let mut v: Vec<(&[u8], u64)> = self.iter().collect();
-        v.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        v
+        // Sorted outside the cell: a parallel sort inside its initialiser could, while
+        // waiting, run a rayon task that asks for the same cell (a deadlock). Two callers at
+        // once may both sort; the first copy is kept.
+        let sorted = match self.sorted.get() {
+            Some(sorted) => sorted,
+            None => {
+                let sorted = SortedKeys::of(self);
+                self.sorted.get_or_init(|| sorted)
+            }
+        };
+        sorted.pairs()
     }
 
     /// True while every key is held.
@@ -281,6 +312,69 @@ impl KeyCounts {
             0.0
         } else {
             (self.held_total() as f64).powi(2) / squares
+        }
+    }
+}
+
+/// A copy of the held keys and their counts in key order, read in order by every later call
+/// (where the table's slots would be visited at random).
+#[derive(Clone, Debug)]
+enum SortedKeys {
+    /// Every key has 8 bytes (u64 traces): sorted as big-endian integers, which order as
+    /// their bytes do, at a fraction of the cost of comparing byte strings.
+    Wide8(Vec<([u8; 8], u64)>),
+    /// Keys of any length, one after another in `bytes`: key `i` ends at `ends[i]`.
+    Bytes {
+        bytes: Vec<u8>,
+        ends: Vec<usize>,
+        counts: Vec<u64>,
+    },
+}
+
+impl SortedKeys {
+    /// Sorts the keys of `keys`, in parallel.
+    fn of(keys: &KeyCounts) -> SortedKeys {
+        if keys.iter().all(|(key, _)| key.len() == 8) {
+            let mut wide: Vec<([u8; 8], u64)> = keys
+                .iter()
+                .filter_map(|(key, count)| Some((<[u8; 8]>::try_from(key).ok()?, count)))
+                .collect();
+            wide.par_sort_unstable_by_key(|(key, _)| u64::from_be_bytes(*key));
+            return SortedKeys::Wide8(wide);
+        }
+        let mut entries: Vec<(&[u8], u64)> = keys.iter().collect();
+        entries.par_sort_unstable();
+        let mut bytes = Vec::with_capacity(entries.iter().map(|(key, _)| key.len()).sum());
+        let ends = entries
+            .iter()
+            .map(|(key, _)| {
+                bytes.extend_from_slice(key);
+                bytes.len()
+            })
+            .collect();
+        let counts = entries.iter().map(|&(_, count)| count).collect();
+        SortedKeys::Bytes {
+            bytes,
+            ends,
+            counts,
+        }
+    }
+
+    /// The keys and their counts, in key order.
+    fn pairs(&self) -> Vec<(&[u8], u64)> {
+        match self {
+            SortedKeys::Wide8(wide) => wide.par_iter().map(|(key, c)| (&key[..], *c)).collect(),
+            SortedKeys::Bytes {
+                bytes,
+                ends,
+                counts,
+            } => (0..ends.len())
+                .into_par_iter()
+                .map(|i| {
+                    let start = if i == 0 { 0 } else { ends[i - 1] };
+                    (&bytes[start..ends[i]], counts[i])
+                })
+                .collect(),
         }
     }
 }
@@ -363,6 +457,45 @@ mod tests {
             counted: vec![(1, KeyTable::with_limit(9).state()); 2],
         };
         assert!(PartCounts::from_state(twice).is_err());
+    }
+
+    #[test]
+    fn keys_are_sorted_by_their_bytes_once_and_again_after_an_add() {
+        // Against a plain sort of the byte strings: 8-byte keys (sorted as integers, whose
+        // order must be the bytes' order, high bit included) and keys of mixed lengths.
+        let wide: Vec<Vec<u8>> = (0..5000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes().to_vec())
+            .collect();
+        let mixed: Vec<Vec<u8>> = (0..5000u64)
+            .map(|i| i.to_string().into_bytes())
+            .chain([vec![], vec![0xff; 9], vec![0; 8]])
+            .collect();
+        for keys in [wide, mixed] {
+            let mut counts = KeyCounts::new();
+            for (i, k) in keys.iter().enumerate() {
+                counts.add(k, 1 + i as u64 % 3);
+            }
+            let mut want: Vec<(&[u8], u64)> = counts.iter().collect();
+            assert_eq!(
+                counts.entries(),
+                want,
+                "before any sort, in the table's order"
+            );
+            want.sort();
+            assert_eq!(counts.sorted(), want);
+            assert_eq!(counts.sorted(), want, "the second call reuses the order");
+            assert_eq!(counts.entries(), want, "entries read the sorted copy");
+            counts.add(b"\x00new", 4);
+            let mut want: Vec<(Vec<u8>, u64)> =
+                counts.iter().map(|(k, c)| (k.to_vec(), c)).collect();
+            want.sort();
+            let got: Vec<(Vec<u8>, u64)> = counts
+                .sorted()
+                .into_iter()
+                .map(|(k, c)| (k.to_vec(), c))
+                .collect();
+            assert_eq!(got, want, "an added key is in the order");
+        }
     }
 
     #[test]

@@ -47,7 +47,7 @@ impl Remap {
 /// Compares the owners of every distinct key before and after resizing, and counts where
 /// their point requests land after it.
 pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCounts) -> Remap {
-    let entries: Vec<(&[u8], u64)> = keys.iter().collect();
+    let entries = keys.entries();
     let (n, m) = (before.shard_count(), after.shard_count());
     // (moved keys, moved requests, moved to a new shard), summed exactly in integers.
     let ((moved, moved_traffic, to_new), grown) = entries

@@ -22,8 +22,6 @@
 
 use std::cmp::Reverse;
 
-use rayon::prelude::*;
-
 use workloads::Spec;
 
 use crate::{AnalysisError, ShardId};
@@ -70,9 +68,9 @@ pub struct RangeLayout {
     pub owners: Vec<ShardId>,
 }
 
-/// The measured keys of a layout with their requests, grouped by range in range order. A
-/// range's own keys are put in key order only when the range is cut, so a growth that moves
-/// whole ranges sorts nothing.
+/// The measured keys of a layout with their requests, in key order, with where each range's
+/// keys start: a cut needs the keys of a range in key order, and they are sorted once for
+/// every scheme and target ([`crate::KeyCounts::sorted`]) rather than range by range.
 pub struct KeysByRange<K> {
     keys: Vec<(K, u64)>,
     /// Range `r` holds `keys[bounds[r]..bounds[r + 1]]`.
@@ -80,27 +78,18 @@ pub struct KeysByRange<K> {
 }
 
 impl<K: Copy + Send + Sync> KeysByRange<K> {
-    /// Groups `keys` (in any order) over `ranges` ranges by `range_of` (below `ranges`).
-    pub fn new(keys: Vec<(K, u64)>, ranges: usize, range_of: impl Fn(&K) -> usize + Sync) -> Self {
-        let of: Vec<usize> = keys.par_iter().map(|(k, _)| range_of(k)).collect();
-        let mut bounds = vec![0usize; ranges + 1];
-        for &r in &of {
-            bounds[r + 1] += 1;
-        }
-        for r in 1..bounds.len() {
-            bounds[r] += bounds[r - 1];
-        }
-        // A counting sort by range: each key to the next free place of its range.
-        let mut next = bounds.clone();
-        let mut order = vec![0usize; keys.len()];
-        for (i, &r) in of.iter().enumerate() {
-            order[next[r]] = i;
-            next[r] += 1;
-        }
-        KeysByRange {
-            keys: order.into_iter().map(|i| keys[i]).collect(),
-            bounds,
-        }
+    /// The ranges of `keys`, given in increasing key order, over `ranges` ranges, where
+    /// `range_of` (below `ranges`) never decreases along the keys: each range's keys are one
+    /// run, found by binary search.
+    pub fn in_key_order(
+        keys: Vec<(K, u64)>,
+        ranges: usize,
+        range_of: impl Fn(&K) -> usize,
+    ) -> Self {
+        let bounds = (0..=ranges)
+            .map(|r| keys.partition_point(|(k, _)| range_of(k) < r))
+            .collect();
+        KeysByRange { keys, bounds }
     }
 
     /// The distinct keys of every range.
@@ -116,6 +105,30 @@ impl<K: Copy + Send + Sync> KeysByRange<K> {
         let sum = |w: &[usize]| self.keys[w[0]..w[1]].iter().map(|(_, c)| c).sum();
         self.bounds.windows(2).map(sum).collect()
     }
+}
+
+/// `items` in order of `group_of` (below `groups`), the given order kept within a group: a
+/// counting sort (linear, where a comparison sort of the items would not be).
+pub fn group_stably<T: Copy>(
+    items: Vec<T>,
+    groups: usize,
+    group_of: impl Fn(&T) -> usize,
+) -> Vec<T> {
+    let mut next = vec![0usize; groups + 1];
+    for item in &items {
+        next[group_of(item) + 1] += 1;
+    }
+    for g in 1..next.len() {
+        next[g] += next[g - 1];
+    }
+    // Each item to the next free place of its group (every place is written once).
+    let mut grouped = items.clone();
+    for item in items {
+        let g = group_of(&item);
+        grouped[next[g]] = item;
+        next[g] += 1;
+    }
+    grouped
 }
 
 /// `layout` on `from` shards grown to `to > from` shards by the `balanced` rule (see the
@@ -159,8 +172,6 @@ struct Cut {
 /// The state of a balanced growth.
 struct Growth<K> {
     keys: KeysByRange<K>,
-    /// Ranges whose keys are in key order (every range that has been cut).
-    sorted: Vec<bool>,
     /// `cum[i]`: requests of the first `i` grouped keys.
     cum: Vec<u64>,
     pieces: Vec<Piece>,
@@ -187,7 +198,6 @@ impl<K: Ord + Copy> Growth<K> {
             })
             .collect();
         let mut growth = Growth {
-            sorted: vec![false; layout.owners.len()],
             keys,
             cum,
             pieces,
@@ -276,12 +286,11 @@ impl<K: Ord + Copy> Growth<K> {
 
     /// The cut of piece `i` whose upper or lower side carries the most requests up to
     /// `wanted` (ties: the upper side, at the lowest key); `None` when no side carries any.
-    fn best_cut(&mut self, i: usize, wanted: u64) -> Option<Cut> {
-        let Piece { range, lo, hi, .. } = self.pieces[i];
+    fn best_cut(&self, i: usize, wanted: u64) -> Option<Cut> {
+        let Piece { lo, hi, .. } = self.pieces[i];
         if hi - lo < 2 {
             return None;
         }
-        self.sort_range(range);
         // Cuts at keys lo+1..hi leave keys on both sides; `inner[c]` is cum[lo + 1 + c].
         let inner = &self.cum[lo + 1..hi];
         let (base, end) = (self.cum[lo], self.cum[hi]);
@@ -305,19 +314,6 @@ impl<K: Ord + Copy> Growth<K> {
                 lower: true,
                 moved: l,
             }),
-        }
-    }
-
-    /// Puts the keys of `range` in key order, once; only a whole range is sorted (its first
-    /// cut), so no piece's keys change.
-    fn sort_range(&mut self, range: usize) {
-        if std::mem::replace(&mut self.sorted[range], true) {
-            return;
-        }
-        let (lo, hi) = (self.keys.bounds[range], self.keys.bounds[range + 1]);
-        self.keys.keys[lo..hi].sort_unstable_by_key(|k| k.0);
-        for j in lo..hi {
-            self.cum[j + 1] = self.cum[j] + self.keys.keys[j].1;
         }
     }
 
@@ -346,17 +342,15 @@ mod tests {
     fn grow(splits: &[u8], owners: &[ShardId], counts: &[u64], from: u32, to: u32) -> RangeLayout {
         let mut starts = vec![vec![]];
         starts.extend(splits.iter().map(|&s| vec![s]));
-        // Keys in reverse order: grouping and cutting put them in key order.
         let keys: Vec<(u8, u64)> = (0..counts.len() as u8)
             .zip(counts.iter().copied())
-            .rev()
             .collect();
         let range_of = |k: &u8| splits.partition_point(|&s| s <= *k);
         let layout = RangeLayout {
             starts,
             owners: owners.to_vec(),
         };
-        let keys = KeysByRange::new(keys, layout.owners.len(), range_of);
+        let keys = KeysByRange::in_key_order(keys, layout.owners.len(), range_of);
         grow_balanced(&layout, from, to, keys, |k: &u8| vec![*k])
     }
 

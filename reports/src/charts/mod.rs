@@ -25,6 +25,7 @@ mod usable_capacity;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use rayon::prelude::*;
 
 pub use backend::AnyBackend;
 pub use plan_shards::NAME as PLAN_CHART;
@@ -140,55 +141,48 @@ pub enum ChartOutcome {
 }
 
 /// Draws every chart of [`all`] for `data`: run charts once, per-workload charts for each
-/// workload in run order.
+/// workload in run order. The charts are drawn in parallel (each on its own canvases) and
+/// come back in that order.
 pub fn render_all(data: &RunData) -> Result<Vec<ChartOutcome>, ReportError> {
     let workloads = data.workloads();
-    let mut out = Vec::new();
-    for chart in all() {
-        let inputs: Vec<(usize, ChartInput<'_>)> = match chart.scope() {
-            Scope::Run => vec![(
+    let charts = all();
+    let mut jobs: Vec<(&dyn Chart, usize, ChartInput<'_>)> = Vec::new();
+    for chart in &charts {
+        match chart.scope() {
+            Scope::Run => jobs.push((
+                chart.as_ref(),
                 0,
                 ChartInput {
                     data,
                     workload: None,
                 },
-            )],
-            Scope::Workload => workloads
-                .iter()
-                .enumerate()
-                .map(|(i, w)| {
-                    (
-                        i + 1,
-                        ChartInput {
-                            data,
-                            workload: Some(w),
-                        },
-                    )
-                })
-                .collect(),
-        };
-        for (ordinal, input) in inputs {
+            )),
+            Scope::Workload => jobs.extend(workloads.iter().enumerate().map(|(i, w)| {
+                let input = ChartInput {
+                    data,
+                    workload: Some(w),
+                };
+                (chart.as_ref(), i + 1, input)
+            })),
+        }
+    }
+    jobs.into_par_iter()
+        .map(|(chart, ordinal, input)| {
             let workload = input.workload.map(str::to_string);
             if let Some(reason) = chart.skip_reason(&input) {
-                out.push(ChartOutcome::Skipped(SkippedChart {
+                return Ok(ChartOutcome::Skipped(SkippedChart {
                     title: chart.title().into(),
                     workload,
                     reason,
                 }));
-                continue;
             }
             let file_stem = match input.workload {
                 Some(w) => format!("{}-{ordinal}-{}", chart.name(), style::slug(w)),
                 None => chart.name().to_string(),
             };
-            out.push(ChartOutcome::Drawn(render(
-                chart.as_ref(),
-                &input,
-                file_stem,
-            )?));
-        }
-    }
-    Ok(out)
+            render(chart, &input, file_stem).map(ChartOutcome::Drawn)
+        })
+        .collect()
 }
 
 /// Draws one chart to SVG and PNG.

@@ -537,7 +537,8 @@ impl Partitioner for RangePartitioner {
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         let resized = match self.grow {
             GrowRule::Balanced => {
-                let keys = KeysByRange::new(keys.iter().collect(), self.range_count(), |k| {
+                // In key order (sorted once for every scheme and target): no range is sorted.
+                let keys = KeysByRange::in_key_order(keys.sorted(), self.range_count(), |k| {
                     self.range_index_of(k)
                 });
                 self.resized_balanced(shards, keys, |k: &&[u8]| k.to_vec())?

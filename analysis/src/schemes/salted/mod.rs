@@ -11,10 +11,11 @@
 
 mod placement;
 
+use rayon::prelude::*;
 use smallvec::SmallVec;
 use workloads::Spec;
 
-use super::growth::{GrowRule, KeysByRange, GROW_PARAM};
+use super::growth::{group_stably, GrowRule, KeysByRange, GROW_PARAM};
 use super::pinned_hash::{hash64, reduce};
 use super::range::{RangePartitioner, DEFAULT_RANGES_PER_SHARD};
 use super::{BuildContext, SchemeKind};
@@ -345,13 +346,18 @@ impl Partitioner for SaltedRangePartitioner {
     ) -> Result<Box<dyn Partitioner>, AnalysisError> {
         let inner = match self.inner.grow_rule() {
             GrowRule::Balanced => {
-                // (bucket, key) sorts as the salted key does, without building it.
+                // (bucket, key) sorts as the salted key does, without building it: the keys
+                // in key order (sorted once for every scheme and target), grouped stably by
+                // bucket, are in salted order, so no range is sorted.
                 let salted: Vec<((u16, &[u8]), u64)> = keys
-                    .iter()
+                    .sorted()
+                    .into_par_iter()
                     .map(|(key, count)| ((self.bucket_of(key), key), count))
                     .collect();
+                let buckets = self.buckets as usize;
+                let salted = group_stably(salted, buckets, |((bucket, _), _)| usize::from(*bucket));
                 let ranges = self.inner.range_count();
-                let salted = KeysByRange::new(salted, ranges, |&(bucket, key)| {
+                let salted = KeysByRange::in_key_order(salted, ranges, |&(bucket, key)| {
                     self.by_bucket.range_index_of(bucket, key)
                 });
                 self.inner
@@ -426,6 +432,29 @@ mod tests {
         p.scan_shards(&keys[10], &keys[11], &mut out);
         assert!(out.contains(p.shard_of(&keys[10])));
         assert!(p.range_starts().is_none());
+    }
+
+    #[test]
+    fn balanced_growth_cuts_the_salted_keys_as_the_inner_ranges_would() {
+        // 40 warm-up keys over 64 buckets: ranges span the buckets without warm-up keys, so
+        // a range's keys are in (bucket, key) order, not in key order.
+        let warmup: Vec<Vec<u8>> = (0u64..40).map(|i| format!("w{i}").into_bytes()).collect();
+        let p = SaltedRangePartitioner::learn("salted", 3, 64, 2, &warmup).unwrap();
+        let (mut keys, mut salted) = (KeyCounts::new(), KeyCounts::new());
+        for i in 0u64..3000 {
+            let key = format!("k{}", i * 7919 % 3001).into_bytes();
+            keys.add(&key, 1 + i * i % 17);
+            salted.add(&p.salt(&key), 1 + i * i % 17);
+        }
+        for m in [2, 4, 5, 9] {
+            let grown = p.resized(m, &keys).unwrap();
+            let inner = p.inner().resized(m, &salted).unwrap();
+            let probes = (0u64..4000).map(|i| format!("k{i}").into_bytes());
+            for key in probes.chain(warmup.iter().cloned()) {
+                let want = inner.shard_of(&p.salt(&key));
+                assert_eq!(grown.shard_of(&key), want, "{m} shards");
+            }
+        }
     }
 
     /// The mean over windows of `window` keys of the hottest shard's share.
