@@ -12,7 +12,7 @@
 //! [`hottest`](KeyCounts::hottest) still finds the hottest key.
 
 use serde::{Deserialize, Serialize};
-use workloads::stats::{Estimate, HeavyHitter, KeyTable, KeyTableState};
+use workloads::stats::{sample_hash, Estimate, HeavyHitter, KeyTable, KeyTableState};
 
 pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 
@@ -60,6 +60,56 @@ impl KeyParts {
     pub fn part_of(&self, hash: u64) -> usize {
         (hash >> 32) as usize & (self.count - 1)
     }
+
+    /// The parts worker `worker` of `workers` counts: `worker`, `worker + workers`, ...
+    pub fn owned_by(&self, worker: usize, workers: usize) -> impl Iterator<Item = usize> {
+        (worker..self.count).step_by(workers.max(1))
+    }
+
+    /// Hashes each key once and copies it, with its hash, into the keys of the worker that
+    /// counts its part ([`KeyParts::owned_by`]; `outs` holds one per worker), in order.
+    pub fn sort_out<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, outs: &mut [HashedKeys]) {
+        let workers = outs.len().max(1);
+        for key in keys {
+            let hash = sample_hash(key);
+            outs[self.part_of(hash) % workers].push(hash, key);
+        }
+    }
+}
+
+/// Point keys with their sample hashes, sorted out of a chunk ([`KeyParts::sort_out`]) for
+/// the worker that counts their parts ([`PartCounts::add_hashed`]): each key is hashed by
+/// the worker that reads it, once.
+#[derive(Clone, Debug, Default)]
+pub struct HashedKeys {
+    hashes: Vec<u64>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl HashedKeys {
+    /// Forgets the keys (keeping the memory).
+    pub fn clear(&mut self) {
+        self.hashes.clear();
+        self.ends.clear();
+        self.bytes.clear();
+    }
+
+    fn push(&mut self, hash: u64, key: &[u8]) {
+        self.hashes.push(hash);
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The keys with their hashes, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.hashes
+            .iter()
+            .zip(starts.zip(&self.ends))
+            .map(|(&hash, (start, &end))| (hash, &self.bytes[start..end]))
+    }
 }
 
 /// The parts of the key space that one worker counts ([`KeyParts`]): one table per part.
@@ -99,11 +149,24 @@ impl PartCounts {
     /// Counts one request for each key that falls in a part counted here, in order; the
     /// keys of other parts are skipped.
     pub fn add_each<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        let route = self.route();
+        KeyTable::add_each_routed(&mut self.tables, keys, route);
+    }
+
+    /// [`PartCounts::add_each`] for keys hashed beforehand: counts those that fall in a part
+    /// counted here, in order.
+    pub fn add_hashed(&mut self, keys: &HashedKeys) {
+        let route = self.route();
+        KeyTable::add_each_hashed(&mut self.tables, keys.iter(), route);
+    }
+
+    /// The table of a key with this sample hash; `None` when its part is not counted here.
+    fn route(&self) -> impl Fn(u64) -> Option<usize> {
         let (parts, slot_of) = (self.parts, self.slot_of);
-        KeyTable::add_each_routed(&mut self.tables, keys, |hash| {
+        move |hash| {
             let slot = slot_of[parts.part_of(hash) % KeyParts::MAX];
             (slot != u8::MAX).then_some(slot as usize)
-        });
+        }
     }
 
     /// The limit of the joined count ([`KeyParts::limit`]).
