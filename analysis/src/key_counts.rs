@@ -82,33 +82,49 @@ impl KeyParts {
 /// the worker that reads it, once.
 #[derive(Clone, Debug, Default)]
 pub struct HashedKeys {
-    hashes: Vec<u64>,
-    /// Where each key ends in `bytes`.
-    ends: Vec<usize>,
-    bytes: Vec<u8>,
+    /// Each key's hash, its length and its bytes: in place when at most 8 bytes long (every
+    /// integer key: one 24-byte push, no copy call), else its offset in `long`.
+    keys: Vec<(u64, usize, [u8; 8])>,
+    long: Vec<u8>,
 }
 
 impl HashedKeys {
     /// Forgets the keys (keeping the memory).
     pub fn clear(&mut self) {
-        self.hashes.clear();
-        self.ends.clear();
-        self.bytes.clear();
+        self.keys.clear();
+        self.long.clear();
     }
 
+    #[inline(always)]
     fn push(&mut self, hash: u64, key: &[u8]) {
-        self.hashes.push(hash);
-        self.bytes.extend_from_slice(key);
-        self.ends.push(self.bytes.len());
+        let word = match key.first_chunk::<8>() {
+            Some(head) if key.len() == 8 => *head,
+            _ if key.len() < 8 => {
+                let mut word = [0u8; 8];
+                word[..key.len()].copy_from_slice(key);
+                word
+            }
+            _ => {
+                let at = self.long.len() as u64;
+                self.long.extend_from_slice(key);
+                at.to_le_bytes()
+            }
+        };
+        self.keys.push((hash, key.len(), word));
     }
 
     /// The keys with their hashes, in order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        self.hashes
-            .iter()
-            .zip(starts.zip(&self.ends))
-            .map(|(&hash, (start, &end))| (hash, &self.bytes[start..end]))
+        self.keys.iter().map(|(hash, len, word)| {
+            let key = match *len {
+                0..=8 => &word[..*len],
+                _ => {
+                    let at = u64::from_le_bytes(*word) as usize;
+                    &self.long[at..at + len]
+                }
+            };
+            (*hash, key)
+        })
     }
 }
 
@@ -351,6 +367,42 @@ impl KeyCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_sorted_out_to_their_workers_count_as_if_counted_in_place() {
+        // Keys of 8 bytes, shorter and longer, in three chunks; four parts counted by one
+        // worker, by three (one counts two parts) and by five (one counts none).
+        let parts = KeyParts::for_limit(1 << 18);
+        assert_eq!(parts.count, 4);
+        let names: Vec<Vec<u8>> = (0..3000u64)
+            .map(|i| match i % 3 {
+                0 => i.to_be_bytes().to_vec(),
+                1 => i.to_string().into_bytes(),
+                _ => format!("a-longer-key-{i}").into_bytes(),
+            })
+            .collect();
+        let keys: Vec<&[u8]> = (0..9000).map(|i| &names[(i * i) % 3000][..]).collect();
+        for workers in [1, 3, 5] {
+            let mut outs = vec![HashedKeys::default(); workers];
+            let counts = |w| PartCounts::new(parts, parts.owned_by(w, workers));
+            let mut handed: Vec<PartCounts> = (0..workers).map(counts).collect();
+            for chunk in keys.chunks(4000) {
+                parts.sort_out(chunk.iter().copied(), &mut outs);
+                for (counts, out) in handed.iter_mut().zip(&mut outs) {
+                    counts.add_hashed(out);
+                    out.clear();
+                }
+            }
+            let mut total = 0;
+            for (w, handed) in handed.iter().enumerate() {
+                let mut direct = counts(w);
+                direct.add_each(keys.iter().copied());
+                assert_eq!(handed.state(), direct.state(), "worker {w} of {workers}");
+                total += handed.state().counted.iter().map(|(_, t)| t.total).sum::<u64>();
+            }
+            assert_eq!(total, 9000);
+        }
+    }
 
     #[test]
     fn parts_count_their_own_keys_and_join_by_key() {

@@ -771,13 +771,17 @@ fn replay_measured(
                     let mut acc = Partial::new(parts, window, key_parts, owned);
                     let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
                     let limit = cfg.latency_sample as u64;
+                    // A single worker counts the keys as it routes them: no one to hand off to.
+                    let hand_off = workers > 1;
                     for chunk in rx.iter() {
-                        let outs = post.outs();
+                        let outs = hand_off.then(|| (key_parts, post.outs()));
                         let buffers = (&mut routes, &mut set);
-                        acc.record_with(&chunk, parts, limit, buffers, Some((key_parts, outs)));
+                        acc.record_with(&chunk, parts, limit, buffers, outs);
                         progress(Progress::Events(chunk.len() as u64));
                         let _ = recycle.try_send(chunk);
-                        post.count_through(&mut acc.keys);
+                        if hand_off {
+                            post.count_through(&mut acc.keys);
+                        }
                     }
                     post.count_rest(&mut acc.keys);
                     acc
