@@ -70,9 +70,11 @@ impl KeyParts {
     /// counts its part ([`KeyParts::owned_by`]; `outs` holds one per worker), in order.
     pub fn sort_out<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, outs: &mut [HashedKeys]) {
         let workers = outs.len().max(1);
+        // The worker of each part, looked up rather than divided for every key.
+        let owner: [usize; KeyParts::MAX] = std::array::from_fn(|part| part % workers);
         for key in keys {
             let hash = sample_hash(key);
-            outs[self.part_of(hash) % workers].push(hash, key);
+            outs[owner[self.part_of(hash) % KeyParts::MAX]].push(hash, key);
         }
     }
 }
