@@ -400,7 +400,12 @@ mod tests {
                 let mut direct = counts(w);
                 direct.add_each(keys.iter().copied());
                 assert_eq!(handed.state(), direct.state(), "worker {w} of {workers}");
-                total += handed.state().counted.iter().map(|(_, t)| t.total).sum::<u64>();
+                total += handed
+                    .state()
+                    .counted
+                    .iter()
+                    .map(|(_, t)| t.total)
+                    .sum::<u64>();
             }
             assert_eq!(total, 9000);
         }

@@ -192,10 +192,18 @@ fn key_parts_handed_between_workers_give_the_same_counts_on_any_thread_count() {
             ..ReplayConfig::default()
         };
         let one = on_threads(1, spec, events, &cfg);
-        let sample = if exact { "key_sample: None" } else { "key_sample: Some" };
+        let sample = if exact {
+            "key_sample: None"
+        } else {
+            "key_sample: Some"
+        };
         assert!(one.contains(sample), "{one}");
         for threads in [2, 3, 5] {
-            assert_eq!(one, on_threads(threads, spec, events, &cfg), "{threads} threads, {spec}");
+            assert_eq!(
+                one,
+                on_threads(threads, spec, events, &cfg),
+                "{threads} threads, {spec}"
+            );
         }
     }
 }

@@ -41,10 +41,12 @@ pub(super) struct Post {
 impl Post {
     /// The posts of `workers` workers, in worker order.
     pub(super) fn all(workers: usize) -> Vec<Post> {
-        let mut to: Vec<Vec<Option<Sender<HashedKeys>>>> =
-            (0..workers).map(|_| (0..workers).map(|_| None).collect()).collect();
-        let mut from: Vec<Vec<Option<Receiver<HashedKeys>>>> =
-            (0..workers).map(|_| (0..workers).map(|_| None).collect()).collect();
+        let mut to: Vec<Vec<Option<Sender<HashedKeys>>>> = (0..workers)
+            .map(|_| (0..workers).map(|_| None).collect())
+            .collect();
+        let mut from: Vec<Vec<Option<Receiver<HashedKeys>>>> = (0..workers)
+            .map(|_| (0..workers).map(|_| None).collect())
+            .collect();
         for a in 0..workers {
             for b in (0..workers).filter(|&b| b != a) {
                 let (tx, rx) = unbounded();
