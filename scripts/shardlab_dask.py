@@ -13,10 +13,17 @@ quoted glob) and these of its own:
   --work-dir DIR        where the parts write their partial results, on storage every worker
                         and this driver see (default: DIR.parts beside --out)
 
-Each part runs `shardlab run ... --part I/K --out WORK/part-I` on a worker and reads only its
-share of the trace files; one task then runs `shardlab merge WORK/part-* --out DIR`, which
-writes the ordinary run directory. The same driver reaches Slurm/PBS (dask-jobqueue) or
-Kubernetes (dask-kubernetes): start that cluster, then pass its scheduler address.
+A run cut into K parts takes three steps, each a set of Dask tasks that call the shardlab
+binary (the partial results are files, independent of Dask):
+  1. count:  `shardlab run ... --part I/K --out WORK/count-I`, one task per part, each
+             reading only its share of the trace files (part 0 also learns the warm-up);
+  2. replay: `shardlab run ... --part I/K --counts WORK/count-* --out WORK/part-I`, one task
+             per part, each depending on every count task;
+  3. merge:  `shardlab merge WORK/part-* --out DIR`, one task depending on every replay,
+             which writes the ordinary run directory.
+The wall time of each step is printed on stderr (`timings:`). The same driver reaches
+Slurm/PBS (dask-jobqueue) or Kubernetes (dask-kubernetes): start that cluster, then pass its
+scheduler address.
 
   scripts/shardlab_dask.py --workers 2 --trace 'cluster52.*.zst' --schemes range,hash --out review
   scripts/shardlab_dask.py --scheduler tcp://10.0.0.5:8786 --parts 64 --trace '/data/c52.*.zst' --out /data/review
@@ -27,38 +34,74 @@ data), with its error; 0 when the run directory is written.
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
+import time
 
 
 def shardlab(cmd):
-    """Runs one shardlab command (on a worker): its exit status, stdout and stderr."""
+    """Runs one shardlab command (on a worker): its exit status, stdout, stderr, the times it
+    started and ended (seconds since the epoch) and the peak memory (MiB) of the largest
+    command this worker process has run so far."""
+    start = time.time()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    return done.returncode, done.stdout, done.stderr
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return done.returncode, done.stdout, done.stderr, start, time.time(), peak
 
 
-def merge_after(parts, cmd):
-    """Runs the merge once every part is done, unless a part failed: then that part's result."""
-    for part in parts:
-        if part[0] != 0:
-            return part
+def after(previous, cmd):
+    """Runs `cmd` once every previous task is done, unless one failed: then its result."""
+    for result in previous:
+        if result[0] != 0:
+            return result
     return shardlab(cmd)
 
 
-def run_parts(client, binary, run_args, dirs):
-    """Submits `shardlab run RUN_ARGS --part I/K --out DIRS[I]` for every part as a Dask task;
-    returns their futures (each gives the command's exit status, stdout and stderr)."""
-    parts = len(dirs)
+def count_parts(client, binary, run_args, count_dirs):
+    """Step 1: submits `shardlab run RUN_ARGS --part I/K --out COUNT_DIRS[I]` for every part;
+    returns the futures (each gives the command's exit status, stdout, stderr, times)."""
+    parts = len(count_dirs)
     return [
         client.submit(
             shardlab,
             [binary, "run", *run_args, "--quiet", "--part", f"{i}/{parts}", "--out", d],
-            key=f"shardlab-part-{i}-of-{parts}",
+            key=f"shardlab-count-{i}-of-{parts}",
             pure=False,
         )
-        for i, d in enumerate(dirs)
+        for i, d in enumerate(count_dirs)
     ]
+
+
+def replay_parts(client, binary, run_args, counted, count_dirs, part_dirs):
+    """Step 2: submits `shardlab run RUN_ARGS --part I/K --counts COUNT_DIRS --out
+    PART_DIRS[I]` for every part, each after every count (the futures `counted`)."""
+    parts = len(part_dirs)
+    return [
+        client.submit(
+            after,
+            counted,
+            [binary, "run", *run_args, "--quiet", "--part", f"{i}/{parts}", "--counts", *count_dirs, "--out", d],
+            key=f"shardlab-replay-{i}-of-{parts}",
+            pure=False,
+        )
+        for i, d in enumerate(part_dirs)
+    ]
+
+
+def run_parts(client, binary, run_args, work, parts):
+    """Steps 1 and 2 for `parts` parts under `work`: the futures of the replays and the
+    part directories."""
+    count_dirs = [os.path.join(work, f"count-{i}") for i in range(parts)]
+    part_dirs = [os.path.join(work, f"part-{i}") for i in range(parts)]
+    counted = count_parts(client, binary, run_args, count_dirs)
+    return counted, replay_parts(client, binary, run_args, counted, count_dirs, part_dirs), part_dirs
+
+
+def step_times(results):
+    """The wall time of a step: from its first task's start to its last task's end."""
+    return max(r[4] for r in results) - min(r[3] for r in results)
 
 
 def split_args(argv):
@@ -115,18 +158,30 @@ def main(argv):
     parts = opts.parts or workers
     try:
         os.makedirs(work)
-        dirs = [os.path.join(work, f"part-{i}") for i in range(parts)]
-        part_runs = run_parts(client, binary, run_args, dirs)
-        merge_cmd = [binary, "merge", *dirs, "--out", out.out] + (["--force"] if out.force else [])
-        # The merge waits for every part (its futures are its dependencies).
-        merged = client.submit(merge_after, part_runs, merge_cmd, key="shardlab-merge", pure=False)
-        status, printed, errors = merged.result()
+        started = time.time()
+        counted, replayed, part_dirs = run_parts(client, binary, run_args, work, parts)
+        merge_cmd = [binary, "merge", "--quiet", *part_dirs, "--out", out.out] + (["--force"] if out.force else [])
+        # The merge waits for every replay (its futures are its dependencies).
+        merged = client.submit(after, replayed, merge_cmd, key="shardlab-merge", pure=False)
+        status, printed, errors = merged.result()[:3]
         sys.stderr.write(errors)
         if status != 0:
             print(f"(partial results kept in {work})", file=sys.stderr)
             return status
+        steps = [client.gather(counted), client.gather(replayed), [merged.result()]]
+        count_s, replay_s, merge_s = (step_times(r) for r in steps)
+        peaks = [max(r[5] for r in step) for step in steps]
+        total = time.time() - started
+        print(
+            f"timings: count {count_s:.2f} s, replay {replay_s:.2f} s, merge {merge_s:.2f} s "
+            f"({100 * merge_s / total:.1f}% of {total:.2f} s), {parts} parts; peak memory of "
+            f"one command: count {peaks[0]:.0f} MiB, replay {peaks[1]:.0f} MiB, merge "
+            f"{peaks[2]:.0f} MiB",
+            file=sys.stderr,
+        )
         if not out.quiet:
             sys.stdout.write(printed)
+            print(f"report: {out.out}")
         shutil.rmtree(work)
         return 0
     finally:

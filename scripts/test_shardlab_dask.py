@@ -6,8 +6,9 @@ trace generated here as 3 files of different compressions. Run by `cargo test -p
   SHARDLAB=target/debug/shardlab python scripts/test_shardlab_dask.py parts
   SHARDLAB=target/debug/shardlab python scripts/test_shardlab_dask.py merge
 
-`parts`: every part runs as a Dask task and reads its share: together the parts hold every
-file once, in order, with the trace's events. `merge`: the driver's run directory has the
+`parts`: every part is counted and replayed as Dask tasks, each reading its share: together
+the parts hold every file once, in order, with the trace's events, and each replayed part
+knows the warm-up. `merge`: the driver's run directory has the
 summary.csv of `shardlab run` (timing rows and the workload label aside).
 """
 
@@ -51,20 +52,24 @@ def check_parts(dir):
     from dask.distributed import Client, LocalCluster
 
     _, pattern = make_trace(dir)
-    dirs = [os.path.join(dir, f"part-{i}") for i in range(3)]
+    work = os.path.join(dir, "work")
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
-        results = client.gather(shardlab_dask.run_parts(client, SHARDLAB, [*RUN, "--trace", pattern], dirs))
-    for status, _, errors in results:
+        counted, replayed, dirs = shardlab_dask.run_parts(client, SHARDLAB, [*RUN, "--trace", pattern], work, 3)
+        results = client.gather(counted) + client.gather(replayed)
+    for status, _, errors, *_ in results:
         assert status == 0, errors
     files = []
     for i, d in enumerate(dirs):
         with open(os.path.join(d, "partial.json")) as f:
             header = json.load(f)
         assert header["part"] == {"index": i, "count": 3}, header
+        assert header["stage"] == "replayed", header
+        assert header["warmup_events"] == EVENTS // 10, header
+        assert os.path.exists(os.path.join(d, "state-0.bin")), d
         files += header["files"]
     assert [f["position"] for f in files] == [0, 1, 2], files
     assert sum(f["events"] for f in files) == EVENTS, files
-    print("parts: 3 parts on 2 workers hold the 3 files once, in order, with every event")
+    print("parts: 3 parts on 2 workers, counted and replayed, hold the 3 files once, in order, with every event")
 
 
 def summary_rows(run_dir):
@@ -83,6 +88,7 @@ def check_merge(dir):
     assert status == 0, f"the driver exited with {status}"
     a, b = summary_rows(single), summary_rows(merged)
     assert len(a) > 20 and a == b, "summary.csv differs from the single run's"
+    assert not os.path.exists(merged + ".parts"), "the work directory is removed"
     print(f"merge: summary.csv equals the single run's ({len(a)} rows)")
 
 

@@ -135,32 +135,197 @@ pub fn replay_targets(
         workload: &input.label,
         events: source.len_hint(),
     });
-    // The input is read once: the warm-up is sized without counting the events first.
+    let (warmup, source) = learn_warmup(source, schemes, cfg.warmup_fraction, progress)?;
+    let mut built = build_fixed(schemes, cfg, &warmup, input.key_type)?;
+    drop(warmup.keys);
+    if built.parts.iter().any(|p| p.learns_arrival()) {
+        progress(Progress::Phase("arrival order"));
+        learn_arrival(&mut built.parts, (input.open)()?.as_mut())?;
+    }
+    progress(Progress::Phase("replay"));
+    let measured = replay_measured(source, &built.parts, cfg, 0, progress)?;
+    let simulate =
+        |warmup_events: u64| simulate_dynamic(input, schemes, cfg, warmup_events, progress);
+    finish_with(
+        input,
+        schemes,
+        &built,
+        (cfg, targets),
+        warmup.events,
+        measured,
+        &simulate,
+        progress,
+    )
+}
+
+/// The warm-up of a workload, learned once from the start of its stream: how many events
+/// it is ([`crate::warmup::size_warmup`]) and their distinct keys, sorted (a consistent
+/// sample past [`crate::warmup::WARMUP_KEY_LIMIT`]). A run cut into parts learns it once and
+/// hands it to every part ([`replay_part`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Warmup {
+    /// Events of the warm-up (0 when no scheme learns boundaries).
+    pub events: u64,
+    /// Its distinct keys (point keys and scan starts), sorted.
+    pub keys: Vec<Vec<u8>>,
+}
+
+/// Sizes and reads the warm-up at the start of `source` when one of `schemes` learns
+/// boundaries (a `fraction` of the stream's start, see [`crate::warmup::size_warmup`]), and
+/// returns it with the stream positioned after it: the input is read once.
+pub fn learn_warmup(
+    source: Box<dyn EventSource>,
+    schemes: &[SchemeSpec],
+    fraction: f64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<(Warmup, Box<dyn EventSource>), AnalysisError> {
     let learns = schemes.iter().any(SchemeSpec::needs_warmup);
-    let (warmup_events, mut source) =
-        crate::warmup::size_warmup(source, if learns { cfg.warmup_fraction } else { 0.0 })?;
-    let warmup_keys = read_warmup(source.as_mut(), warmup_events, progress)?;
+    let (events, mut source) =
+        crate::warmup::size_warmup(source, if learns { fraction } else { 0.0 })?;
+    let keys = read_warmup(source.as_mut(), events, progress)?;
+    Ok((Warmup { events, keys }, source))
+}
+
+/// The fixed (not simulated) schemes of a run, built from its warm-up, with their build
+/// times.
+pub struct BuiltSchemes<'s> {
+    /// Their specs, in the order given.
+    pub specs: Vec<&'s SchemeSpec>,
+    /// The partitioners.
+    pub parts: Vec<Box<dyn Partitioner>>,
+    /// Nanoseconds each took to build (a timing metric).
+    pub build_ns: Vec<f64>,
+}
+
+/// Builds the fixed schemes of `schemes` on `cfg.shards` shards from `warmup`.
+pub fn build_fixed<'s>(
+    schemes: &'s [SchemeSpec],
+    cfg: &ReplayConfig,
+    warmup: &Warmup,
+    key_type: KeyType,
+) -> Result<BuiltSchemes<'s>, AnalysisError> {
     let ctx = BuildContext {
         shards: cfg.shards,
-        warmup_keys: &warmup_keys,
-        key_type: input.key_type,
+        warmup_keys: &warmup.keys,
+        key_type,
         weights: cfg.weights.as_deref(),
     };
-    let fixed: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
-    let (mut parts, build_ns): (Vec<Box<dyn Partitioner>>, Vec<f64>) = fixed
+    let specs: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
+    let (parts, build_ns) = specs
         .iter()
         .map(|s| router::build_timed(s, &ctx))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .unzip();
-    drop(warmup_keys);
-    if parts.iter().any(|p| p.learns_arrival()) {
-        progress(Progress::Phase("arrival order"));
-        learn_arrival(&mut parts, (input.open)()?.as_mut())?;
-    }
+    Ok(BuiltSchemes {
+        specs,
+        parts,
+        build_ns,
+    })
+}
 
+/// Why `schemes` cannot be measured in parts ([`replay_part`]): a simulated scheme replays the
+/// whole stream in order, and a scheme that places keys in their order of first appearance
+/// needs every key of the whole stream before the replay.
+pub fn refuse_parts(built: &BuiltSchemes<'_>, all: &[SchemeSpec]) -> Result<(), AnalysisError> {
+    let simulated = all.iter().find(|s| s.is_dynamic()).map(SchemeSpec::label);
+    let arrival = built
+        .specs
+        .iter()
+        .zip(&built.parts)
+        .find(|(_, p)| p.learns_arrival())
+        .map(|(s, _)| s.label());
+    let why = match (simulated, arrival) {
+        (Some(s), _) => format!("'{s}' is simulated over the whole stream in order"),
+        (None, Some(s)) => {
+            format!("'{s}' places keys in the order they first appear in the whole stream")
+        }
+        (None, None) => return Ok(()),
+    };
+    Err(AnalysisError::Config(format!(
+        "a run cut into parts cannot measure scheme {why}; run it whole, or leave it out of \
+         --schemes"
+    )))
+}
+
+/// Replays one part of a workload cut into parts: `source` holds the events of the whole
+/// stream from position `first_event` on (counting the warm-up, as the whole stream does),
+/// up to the next part's first event. Events before `warmup_events` are the warm-up, read
+/// and not measured; the others are measured at their positions in the whole stream, so
+/// windows and the latency sample come out as in a single run. The parts' [`Partial`]s
+/// merge ([`Partial::merge`]) into what the whole replay accumulates, and
+/// [`finish_parts`] finishes them.
+pub fn replay_part(
+    mut source: Box<dyn EventSource>,
+    built: &BuiltSchemes<'_>,
+    cfg: &ReplayConfig,
+    warmup_events: u64,
+    first_event: u64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Partial, AnalysisError> {
+    let skip = warmup_events.saturating_sub(first_event);
+    let skipped = read_events(source.as_mut(), skip, progress, |_| {})?;
+    if skipped < skip {
+        // The part ends within the warm-up: nothing of it is measured.
+        return Ok(empty_partial(&built.parts, cfg));
+    }
     progress(Progress::Phase("replay"));
-    let measured = replay_measured(source, &parts, cfg, progress)?;
+    let first = (first_event + skip) - warmup_events;
+    replay_measured(source, &built.parts, cfg, first, progress)
+}
+
+/// A partial result that holds no events, for `parts`.
+pub fn empty_partial(parts: &[Box<dyn Partitioner>], cfg: &ReplayConfig) -> Partial {
+    let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
+    Partial::new(parts, cfg.window.max(1), key_parts, 0..key_parts.count)
+}
+
+/// Finishes the merged [`Partial`] of every part of a run cut into parts (see
+/// [`replay_part`]) into the rows a single [`replay_targets`] gives: one result per target.
+pub fn finish_parts(
+    input: &WorkloadInput<'_>,
+    schemes: &[SchemeSpec],
+    built: &BuiltSchemes<'_>,
+    (cfg, targets): (&ReplayConfig, &[u32]),
+    warmup_events: u64,
+    merged: Partial,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<WorkloadResult>, AnalysisError> {
+    let none = |_: u64| Ok(Vec::new());
+    if schemes.iter().any(SchemeSpec::is_dynamic) {
+        return Err(AnalysisError::Config(
+            "a simulated scheme cannot be finished from parts".into(),
+        ));
+    }
+    finish_with(
+        input,
+        schemes,
+        built,
+        (cfg, targets),
+        warmup_events,
+        merged,
+        &none,
+        progress,
+    )
+}
+
+/// The dynamic runs of a workload, given its warm-up length.
+type Simulate<'a> = dyn Fn(u64) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> + 'a;
+
+/// Finishes the fixed schemes' metrics, runs the simulated ones and puts every scheme's rows
+/// in the order the schemes were given, with their intervals.
+#[allow(clippy::too_many_arguments)]
+fn finish_with(
+    input: &WorkloadInput<'_>,
+    schemes: &[SchemeSpec],
+    built: &BuiltSchemes<'_>,
+    (cfg, targets): (&ReplayConfig, &[u32]),
+    warmup_events: u64,
+    measured: Partial,
+    simulate: &Simulate<'_>,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<WorkloadResult>, AnalysisError> {
+    let measured = measured.into_measured();
     if measured.events == 0 {
         return Err(AnalysisError::Config(format!(
             "workload '{}' has no events to measure after a warm-up of {warmup_events} events",
@@ -178,13 +343,13 @@ pub fn replay_targets(
     let mut fixed_rows = finish(
         finish_input,
         measured.schemes,
-        &fixed,
-        &parts,
-        &build_ns,
+        &built.specs,
+        &built.parts,
+        &built.build_ns,
         progress,
     )?
     .into_iter();
-    let dynamic = simulate_dynamic(input, schemes, cfg, warmup_events, progress)?;
+    let dynamic = simulate(warmup_events)?;
     // Put every scheme's rows back in the order the schemes were given.
     let mut dynamic_runs = dynamic.iter();
     let mut rows: Vec<Vec<SchemeResult>> = Vec::with_capacity(schemes.len());
@@ -377,6 +542,19 @@ fn read_warmup(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
     let mut keys = WarmupKeys::new();
+    read_events(source, events, progress, |chunk| {
+        keys.add_each(chunk.iter().map(|ev| ev.key))
+    })?;
+    Ok(keys.into_sorted())
+}
+
+/// Reads up to `events` events, chunk by chunk, into `f`; returns how many there were.
+fn read_events(
+    source: &mut dyn EventSource,
+    events: u64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+    mut f: impl FnMut(&EventChunk),
+) -> Result<u64, AnalysisError> {
     let mut chunk = EventChunk::with_capacity(1 << 16);
     let mut left = events;
     while left > 0 {
@@ -385,11 +563,11 @@ fn read_warmup(
         if n == 0 {
             break;
         }
-        keys.add_each(chunk.iter().map(|ev| ev.key));
+        f(&chunk);
         left -= n as u64;
         progress(Progress::Events(n as u64));
     }
-    Ok(keys.into_sorted())
+    Ok(events - left)
 }
 
 /// Hands every point key of the whole stream (warm-up included), in order, to the schemes
@@ -702,7 +880,8 @@ struct Measured {
     scans: u64,
 }
 
-/// Streams the measured events through the workers and merges their accumulators.
+/// Streams the measured events through the workers and merges their accumulators; the
+/// first event is at measured position `first` (0 unless the stream is a part of one).
 ///
 /// Worker `w` of `W` routes chunks `w`, `w + W`, ... through the schemes (whole chunks, so
 /// windows are never split). It hashes the point keys of those chunks once and sorts them
@@ -713,8 +892,9 @@ fn replay_measured(
     mut source: Box<dyn EventSource>,
     parts: &[Box<dyn Partitioner>],
     cfg: &ReplayConfig,
+    first: u64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
-) -> Result<Measured, AnalysisError> {
+) -> Result<Partial, AnalysisError> {
     let window = cfg.window.max(1);
     // Chunks hold whole windows; a window longer than a chunk spans several, whose counts the
     // load accumulators add up (chunk memory never follows the window length).
@@ -733,14 +913,18 @@ fn replay_measured(
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> Result<(), WorkloadError> {
-            let mut next = 0u64;
-            for seq in 0.. {
+            let mut next = first;
+            loop {
                 let mut chunk = recycled
                     .try_recv()
                     .unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
                 chunk.clear();
-                while (chunk.len() as u64) < chunk_events {
-                    let room = (chunk_events - chunk.len() as u64) as usize;
+                // Chunks end at multiples of `chunk_events` in the whole stream (a part that
+                // starts elsewhere has a shorter first chunk), so that chunk `i` is routed by
+                // worker `i mod W` however the stream is cut.
+                let size = chunk_events - next % chunk_events;
+                while (chunk.len() as u64) < size {
+                    let room = (size - chunk.len() as u64) as usize;
                     if source.fill(&mut chunk, room)? == 0 {
                         break;
                     }
@@ -750,7 +934,8 @@ fn replay_measured(
                 }
                 // Positions count measured events only (sources number from their own start).
                 chunk.first_index = next;
-                let full = chunk.len() as u64 == chunk_events;
+                let full = chunk.len() as u64 == size;
+                let seq = (next / chunk_events) as usize;
                 next += chunk.len() as u64;
                 if txs[seq % workers].send(chunk).is_err() || !full {
                     break;
@@ -762,7 +947,7 @@ fn replay_measured(
         // one waits for the keys the others sort out to it.
         let handles: Vec<_> = rxs
             .into_iter()
-            .zip(Post::all(workers))
+            .zip(Post::all(workers, (first / chunk_events) as usize))
             .enumerate()
             .map(|(worker, (rx, mut post))| {
                 let recycle = recycle.clone();
@@ -802,7 +987,7 @@ fn replay_measured(
         for acc in accs {
             merged = merged.merge(acc)?;
         }
-        Ok(merged.into_measured())
+        Ok(merged)
     })
 }
 

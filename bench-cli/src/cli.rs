@@ -236,6 +236,27 @@ pub struct ReportArgs {
     pub dir: PathBuf,
 }
 
+/// Options of `shardlab merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partial results written by `run --part I/K --counts DIRS --out DIR`, one per part
+    /// (directories, or a quoted glob such as 'work/part-*').
+    #[arg(value_name = "PART_DIR", required = true)]
+    pub parts: Vec<PathBuf>,
+
+    /// The run directory to write.
+    #[arg(short, long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Replace an existing run directory (once the new one is complete).
+    #[arg(long)]
+    pub force: bool,
+
+    /// No progress bar and no table on stdout.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 /// Options of `shardlab run`.
 #[derive(Debug, Args, Serialize)]
 pub struct RunArgs {
@@ -294,10 +315,16 @@ pub struct RunArgs {
     #[arg(long, help_heading = MEASUREMENT)]
     pub no_latency: bool,
 
-    /// Run only part I of K (0-based) of a trace given as files: read that part's share of
-    /// the files and write its partial result to --out, for `shardlab merge` (in progress).
-    #[arg(long, value_name = "I/K", hide = true, help_heading = OUTPUT)]
+    /// Run only part I of K (0-based) of a trace given as files, for clusters: step 1 counts
+    /// the events of the part's share of the files into --out; step 2 (with --counts) replays
+    /// the share; `shardlab merge` then writes the run. See README, "Beyond one machine".
+    #[arg(long, value_name = "I/K", help_heading = OUTPUT)]
     pub part: Option<crate::part::PartIndex>,
+
+    /// With --part, step 2: the count directories of step 1, one per part (repeatable, or a
+    /// quoted glob such as 'work/count-*').
+    #[arg(long, value_name = "DIR", num_args = 1.., requires = "part", help_heading = OUTPUT)]
+    pub counts: Vec<PathBuf>,
 
     /// Worker threads.
     #[command(flatten)]

@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::cli::{ConvertArgs, GenArgs, InspectArgs, ReportArgs, RunArgs};
+use crate::cli::{ConvertArgs, GenArgs, InspectArgs, MergeArgs, ReportArgs, RunArgs};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
 use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
@@ -57,11 +57,17 @@ pub enum Command {
     /// `key,scheme,shard,detail[,shard_after]` on stdout.
     #[command(after_help = ROUTE_EXAMPLES)]
     Route(RouteArgs),
-    /// Check the partial results of `run --part I/K` (one per part) and combine them into the
-    /// run directory of the whole run (in progress: the combining is not available yet).
-    #[command(hide = true)]
-    Merge(crate::merge::MergeArgs),
+    /// Combine the partial results of a run cut into parts (`run --part I/K`, e.g. on a
+    /// cluster) into the run directory a single run writes.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(MergeArgs),
 }
+
+const MERGE_EXAMPLES: &str = "\
+Examples (the three steps of a run cut into 2 parts; scripts/shardlab_dask.py runs them on Dask):
+  shardlab run --trace 'day.*.csv.zst' --part 0/2 --out work/count-0     # and --part 1/2
+  shardlab run --trace 'day.*.csv.zst' --part 0/2 --counts 'work/count-*' --out work/part-0
+  shardlab merge 'work/part-*' --out results/day";
 
 const INSPECT_EXAMPLES: &str = "\
 Examples:

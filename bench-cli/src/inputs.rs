@@ -36,15 +36,9 @@ impl Input {
     /// once, nothing is copied aside).
     pub fn of_trace(t: &TraceInput) -> Input {
         let formats: Vec<&str> = t.files.iter().map(|f| f.format.name()).collect();
-        let mut formats_used = formats.clone();
-        formats_used.dedup();
-        let how = match t.files.len() {
-            1 => formats[0].to_string(),
-            n => format!("{n} files, {}", formats_used.join(", ")),
-        };
         Input {
             label: t.label.clone(),
-            description: format!("recorded trace {} ({how})", t.label),
+            description: trace_description(&t.label, &formats),
             key_type: t.key_type,
             open: trace_source::opener(
                 t.files.iter().map(|f| f.opts.clone()).collect(),
@@ -74,6 +68,42 @@ impl Input {
             open: &*self.open,
         }
     }
+}
+
+/// How a recorded trace is described in reports: its label and its files' formats (in
+/// order, each run of one format named once).
+pub fn trace_description(label: &str, formats: &[&str]) -> String {
+    let mut formats_used = formats.to_vec();
+    formats_used.dedup();
+    let how = match formats.len() {
+        1 => formats[0].to_string(),
+        n => format!("{n} files, {}", formats_used.join(", ")),
+    };
+    format!("recorded trace {label} ({how})")
+}
+
+/// The label of the trace of `--trace` whose files are `paths`: the one file's path, or the
+/// `--trace` arguments as given, joined by ` + `.
+pub fn trace_label(input: &InputArgs, read: &TraceArgs, paths: &[PathBuf]) -> Result<String> {
+    Ok(match paths {
+        [one] => read
+            .options(one, input.format)
+            .map_err(crate::usage::usage)?
+            .shown()
+            .display()
+            .to_string(),
+        _ => patterns_label(input),
+    })
+}
+
+/// The `--trace` arguments as given, joined by ` + `.
+fn patterns_label(input: &InputArgs) -> String {
+    input
+        .trace
+        .iter()
+        .map(|t| t.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// The thread checksumming a trace's files, one after the other.
@@ -114,7 +144,36 @@ impl TraceInput {
             return Ok(None);
         }
         let paths = workloads::trace::files::expand(&input.trace).map_err(crate::usage::usage)?;
+        let all = 0..paths.len();
+        Self::open_files(input, read, paths, all).map(Some)
+    }
+
+    /// The files `share` of the trace's files `paths` (a part of a run cut into parts, see
+    /// [`crate::part`]), opened as [`TraceInput::open`] opens the whole trace; the label is
+    /// the whole trace's. `None` when the share is empty.
+    pub fn open_share(
+        input: &InputArgs,
+        read: &TraceArgs,
+        paths: &[PathBuf],
+        share: std::ops::Range<usize>,
+    ) -> Result<Option<TraceInput>> {
+        if share.is_empty() {
+            return Ok(None);
+        }
+        Self::open_files(input, read, paths.to_vec(), share).map(Some)
+    }
+
+    /// Opens the files `share` of `paths`, labelled as the trace of all of `paths`.
+    fn open_files(
+        input: &InputArgs,
+        read: &TraceArgs,
+        mut paths: Vec<PathBuf>,
+        share: std::ops::Range<usize>,
+    ) -> Result<TraceInput> {
         let several = paths.len() > 1;
+        let whole = paths.len();
+        paths.truncate(share.end);
+        paths.drain(..share.start);
         let mut files = Vec::with_capacity(paths.len());
         let mut first = None;
         let mut key_type = None;
@@ -153,21 +212,16 @@ impl TraceInput {
             }
         });
         let label = match files.as_slice() {
-            [one] => one.opts.shown().display().to_string(),
-            _ => input
-                .trace
-                .iter()
-                .map(|t| t.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" + "),
+            [one] if whole == 1 => one.opts.shown().display().to_string(),
+            _ => patterns_label(input),
         };
-        Ok(Some(TraceInput {
+        Ok(TraceInput {
             label,
             files,
             key_type,
             len_hint,
             first: Mutex::new(first),
-        }))
+        })
     }
 
     /// The format of the first file (which gives the unit of timestamps when the trace's

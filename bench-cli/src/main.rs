@@ -29,7 +29,10 @@ fn main() {
         std::process::exit(1);
     }
     let result = match cli.command {
-        command::Command::Run(args) => run::run(args, &given),
+        command::Command::Run(args) => match args.part {
+            Some(part) => run_part::run_part(&args, part),
+            None => run::run(args, &given),
+        },
         command::Command::Report(args) => report(&args),
         command::Command::Inspect(args) => inspect::run(args),
         command::Command::Gen(args) => gen::run(args),

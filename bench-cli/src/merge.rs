@@ -1,52 +1,147 @@
-//! `shardlab merge PARTS... --out DIR`: checks that the partial results of `run --part I/K`
-//! are the parts of one run, each once, and places each part's events in the whole trace.
-//!
-//! Combining the parts' metric state into the run directory needs the mergeable accumulators
-//! of the metric registry (issue 13), which partial results do not carry yet: after its
-//! checks, `merge` says so and writes nothing.
+//! `shardlab merge PART_DIR... --out DIR`: step 3 of a run cut into parts (see
+//! [`crate::part`]): checks that the replayed parts are the parts of one run, each once,
+//! adds their accumulators' states up and finishes them into the ordinary run directory.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
-use anyhow::{bail, Result};
-use clap::Args;
+use analysis::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
+use anyhow::{bail, Context, Result};
+use clap::{CommandFactory, FromArgMatches};
+use reports::manifest::{now_utc, InputFile};
+use reports::{Manifest, RunReport};
+use workloads::{EventSource, WorkloadError};
 
-use crate::part::{check_set, first_positions, PartialHeader};
-
-/// Options of `shardlab merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// The partial-result directories written by `run --part I/K --out DIR`, one per part.
-    #[arg(value_name = "PART_DIR", required = true)]
-    pub parts: Vec<PathBuf>,
-
-    /// The run directory to write.
-    #[arg(short, long, value_name = "DIR")]
-    pub out: PathBuf,
-
-    /// Replace an existing run directory.
-    #[arg(long)]
-    pub force: bool,
-}
+use crate::cli::{MergeArgs, RunArgs};
+use crate::command::{Cli, Command};
+use crate::part::{
+    check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
+};
+use crate::progress::ReplayProgress;
+use crate::run::{publish, replay_config, run_parameters, RunSetup};
 
 /// Runs `shardlab merge`.
 pub fn merge(args: &MergeArgs) -> Result<()> {
-    let headers = args
-        .parts
-        .iter()
-        .map(|dir| Ok((dir.clone(), PartialHeader::read(dir)?)))
+    let started = Instant::now();
+    let started_utc = now_utc();
+    let headers = expand_dirs(&args.parts)?
+        .into_iter()
+        .map(|dir| Ok((dir.clone(), PartialHeader::read(&dir)?)))
         .collect::<Result<Vec<_>>>()?;
-    let parts = check_set(headers)?;
-    let firsts = first_positions(&parts);
-    let events: u64 = parts.iter().map(PartialHeader::events).sum();
-    eprintln!(
-        "{} parts of one run check out: {events} events, parts starting at events {:?}",
-        parts.len(),
-        firsts
+    let parts = check_set(headers, Stage::Replayed)?;
+    let (first_dir, first) = &parts[0];
+    let (run_args, options_given) = run_options(first)?;
+    let key_type = crate::run_part::trace_key_type(first)?;
+    let setup = RunSetup::new(&run_args, key_type)?;
+    let warmup: Warmup = read_binary(first_dir, WARMUP_FILE)?;
+    let formats: Vec<&str> = parts
+        .iter()
+        .flat_map(|(_, h)| h.files.iter().map(|f| f.format.as_str()))
+        .collect();
+    let description = crate::inputs::trace_description(&first.label, &formats);
+    let no_stream = || -> Result<Box<dyn EventSource>, WorkloadError> {
+        Err(WorkloadError::Trace {
+            path: PathBuf::from(&first.label),
+            message: "a merged run does not read its trace again".into(),
+        })
+    };
+    let input = WorkloadInput {
+        label: first.label.clone(),
+        description: description.clone(),
+        key_type,
+        open: &no_stream,
+    };
+    let out = reports::output::OutputDir::claim_staged(&args.out, args.force)?;
+    let progress = ReplayProgress::new(args.quiet);
+    let on_progress = progress.callback(&first.label);
+    let mut results = Vec::new();
+    for (index, (n, targets)) in setup.sweep.iter().enumerate() {
+        let (cfg, targets) = replay_config(&setup.base, *n, targets);
+        let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
+        let mut merged: Option<Partial> = None;
+        for (dir, _) in &parts {
+            let state: PartialState = read_binary(dir, &state_file(index))?;
+            let partial = Partial::from_state(&built.parts, cfg.window.max(1), state)
+                .with_context(|| format!("'{}' does not fit this run", dir.display()))?;
+            merged = Some(match merged {
+                None => partial,
+                Some(m) => m.merge(partial)?,
+            });
+        }
+        let merged = merged.context("no part to merge")?;
+        results.extend(
+            finish_parts(
+                &input,
+                &setup.schemes,
+                &built,
+                (&cfg, &targets),
+                warmup.events,
+                merged,
+                &on_progress,
+            )
+            .with_context(|| format!("finishing the merged parts on {n} shards"))?,
+        );
+    }
+    let clock = progress.clock();
+    clock.enter("report");
+    let (phases, _) = clock.ended();
+    let mut parameters = run_parameters(
+        &run_args,
+        &options_given,
+        &[(first.label.clone(), description)],
+        &setup.schemes,
+        &setup.sweep,
+        &setup.base,
     );
-    bail!(
-        "cannot write '{}': partial results do not carry metric state yet (the mergeable \
-         accumulators of the metric registry, issue 13); run the trace whole with `shardlab \
-         run` meanwhile",
-        args.out.display()
-    )
+    parameters["merged_parts"] = serde_json::json!(parts
+        .iter()
+        .map(|(dir, h)| serde_json::json!({
+            "part": h.part.to_string(),
+            "dir": dir.display().to_string(),
+            "events": h.events(),
+            "command_line": h.command_line,
+        }))
+        .collect::<Vec<_>>());
+    let manifest = Manifest {
+        tool: "shardlab".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        seed: run_args.input.seed,
+        parameters,
+        inputs: parts
+            .iter()
+            .flat_map(|(_, h)| &h.files)
+            .map(|f| InputFile {
+                path: f.path.clone(),
+                bytes: f.bytes,
+                xxh3_128: f.xxh3_128.clone(),
+                format: Some(f.format.clone()),
+                invalid_records_skipped: f.invalid_records_skipped,
+            })
+            .collect(),
+        threads: rayon::current_num_threads(),
+        started_utc,
+        duration_secs: started.elapsed().as_secs_f64(),
+        phase_secs: phases
+            .into_iter()
+            .map(|(name, secs)| (name.to_string(), secs))
+            .collect(),
+    };
+    publish(out, RunReport { results, manifest }, &progress, args.quiet)
+}
+
+/// The `run` options of the parts (every part ran with the same, as their configuration
+/// hashes say), read back from part 0's command line, with the options given on it.
+fn run_options(first: &PartialHeader) -> Result<(RunArgs, Vec<String>)> {
+    let matches = Cli::command()
+        .try_get_matches_from(&first.command_line)
+        .context("cannot read the run options back from part 0's command line")?;
+    let given = crate::cli::options_given(&matches);
+    let Command::Run(mut args) = Cli::from_arg_matches(&matches)?.command else {
+        bail!("part 0 was not written by `shardlab run --part`");
+    };
+    args.part = None;
+    args.counts.clear();
+    args.output.out = None;
+    Ok((args, given))
 }

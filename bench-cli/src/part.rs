@@ -8,12 +8,19 @@
 //! entered in the middle, and traces at this scale come as chunk files anyway; a part whose
 //! share is empty (fewer files than parts) is a valid, empty partial.
 //!
-//! **Global positions.** Windows and the warm-up count events from the start of the whole
-//! trace. Each part first records the number of events in each of its files (this counting
-//! pass is what `run --part` does today); ordered by part index, the headers give the
-//! position of every file's first event (the sum of the events of the files before it,
-//! [`first_positions`]), which each part's replay then starts from (see the README, "Beyond
-//! one machine", for the steps still to come).
+//! **Three steps.** Windows, the warm-up and the latency sample count events from the start
+//! of the whole trace, so a part must know where its share starts before it measures:
+//! 1. *count* (`run --part I/K`): each part counts the events of each of its files (a cheap
+//!    pass) and part 0 also learns the warm-up, exactly as a single run does at the start of
+//!    the whole trace (it reads at most the warm-up horizon, into the next files if its own
+//!    are shorter), and writes its keys ([`WARMUP_FILE`]).
+//! 2. *replay* (`run --part I/K --counts DIRS`): from the K count headers, ordered by part,
+//!    each part knows the position of its first event in the whole trace (the events of every
+//!    file before it, [`first_positions`]) and replays its share at those positions with the
+//!    schemes built from part 0's warm-up keys, then writes every accumulator's state, one
+//!    file per shard count ([`state_file`]).
+//! 3. *merge* (`shardlab merge DIRS`): adds the states up (exactly: see
+//!    `analysis::replay::Partial::merge`) and finishes them into the ordinary run directory.
 //!
 //! **Checks.** A header carries the partial format's version, the shardlab version, a hash of
 //! the run's configuration (every option but the output, the thread count and the part
@@ -32,6 +39,84 @@ pub const PARTIAL_FORMAT_VERSION: u32 = 1;
 
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";
+
+/// The file of part 0 holding the warm-up (`analysis::replay::Warmup`).
+pub const WARMUP_FILE: &str = "warmup.bin";
+
+/// The file of a replayed part holding its accumulators' state for the `index`th shard
+/// count of the run (`analysis::replay::PartialState`).
+pub fn state_file(index: usize) -> String {
+    format!("state-{index}.bin")
+}
+
+/// Which step of a partial run wrote a partial result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// `run --part I/K`: the events of each file counted (and, in part 0, the warm-up).
+    Counted,
+    /// `run --part I/K --counts DIRS`: the share replayed, its state written.
+    Replayed,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stage::Counted => "counted (run --part I/K)",
+            Stage::Replayed => "replayed (run --part I/K --counts DIRS)",
+        })
+    }
+}
+
+/// Writes `value` to `dir/name` as a binary file (postcard, zstd-compressed), whole under a
+/// temporary name and then renamed.
+pub fn write_binary<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
+    let bytes = postcard::to_stdvec(value).context("cannot encode a partial result")?;
+    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, packed)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .with_context(|| format!("cannot write '{}'", path.display()))
+}
+
+/// Reads a file [`write_binary`] wrote.
+pub fn read_binary<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<T> {
+    let path = dir.join(name);
+    let packed = std::fs::read(&path).with_context(|| {
+        format!(
+            "cannot read '{}' (the partial result is incomplete: rerun its part)",
+            path.display()
+        )
+    })?;
+    let bytes = zstd::decode_all(packed.as_slice())
+        .with_context(|| format!("'{}' is damaged", path.display()))?;
+    postcard::from_bytes(&bytes).with_context(|| format!("'{}' is damaged", path.display()))
+}
+
+/// The directories of `patterns` (each a directory or a glob pattern of directories,
+/// expanded in sorted order), for `--counts` and `merge`.
+pub fn expand_dirs(patterns: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for p in patterns {
+        let text = p.to_string_lossy();
+        if p.exists() || !text.contains(['*', '?', '[']) {
+            dirs.push(p.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = glob::glob(&text)
+            .with_context(|| format!("'{text}' is not a valid pattern"))?
+            .filter_map(std::result::Result::ok)
+            .filter(|d| d.is_dir())
+            .collect();
+        if found.is_empty() {
+            bail!("'{text}' matches no directory");
+        }
+        found.sort();
+        dirs.extend(found);
+    }
+    Ok(dirs)
+}
 
 /// Part `index` of `count` (0-based, as a Slurm array task id or a Kubernetes completion
 /// index are).
@@ -100,6 +185,10 @@ pub struct PartFile {
     pub xxh3_128: String,
     /// Events read from it.
     pub events: u64,
+    /// The format it was read as.
+    pub format: String,
+    /// With `--skip-invalid`: the malformed records skipped.
+    pub invalid_records_skipped: Option<u64>,
 }
 
 /// The header of a partial result (`DIR/partial.json`): what it is a part of, and which
@@ -112,8 +201,19 @@ pub struct PartialHeader {
     pub tool_version: String,
     /// [`config_hash`] of the run's options.
     pub config_hash: String,
+    /// Which step wrote it.
+    pub stage: Stage,
     /// Which part this is.
     pub part: PartIndex,
+    /// The `shardlab run` command line of the part (the configuration `merge` finishes
+    /// with).
+    pub command_line: Vec<String>,
+    /// The key type of the part's files (none when the part has no file).
+    pub key_type: Option<String>,
+    /// The trace's label in reports.
+    pub label: String,
+    /// Events of the whole trace's warm-up (known from the replay step on).
+    pub warmup_events: Option<u64>,
     /// How many files the whole trace has.
     pub trace_files: usize,
     /// The files of this part's share, in order.
@@ -146,7 +246,7 @@ impl PartialHeader {
 pub fn config_hash(options: &serde_json::Value) -> String {
     let mut options = options.clone();
     if let Some(map) = options.as_object_mut() {
-        for key in ["out", "force", "quiet", "threads", "part"] {
+        for key in ["out", "force", "quiet", "threads", "part", "counts"] {
             map.remove(key);
         }
     }
@@ -156,13 +256,23 @@ pub fn config_hash(options: &serde_json::Value) -> String {
 }
 
 /// Checks that `parts` (each with the directory it was read from) are the `K` parts of one
-/// run, each once, written by this format version, and returns them in part order.
-pub fn check_set(mut parts: Vec<(PathBuf, PartialHeader)>) -> Result<Vec<PartialHeader>> {
+/// run, each once, written by this format version at step `stage`, and returns them in part
+/// order.
+pub fn check_set(
+    mut parts: Vec<(PathBuf, PartialHeader)>,
+    stage: Stage,
+) -> Result<Vec<(PathBuf, PartialHeader)>> {
     let Some((first_dir, first)) = parts.first().cloned() else {
         bail!("no partial result given");
     };
     for (dir, h) in &parts {
         let name = dir.display();
+        if h.stage != stage {
+            bail!(
+                "'{name}' is a partial result of step {} where step {stage} is needed",
+                h.stage
+            );
+        }
         if h.format_version != PARTIAL_FORMAT_VERSION {
             bail!(
                 "'{name}' is a partial result of format version {} but this shardlab \
@@ -188,6 +298,18 @@ pub fn check_set(mut parts: Vec<(PathBuf, PartialHeader)>) -> Result<Vec<Partial
         }
         if h.config_hash != first.config_hash {
             return Err(differs("configuration", &h.config_hash, &first.config_hash));
+        }
+        if let (Some(a), Some(b)) = (&h.key_type, &first.key_type) {
+            if a != b {
+                return Err(differs("key type", a, b));
+            }
+        }
+        if h.warmup_events != first.warmup_events {
+            return Err(differs(
+                "warm-up events",
+                &format!("{:?}", h.warmup_events),
+                &format!("{:?}", first.warmup_events),
+            ));
         }
         if h.part.count != first.part.count || h.trace_files != first.trace_files {
             return Err(differs(
@@ -242,15 +364,15 @@ pub fn check_set(mut parts: Vec<(PathBuf, PartialHeader)>) -> Result<Vec<Partial
             first.trace_files
         );
     }
-    Ok(parts.into_iter().map(|(_, h)| h).collect())
+    Ok(parts)
 }
 
 /// The global position of the first event of each part, in part order: the events of every
 /// part before it.
-pub fn first_positions(parts: &[PartialHeader]) -> Vec<u64> {
+pub fn first_positions(parts: &[(PathBuf, PartialHeader)]) -> Vec<u64> {
     parts
         .iter()
-        .scan(0u64, |before, h| {
+        .scan(0u64, |before, (_, h)| {
             let first = *before;
             *before += h.events();
             Some(first)
@@ -306,7 +428,12 @@ mod tests {
                 format_version: PARTIAL_FORMAT_VERSION,
                 tool_version: env!("CARGO_PKG_VERSION").into(),
                 config_hash: "abc".into(),
+                stage: Stage::Counted,
                 part: PartIndex { index, count },
+                command_line: Vec::new(),
+                key_type: Some("u64".into()),
+                label: "t".into(),
+                warmup_events: None,
                 trace_files: 3,
                 files: files
                     .iter()
@@ -316,6 +443,8 @@ mod tests {
                         bytes: 1,
                         xxh3_128: String::new(),
                         events,
+                        format: "csv".into(),
+                        invalid_records_skipped: None,
                     })
                     .collect(),
             },
@@ -325,15 +454,15 @@ mod tests {
     #[test]
     fn a_complete_set_is_ordered_and_positioned() {
         let set = vec![header(1, 2, &[(2, 5)]), header(0, 2, &[(0, 10), (1, 7)])];
-        let parts = check_set(set).unwrap();
-        assert_eq!(parts[0].part.index, 0);
+        let parts = check_set(set, Stage::Counted).unwrap();
+        assert_eq!(parts[0].1.part.index, 0);
         assert_eq!(first_positions(&parts), [0, 17]);
     }
 
     #[test]
     fn bad_sets_are_refused_with_the_reason() {
         let refuse = |set: Vec<(PathBuf, PartialHeader)>, want: &str| {
-            let e = format!("{:#}", check_set(set).unwrap_err());
+            let e = format!("{:#}", check_set(set, Stage::Counted).unwrap_err());
             assert!(e.contains(want), "want '{want}' in: {e}");
         };
         let good = || vec![header(0, 2, &[(0, 10), (1, 7)]), header(1, 2, &[(2, 5)])];
@@ -355,6 +484,12 @@ mod tests {
             "file 2 ('t2') where file 1",
         );
         refuse(vec![], "no partial result");
+        let mut set = good();
+        set[1].1.stage = Stage::Replayed;
+        refuse(set, "step replayed");
+        let mut set = good();
+        set[0].1.key_type = Some("string".into());
+        refuse(set, "key type");
     }
 
     #[test]

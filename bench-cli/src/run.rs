@@ -6,6 +6,7 @@ use std::time::Instant;
 use analysis::metrics::{confidence, LatencyConfig, WorkloadResult};
 use analysis::replay::{replay_targets, ReplayConfig};
 use analysis::schemes::SchemeSpec;
+use analysis::ShardCount;
 use anyhow::{bail, Context, Result};
 use reports::manifest::now_utc;
 use reports::{exporters, Manifest, RunReport};
@@ -19,32 +20,18 @@ use crate::trace_source::PrefixProfile;
 
 /// Runs `shardlab run`.
 pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
-    if let Some(part) = args.part {
-        return crate::run_part::run_part(&args, part);
-    }
     let started = Instant::now();
     let started_utc = now_utc();
-    let weights = args
-        .weights
-        .as_deref()
-        .map(analysis::schemes::weights::parse)
-        .transpose()
-        .map_err(crate::usage::config_is_usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;
     let key_type = match &trace {
         Some(t) => t.key_type,
         None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
     };
-    let schemes = args
-        .schemes
-        .checked(&args.shards.0, key_type, weights.as_deref())?;
-    // Every combination of shard count and target, checked before any replay.
-    let sweep = args
-        .shards
-        .0
-        .iter()
-        .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
-        .collect::<Result<Vec<_>>>()?;
+    let RunSetup {
+        schemes,
+        sweep,
+        base,
+    } = RunSetup::new(&args, key_type)?;
     if let Some(t) = trace.as_ref().filter(|t| t.read_once()) {
         check_read_once(t, &sweep, &schemes)?;
     }
@@ -67,15 +54,6 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     // is read, for a trace read once).
     let trace_checksum = trace.as_ref().map(TraceInput::spawn_checksum);
 
-    let base = ReplayConfig {
-        window: args.window,
-        warmup_fraction: args.schemes.warmup,
-        latency: (!args.no_latency).then(LatencyConfig::default),
-        distinct_key_limit: args.distinct_limit as usize,
-        fail: args.fail,
-        weights: weights.clone(),
-        ..ReplayConfig::default()
-    };
     let pool = args.threads.pool()?;
     let progress = ReplayProgress::new(args.output.quiet);
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
@@ -84,16 +62,8 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         .zip(&repeatable)
         .flat_map(|i| sweep.iter().map(move |s| (i, s)))
     {
-        let targets: Vec<u32> = targets.iter().map(|&m| m.get()).collect();
-        let cfg = ReplayConfig {
-            shards: n.get(),
-            target_shards: targets[0],
-            ..base.clone()
-        };
-        let label = match sweep.len() {
-            1 => input.label.clone(),
-            _ => format!("{} on {n} shards", input.label),
-        };
+        let (cfg, targets) = replay_config(&base, *n, targets);
+        let label = sweep_label(&input.label, *n, sweep.len());
         let on_progress = progress.callback(&label);
         let replay = |input: &Input, cfg: &ReplayConfig| {
             pool.install(|| {
@@ -131,24 +101,19 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let clock = progress.clock();
     clock.enter("report");
     let (replay_phases, _) = clock.ended();
+    let workloads: Vec<(String, String)> = inputs
+        .iter()
+        .map(|i| (i.label.clone(), i.description.clone()))
+        .collect();
+    let mut parameters = run_parameters(&args, options_given, &workloads, &schemes, &sweep, &base);
+    parameters["trace_profile"] =
+        serde_json::json!(trace.as_ref().zip(profile.as_ref()).map(profile_trace));
     let manifest = Manifest {
         tool: "shardlab".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         command_line: std::env::args().collect(),
         seed: args.input.seed,
-        parameters: serde_json::json!({
-            "run": &args,
-            "options_given": options_given,
-            "workloads": inputs.iter().map(|i| &i.label).collect::<Vec<_>>(),
-            "workload_descriptions": inputs.iter().map(|i| (i.label.clone(), serde_json::Value::from(i.description.clone()))).collect::<serde_json::Map<_, _>>(),
-            "machine": machine(),
-            "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
-            "shards_and_targets": sweep,
-            "trace_profile": trace.as_ref().zip(profile.as_ref()).map(profile_trace),
-            "chunk_events": base.chunk_events,
-            "warmup_rule": analysis::warmup::warmup_rule(args.schemes.warmup),
-            "latency_sample_keys": base.latency_sample,
-        }),
+        parameters,
         inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
         threads: pool.current_num_threads(),
         started_utc,
@@ -158,9 +123,121 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
             .map(|(name, secs)| (name.to_string(), secs))
             .collect(),
     };
-    let report = RunReport { results, manifest };
+    publish(
+        out,
+        RunReport { results, manifest },
+        &progress,
+        args.output.quiet,
+    )
+}
+
+/// What every replay of a run shares: its schemes (checked), every shard count with its
+/// growth targets (checked before any replay), and the replay configuration.
+pub struct RunSetup {
+    /// The schemes, checked for every shard count.
+    pub schemes: Vec<SchemeSpec>,
+    /// Each shard count with its targets.
+    pub sweep: Vec<(ShardCount, Vec<ShardCount>)>,
+    /// The replay configuration but for the shard counts.
+    pub base: ReplayConfig,
+}
+
+impl RunSetup {
+    /// The setup of `args` for keys of `key_type`.
+    pub fn new(args: &RunArgs, key_type: KeyType) -> Result<RunSetup> {
+        let weights = args
+            .weights
+            .as_deref()
+            .map(analysis::schemes::weights::parse)
+            .transpose()
+            .map_err(crate::usage::config_is_usage)?;
+        let schemes = args
+            .schemes
+            .checked(&args.shards.0, key_type, weights.as_deref())?;
+        let sweep = args
+            .shards
+            .0
+            .iter()
+            .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
+            .collect::<Result<Vec<_>>>()?;
+        let base = ReplayConfig {
+            window: args.window,
+            warmup_fraction: args.schemes.warmup,
+            latency: (!args.no_latency).then(LatencyConfig::default),
+            distinct_key_limit: args.distinct_limit as usize,
+            fail: args.fail,
+            weights,
+            ..ReplayConfig::default()
+        };
+        Ok(RunSetup {
+            schemes,
+            sweep,
+            base,
+        })
+    }
+}
+
+/// The configuration of the replay on `n` shards, and its targets as numbers.
+pub fn replay_config(
+    base: &ReplayConfig,
+    n: ShardCount,
+    targets: &[ShardCount],
+) -> (ReplayConfig, Vec<u32>) {
+    let targets: Vec<u32> = targets.iter().map(|&m| m.get()).collect();
+    let cfg = ReplayConfig {
+        shards: n.get(),
+        target_shards: targets[0],
+        ..base.clone()
+    };
+    (cfg, targets)
+}
+
+/// The label of a workload's results on `n` shards, in a sweep of `counts` shard counts.
+pub fn sweep_label(label: &str, n: ShardCount, counts: usize) -> String {
+    match counts {
+        1 => label.to_string(),
+        _ => format!("{label} on {n} shards"),
+    }
+}
+
+/// The manifest's account of a run's configuration (`parameters`), but for the trace
+/// profile.
+pub fn run_parameters(
+    args: &RunArgs,
+    options_given: &[String],
+    workloads: &[(String, String)],
+    schemes: &[SchemeSpec],
+    sweep: &[(ShardCount, Vec<ShardCount>)],
+    base: &ReplayConfig,
+) -> serde_json::Value {
+    serde_json::json!({
+        "run": args,
+        "options_given": options_given,
+        "workloads": workloads.iter().map(|(label, _)| label).collect::<Vec<_>>(),
+        "workload_descriptions": workloads
+            .iter()
+            .map(|(l, d)| (l.clone(), serde_json::Value::from(d.clone())))
+            .collect::<serde_json::Map<_, _>>(),
+        "machine": machine(),
+        "schemes": schemes.iter().map(SchemeSpec::label).collect::<Vec<_>>(),
+        "shards_and_targets": sweep,
+        "trace_profile": null,
+        "chunk_events": base.chunk_events,
+        "warmup_rule": analysis::warmup::warmup_rule(args.schemes.warmup),
+        "latency_sample_keys": base.latency_sample,
+    })
+}
+
+/// Writes a run's directory (CSV, charts, report) whole under a temporary name and renames
+/// it into place, then prints the comparison and the phase times.
+pub fn publish(
+    out: reports::output::OutputDir,
+    report: RunReport,
+    progress: &ReplayProgress,
+    quiet: bool,
+) -> Result<()> {
+    let clock = progress.clock();
     let spinner = progress.phase("report");
-    // The directory is written whole under a temporary name, then renamed into place.
     let staging = out.path().to_path_buf();
     crate::interrupt::stage(&staging, || out.create())?;
     let mut written = out.write_all(&report, &exporters::all())?;
@@ -168,7 +245,7 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();
-    if !args.output.quiet {
+    if !quiet {
         let mut stdout = std::io::stdout().lock();
         if let [single] = &report.results[..] {
             write!(stdout, "{}", reports::table::comparison_table(single))?;

@@ -1,20 +1,29 @@
-//! `shardlab run --part I/K`: reads only the part's share of a trace given as files (see
-//! [`crate::part`]) and writes its partial result to `--out`.
-//!
-//! What is written today is the partial's header (`partial.json`): the part, the
-//! configuration hash and, for each file of the share, its size, checksum and event count,
-//! from which `merge` places every file's events in the whole trace. The metric state of the
-//! part (the mergeable accumulators of the metric registry, issue 13) is not written yet, so
-//! `merge` checks a set of parts but cannot combine their metrics.
+//! `shardlab run --part I/K`: the first two steps of a run cut into parts (see
+//! [`crate::part`]): counting the events of the part's files (and learning the warm-up, in
+//! part 0), then, with `--counts`, replaying the part's share at its positions in the whole
+//! trace and writing its accumulators' state for `shardlab merge`.
 
-use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use analysis::replay::{
+    build_fixed, empty_partial, learn_warmup, refuse_parts, replay_part, Warmup,
+};
+use anyhow::{bail, Context, Result};
 use reports::manifest::InputFile;
+use workloads::KeyType;
 
 use crate::cli::RunArgs;
-use crate::part::{config_hash, share, PartFile, PartIndex, PartialHeader, HEADER_FILE};
+use crate::inputs::{Input, TraceInput};
+use crate::part::{
+    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary,
+    PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
+};
+use crate::progress::ReplayProgress;
+use crate::run::{replay_config, RunSetup};
 use crate::usage::usage;
 
-/// Runs part `part` of `args` (a run with a trace and `--out`).
+/// Runs step 1 (`--part I/K`) or step 2 (`--part I/K --counts DIRS`) of part `part` of `args`.
 pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
     if args.input.trace.is_empty() || !args.input.workloads.is_empty() {
         return Err(usage(
@@ -44,42 +53,260 @@ pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
                 })
         })
         .collect::<Result<Vec<u64>>>()?;
+    let mine = Share {
+        part,
+        files: &files,
+        range: share(&sizes, part),
+    };
+    if args.counts.is_empty() {
+        count(args, &mine)
+    } else {
+        replay(args, &mine)
+    }
+}
+
+/// A part's share of the trace's files.
+struct Share<'a> {
+    part: PartIndex,
+    /// Every file of the trace, in order.
+    files: &'a [PathBuf],
+    /// The positions of the part's files.
+    range: std::ops::Range<usize>,
+}
+
+impl Share<'_> {
+    /// The part's files opened as a trace (labelled as the whole trace), `None` when empty.
+    fn open(&self, args: &RunArgs) -> Result<Option<TraceInput>> {
+        TraceInput::open_share(&args.input, &args.read, self.files, self.range.clone())
+    }
+}
+
+/// Step 1: counts the events of each file of the share (checksumming them beside), learns the
+/// warm-up in part 0, and writes the header.
+fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
+    let sums = checksums(mine.files[mine.range.clone()].to_vec());
     let mut read = Vec::new();
-    for position in share(&sizes, part) {
-        let path = &files[position];
-        let opts = args.read.options(path, args.input.format).map_err(usage)?;
-        let mut source = workloads::trace::open(&opts)?;
+    let mut key_type = None;
+    for position in mine.range.clone() {
+        let path = &mine.files[position];
+        let (opts, opened) = args.read.open_checked(path, args.input.format)?;
+        let first = *key_type.get_or_insert(opened.key_type);
+        workloads::trace::files::check_key_type(path, opened.key_type, first)?;
+        let mut source = opened.source;
         let events =
             workloads::trace::stream(source.as_mut(), |_| Ok::<_, workloads::WorkloadError>(()))?;
-        let sum = InputFile::checksum(path)
-            .with_context(|| format!("cannot checksum input '{}'", path.display()))?;
         read.push(PartFile {
             path: path.display().to_string(),
             position,
-            bytes: sum.bytes,
-            xxh3_128: sum.xxh3_128,
+            bytes: 0,
+            xxh3_128: String::new(),
             events,
+            format: opened.format.name().to_string(),
+            invalid_records_skipped: opts.invalid.skips().then_some(opts.invalid.log.skipped()),
         });
+        crate::inspect::report_skipped(&opts.invalid.log);
     }
-    let header = PartialHeader {
-        format_version: crate::part::PARTIAL_FORMAT_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        config_hash: config_hash(&serde_json::to_value(args)?),
-        part,
-        trace_files: files.len(),
-        files: read,
-    };
-    let out = args.output.claim("")?;
-    let mut json = serde_json::to_vec_pretty(&header)?;
-    json.push(b'\n');
-    let path = out.write_file(HEADER_FILE, &json)?;
+    let sums = sums
+        .join()
+        .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))??;
+    for (file, sum) in read.iter_mut().zip(sums) {
+        file.bytes = sum.bytes;
+        file.xxh3_128 = sum.xxh3_128;
+    }
+    let found = key_type;
+    let key_type =
+        key_type.unwrap_or_else(|| KeyType::from_name(&args.read.key_type).unwrap_or_default());
+    let setup = RunSetup::new(args, key_type)?;
+    refuse_simulated(&setup)?;
+    let out = args.output.claim_staged("")?;
+    let dir = out.path().to_path_buf();
+    crate::interrupt::stage(&dir, || out.create())?;
+    if mine.part.index == 0 {
+        // The warm-up as the single run learns it: at the start of the whole trace.
+        let whole = TraceInput::open(&args.input, &args.read)?
+            .context("no trace to learn the warm-up from")?;
+        let input = Input::of_trace(&whole);
+        let progress = ReplayProgress::new(args.output.quiet);
+        let on_progress = progress.callback(&input.label);
+        let (warmup, _) = learn_warmup(
+            (input.open)()?,
+            &setup.schemes,
+            setup.base.warmup_fraction,
+            &on_progress,
+        )?;
+        write_binary(&dir, WARMUP_FILE, &warmup)?;
+    }
+    let header = header(args, mine, Stage::Counted, read, found, None)?;
+    write_header(&out, &header)?;
+    let path = crate::interrupt::unstage(&dir, || out.commit())?;
     if !args.output.quiet {
         println!(
-            "part {part}: {} file(s), {} events; header: {}",
+            "part {} counted: {} file(s), {} events: {}; next, every part: the same command \
+             with --counts and the K count directories",
+            mine.part,
             header.files.len(),
             header.events(),
             path.display()
         );
     }
     Ok(())
+}
+
+/// Step 2: replays the share at its positions in the whole trace, for every shard count of
+/// the run, and writes each replay's state.
+fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
+    let dirs = expand_dirs(&args.counts).map_err(usage)?;
+    let counted = dirs
+        .into_iter()
+        .map(|dir| Ok((dir.clone(), PartialHeader::read(&dir)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let counted = check_set(counted, Stage::Counted)?;
+    let (count_dir, counts) = &counted[mine.part.index as usize];
+    let expected = config_hash(&serde_json::to_value(args)?);
+    if counts.config_hash != expected || counts.part != mine.part {
+        bail!(
+            "'{}' counted part {} of another run (other options); give --counts the count \
+             directories of this run's parts (run --part I/K with the same options)",
+            count_dir.display(),
+            counts.part
+        );
+    }
+    let first_event = first_positions(&counted)[mine.part.index as usize];
+    let warmup: Warmup = crate::part::read_binary(&counted[0].0, WARMUP_FILE)?;
+    // Part 0 always holds the first file: its key type is the trace's.
+    let key_type = trace_key_type(&counted[0].1)?;
+    let setup = RunSetup::new(args, key_type)?;
+    refuse_simulated(&setup)?;
+    let trace = mine.open(args)?;
+    let input = trace.as_ref().map(Input::of_trace);
+    let share_events = counts.events();
+    // The measured events of the share: those past the warm-up.
+    let in_warmup = warmup.events.saturating_sub(first_event).min(share_events);
+    let out = args.output.claim_staged("")?;
+    let dir = out.path().to_path_buf();
+    crate::interrupt::stage(&dir, || out.create())?;
+    let pool = args.threads.pool()?;
+    let progress = ReplayProgress::new(args.output.quiet);
+    let label = format!("part {}", mine.part);
+    let on_progress = progress.callback(&label);
+    for (index, (n, targets)) in setup.sweep.iter().enumerate() {
+        let (cfg, _) = replay_config(&setup.base, *n, targets);
+        let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
+        refuse_parts(&built, &setup.schemes).map_err(crate::usage::config_is_usage)?;
+        let partial = match &input {
+            None => empty_partial(&built.parts, &cfg),
+            Some(input) => pool.install(|| {
+                replay_part(
+                    (input.open)()?,
+                    &built,
+                    &cfg,
+                    warmup.events,
+                    first_event,
+                    &on_progress,
+                )
+            })?,
+        };
+        if partial.events != share_events - in_warmup {
+            bail!(
+                "part {}'s files hold {} events past the warm-up, but {} when they were \
+                 counted ('{}'): a file changed in between; count the parts again",
+                mine.part,
+                partial.events,
+                share_events - in_warmup,
+                count_dir.display()
+            );
+        }
+        write_binary(&dir, &state_file(index), &partial.state()?)?;
+    }
+    progress.clock().finish();
+    if mine.part.index == 0 {
+        write_binary(&dir, WARMUP_FILE, &warmup)?;
+    }
+    let header = header(
+        args,
+        mine,
+        Stage::Replayed,
+        counts.files.clone(),
+        trace.as_ref().map(|t| t.key_type),
+        Some(warmup.events),
+    )?;
+    write_header(&out, &header)?;
+    let path = crate::interrupt::unstage(&dir, || out.commit())?;
+    if !args.output.quiet {
+        println!(
+            "part {} replayed: events {} to {} of the trace: {}; next: shardlab merge with \
+             the K part directories",
+            mine.part,
+            first_event,
+            first_event + share_events,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The key type of the trace: that of part 0's files.
+pub fn trace_key_type(part0: &PartialHeader) -> Result<KeyType> {
+    part0
+        .key_type
+        .as_deref()
+        .and_then(KeyType::from_name)
+        .context("part 0 names no key type; count it again")
+}
+
+/// Refuses a simulated scheme before anything is read.
+fn refuse_simulated(setup: &RunSetup) -> Result<()> {
+    if let Some(s) = setup.schemes.iter().find(|s| s.is_dynamic()) {
+        return Err(usage(format!(
+            "a run cut into parts cannot measure scheme '{}', which is simulated over the whole \
+             trace in order; run it whole, or leave it out of --schemes",
+            s.label()
+        )));
+    }
+    Ok(())
+}
+
+/// The header of part `mine` at `stage`, holding `files`.
+fn header(
+    args: &RunArgs,
+    mine: &Share<'_>,
+    stage: Stage,
+    files: Vec<PartFile>,
+    key_type: Option<KeyType>,
+    warmup_events: Option<u64>,
+) -> Result<PartialHeader> {
+    Ok(PartialHeader {
+        format_version: crate::part::PARTIAL_FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: config_hash(&serde_json::to_value(args)?),
+        stage,
+        part: mine.part,
+        command_line: std::env::args().collect(),
+        key_type: key_type.map(|k| k.name().to_string()),
+        label: crate::inputs::trace_label(&args.input, &args.read, mine.files)?,
+        warmup_events,
+        trace_files: mine.files.len(),
+        files,
+    })
+}
+
+/// Writes `header` as the partial result's [`HEADER_FILE`].
+fn write_header(out: &reports::output::OutputDir, header: &PartialHeader) -> Result<()> {
+    let mut json = serde_json::to_vec_pretty(header)?;
+    json.push(b'\n');
+    out.write_file(HEADER_FILE, &json)?;
+    Ok(())
+}
+
+/// Checksums `paths` one after the other on their own thread.
+fn checksums(paths: Vec<PathBuf>) -> JoinHandle<Result<Vec<InputFile>>> {
+    std::thread::spawn(move || {
+        paths
+            .iter()
+            .map(|p: &PathBuf| {
+                InputFile::checksum(Path::new(p))
+                    .with_context(|| format!("cannot checksum input '{}'", p.display()))
+            })
+            .collect()
+    })
 }

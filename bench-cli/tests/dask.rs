@@ -68,8 +68,6 @@ fn the_dask_driver_runs_each_part_on_its_share() {
 }
 
 #[test]
-#[ignore = "shardlab merge cannot combine metric state until partial results carry the \
-            registry's accumulators (issue 16, step 3)"]
 fn the_dask_driver_gives_the_summary_of_a_single_run() {
     check("merge");
 }

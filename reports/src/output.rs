@@ -83,13 +83,16 @@ impl OutputDir {
 
     /// Claims `path` to be written whole under a temporary sibling name and renamed at the
     /// end: refused when it exists unless `force`, and then unless it is an empty directory or
-    /// a run directory (with a `manifest.json`), which the rename replaces whole, not before.
-    /// Call [`OutputDir::create`] before writing.
+    /// a run directory (with a `manifest.json`) or a partial result of one (`partial.json`),
+    /// which the rename replaces whole, not before. Call [`OutputDir::create`] before writing.
     pub fn claim_staged(path: &Path, force: bool) -> Result<OutputDir, ReportError> {
         let claimed = OutputDir::claim(path, force)?;
         if path.exists() {
             let empty = fs::read_dir(path).is_ok_and(|mut d| d.next().is_none());
-            if !empty && !path.join("manifest.json").is_file() {
+            let run = ["manifest.json", "partial.json"]
+                .iter()
+                .any(|f| path.join(f).is_file());
+            if !empty && !run {
                 return Err(ReportError::NotARun(path.to_path_buf()));
             }
         }

@@ -160,7 +160,8 @@ pub trait Accumulator: Send {
     /// See [`State::merge`]; fails when `other` belongs to another metric.
     fn merge(&mut self, other: Box<dyn Accumulator>) -> Result<(), AnalysisError>;
 
-    /// The state as bytes (JSON), exact: [`Accumulator::restore`] gives it back.
+    /// The state as bytes (postcard: compact, and several times faster than JSON for the
+    /// window counts of a long trace), exact: [`Accumulator::restore`] gives it back.
     fn encode(&self) -> Result<Vec<u8>, AnalysisError>;
 
     /// Replaces the state with one [`Accumulator::encode`] wrote (for the same metric).
@@ -182,11 +183,11 @@ impl<S: State> Accumulator for S {
     }
 
     fn encode(&self) -> Result<Vec<u8>, AnalysisError> {
-        serde_json::to_vec(self).map_err(|e| state_error("encode", e))
+        postcard::to_stdvec(self).map_err(|e| state_error("encode", e))
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), AnalysisError> {
-        *self = serde_json::from_slice(bytes).map_err(|e| state_error("read", e))?;
+        *self = postcard::from_bytes(bytes).map_err(|e| state_error("read", e))?;
         Ok(())
     }
 
@@ -195,7 +196,7 @@ impl<S: State> Accumulator for S {
     }
 }
 
-fn state_error(what: &str, e: serde_json::Error) -> AnalysisError {
+fn state_error(what: &str, e: postcard::Error) -> AnalysisError {
     AnalysisError::Config(format!("cannot {what} a metric's accumulator state: {e}"))
 }
 

@@ -39,8 +39,10 @@ pub(super) struct Post {
 }
 
 impl Post {
-    /// The posts of `workers` workers, in worker order.
-    pub(super) fn all(workers: usize) -> Vec<Post> {
+    /// The posts of `workers` workers, in worker order, for a stream whose first chunk is
+    /// chunk `first` of the whole stream (a part of it starts past 0): chunk `c` is routed by
+    /// worker `c mod W`.
+    pub(super) fn all(workers: usize, first: usize) -> Vec<Post> {
         let mut to: Vec<Vec<Option<Sender<HashedKeys>>>> = (0..workers)
             .map(|_| (0..workers).map(|_| None).collect())
             .collect();
@@ -68,8 +70,8 @@ impl Post {
                 from,
                 give_back: give_back.clone(),
                 spares,
-                next: 0,
-                mine: worker,
+                next: first,
+                mine: first + (worker + workers - first % workers) % workers,
             })
             .collect()
     }

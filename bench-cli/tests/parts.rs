@@ -1,0 +1,333 @@
+//! A run cut into parts (`run --part I/K`, `run --part I/K --counts`, `merge`) writes exactly
+//! the run directory of a single run, timing aside: for 1, 2, 4 and 7 parts, with scans,
+//! writes, timestamps, more distinct keys than `--distinct-limit`, windows and the warm-up
+//! spanning files and parts, and parts with no file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{manifest, shardlab, stderr_of};
+
+/// Writes the csv `whole` (header first) cut after the given numbers of events into files
+/// `t0.csv`, `t1.csv`, ... in `dir` (the last one takes the rest), each with the header; a
+/// file whose name is given in `converted` is rewritten through `shardlab convert` to that
+/// name (format and compression from the name). Returns the file names, in order.
+fn cut(whole: &Path, dir: &Path, sizes: &[usize], converted: &[(usize, &str)]) -> Vec<String> {
+    let text = std::fs::read_to_string(whole).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    let mut start = 0;
+    let mut names = Vec::new();
+    for i in 0..=sizes.len() {
+        let end = sizes.get(i).map_or(rows.len(), |n| start + n);
+        let plain = dir.join(format!("t{i}.csv"));
+        let body: String = std::iter::once(header)
+            .chain(rows[start..end].iter().copied())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&plain, body).unwrap();
+        let name = match converted.iter().find(|(j, _)| *j == i) {
+            Some((_, name)) => {
+                shardlab()
+                    .args(["convert", "--quiet"])
+                    .arg(&plain)
+                    .arg("-o")
+                    .arg(dir.join(name))
+                    .assert()
+                    .success();
+                std::fs::remove_file(&plain).unwrap();
+                name.to_string()
+            }
+            None => format!("t{i}.csv"),
+        };
+        names.push(name);
+        start = end;
+    }
+    names
+}
+
+/// The run of `options` over the trace `pattern` in `dir`: whole into `single`, and cut into
+/// `k` parts (counted, replayed, merged) into `merged-k`; returns both directories.
+fn single_and_merged(dir: &Path, options: &[&str], pattern: &str, k: u32) -> (PathBuf, PathBuf) {
+    let run = |extra: &[&str]| {
+        let mut cmd = shardlab();
+        cmd.current_dir(dir)
+            .args(["run", "--quiet", "--trace", pattern])
+            .args(options)
+            .args(extra);
+        cmd
+    };
+    let single = dir.join("single");
+    if !single.exists() {
+        run(&["--out", "single"]).assert().success();
+    }
+    let work = format!("work-{k}");
+    for i in 0..k {
+        let (part, out) = (format!("{i}/{k}"), format!("{work}/count-{i}"));
+        run(&["--part", &part, "--out", &out]).assert().success();
+    }
+    let counts = format!("{work}/count-*");
+    for i in 0..k {
+        let (part, out) = (format!("{i}/{k}"), format!("{work}/part-{i}"));
+        run(&["--part", &part, "--counts", &counts, "--out", &out])
+            .assert()
+            .success();
+    }
+    let merged = format!("merged-{k}");
+    shardlab()
+        .current_dir(dir)
+        .args([
+            "merge",
+            "--quiet",
+            &format!("{work}/part-*"),
+            "--out",
+            &merged,
+        ])
+        .assert()
+        .success();
+    (single, dir.join(merged))
+}
+
+/// The rows of a CSV file without its timing rows (by the `metric` column, when it has one).
+fn rows_without_timing(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    let metric = header.iter().position(|c| c == "metric");
+    let mut rows = vec![header];
+    rows.extend(
+        r.records()
+            .map(|rec| rec.unwrap())
+            .filter(|rec| !metric.is_some_and(|i| analysis::metrics::is_timing(&rec[i])))
+            .map(|rec| rec.iter().map(str::to_string).collect()),
+    );
+    rows
+}
+
+/// Every CSV file of two run directories is the same (timing rows aside), they have the same
+/// files, and the manifests name the same inputs.
+fn assert_same_run(single: &Path, merged: &Path) {
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(single), names(merged));
+    let mut compared = 0;
+    for name in names(single).iter().filter(|n| n.ends_with(".csv")) {
+        let (a, b) = (
+            rows_without_timing(&single.join(name)),
+            rows_without_timing(&merged.join(name)),
+        );
+        assert_eq!(a, b, "{name} of {}", merged.display());
+        compared += 1;
+    }
+    assert!(compared >= 4, "{compared} CSV files");
+    let summary = rows_without_timing(&single.join("summary.csv"));
+    assert!(summary.len() > 40, "{} summary rows", summary.len());
+    let (m1, m2) = (manifest(single), manifest(merged));
+    assert_eq!(m1["inputs"], m2["inputs"]);
+    for key in [
+        "workloads",
+        "workload_descriptions",
+        "schemes",
+        "shards_and_targets",
+    ] {
+        assert_eq!(m1["parameters"][key], m2["parameters"][key], "{key}");
+    }
+    assert!(m2["parameters"]["merged_parts"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty()));
+}
+
+#[test]
+fn a_generated_trace_in_files_cut_into_1_2_4_and_7_parts_merges_into_the_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.csv");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=6000,s=1.1,scans=0.05,writes=0.2,rate=50000",
+            "--quiet",
+            "--events",
+            "30000",
+            "-o",
+        ])
+        .arg(&whole)
+        .assert()
+        .success();
+    // Seven files of mixed formats; the first is shorter than the warm-up (3,000 events), so
+    // the warm-up spans files and, with 4 and 7 parts, parts; cuts fall inside windows.
+    cut(
+        &whole,
+        dir.path(),
+        &[1_234, 2_500, 6_001, 3_333, 7_000, 4_321],
+        &[(1, "t1.csv.zst"), (4, "t4.csv.gz")],
+    );
+    std::fs::remove_file(&whole).unwrap();
+    let options = [
+        "--no-latency",
+        "--window",
+        "1000",
+        "--distinct-limit",
+        "1500",
+        "--schemes",
+        "range,hash,ring,salted,jump,maglev",
+        "--shards",
+        "4,16",
+        "--grow",
+        "+1,x2",
+        "--fail",
+        "worst",
+    ];
+    for k in [1, 2, 4, 7] {
+        let (single, merged) = single_and_merged(dir.path(), &options, "t*.csv*", k);
+        assert_same_run(&single, &merged);
+    }
+    // More distinct keys than the limit: the key metrics are estimates from a sample
+    // (`estimate` 1, `sample_rate` below 1), and still equal.
+    let summary = rows_without_timing(&dir.path().join("single/summary.csv"));
+    let distinct = summary.iter().find(|r| r[3] == "distinct_keys").unwrap();
+    assert_eq!(distinct[7], "1", "{distinct:?}");
+    assert!(distinct[8].parse::<f64>().unwrap() < 1.0, "{distinct:?}");
+}
+
+#[test]
+fn a_recorded_trace_with_timestamps_merges_with_lookup_timing_and_empty_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = common::fixture("traces/cloudPhysicsIO_2000.csv");
+    cut(&whole, dir.path(), &[50, 150, 600, 600], &[]);
+    let options = [
+        "--key-col",
+        "lbn",
+        "--key-type",
+        "u64",
+        "--op-col",
+        "op",
+        "--op-map",
+        "28=get,2a=put",
+        "--time-col",
+        "time",
+        "--window",
+        "100",
+        "--distinct-limit",
+        "300",
+    ];
+    // 7 parts over 5 files: some parts hold no file.
+    for k in [2, 7] {
+        let (single, merged) = single_and_merged(dir.path(), &options, "t?.csv", k);
+        assert_same_run(&single, &merged);
+    }
+}
+
+#[test]
+fn bad_partial_results_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.csv");
+    shardlab()
+        .args(["gen", "zipf:keys=500", "--quiet", "--events", "3000", "-o"])
+        .arg(&whole)
+        .assert()
+        .success();
+    cut(&whole, dir.path(), &[700, 700], &[]);
+    std::fs::remove_file(&whole).unwrap();
+    let options = ["--no-latency"];
+    single_and_merged(dir.path(), &options, "t?.csv", 2);
+    let refused = |args: &[&str], want: &str| {
+        let assert = shardlab()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .failure();
+        let err = stderr_of(&assert);
+        assert!(err.contains(want), "want '{want}' in: {err}");
+    };
+    let merge = |parts: &[&str]| {
+        let mut args = vec!["merge", "--quiet"];
+        args.extend(parts);
+        args.extend(["--out", "refused"]);
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let merge_refused = |parts: &[&str], want: &str| {
+        let args = merge(parts);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, want);
+        assert!(!dir.path().join("refused").exists());
+    };
+    merge_refused(&["work-2/part-0"], "1/2 missing");
+    merge_refused(&["work-2/part-0", "work-2/part-0"], "given twice");
+    merge_refused(&["work-2/count-*"], "where step replayed");
+    // A part of another run (another shard count): refused by the replay and by the merge.
+    let other = |extra: &[&str]| {
+        let mut cmd = shardlab();
+        cmd.current_dir(dir.path())
+            .args([
+                "run",
+                "--quiet",
+                "--trace",
+                "t?.csv",
+                "--no-latency",
+                "--shards",
+                "8",
+            ])
+            .args(extra);
+        cmd
+    };
+    let assert = other(&["--part", "1/2", "--counts", "work-2/count-*", "--out", "x"])
+        .assert()
+        .failure();
+    assert!(stderr_of(&assert).contains("another run"));
+    for i in 0..2 {
+        let part = format!("{i}/2");
+        other(&["--part", &part, "--out", &format!("other/count-{i}")])
+            .assert()
+            .success();
+    }
+    other(&[
+        "--part",
+        "1/2",
+        "--counts",
+        "other/count-*",
+        "--out",
+        "other/part-1",
+    ])
+    .assert()
+    .success();
+    merge_refused(
+        &["work-2/part-0", "other/part-1"],
+        "different runs (configuration",
+    );
+    // Another format version, and a damaged state file.
+    let header = dir.path().join("work-2/part-1/partial.json");
+    let text = std::fs::read_to_string(&header).unwrap();
+    std::fs::write(
+        &header,
+        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+    )
+    .unwrap();
+    merge_refused(&["work-2/part-*"], "format version 99");
+    std::fs::write(&header, text).unwrap();
+    std::fs::write(dir.path().join("work-2/part-1/state-0.bin"), b"garbage").unwrap();
+    merge_refused(&["work-2/part-*"], "damaged");
+    std::fs::remove_file(dir.path().join("work-2/part-1/state-0.bin")).unwrap();
+    merge_refused(&["work-2/part-*"], "incomplete");
+    // A simulated scheme cannot be cut into parts (a usage error, exit 2).
+    let assert = shardlab()
+        .current_dir(dir.path())
+        .args(["run", "--quiet", "--trace", "t?.csv"])
+        .args([
+            "--schemes",
+            "range-dynamic",
+            "--part",
+            "0/2",
+            "--out",
+            "dyn",
+        ])
+        .assert()
+        .code(2);
+    assert!(stderr_of(&assert).contains("simulated"));
+}
