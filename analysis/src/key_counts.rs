@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use workloads::stats::{Estimate, HeavyHitter, KeyTable, KeyTableState};
+use workloads::stats::{sample_hash, Estimate, HeavyHitter, KeyTable, KeyTableState};
 
 pub use workloads::stats::DEFAULT_DISTINCT_LIMIT;
 
@@ -63,6 +63,74 @@ impl KeyParts {
     pub fn part_of(&self, hash: u64) -> usize {
         (hash >> 32) as usize & (self.count - 1)
     }
+
+    /// The parts worker `worker` of `workers` counts: `worker`, `worker + workers`, ...
+    pub fn owned_by(&self, worker: usize, workers: usize) -> impl Iterator<Item = usize> {
+        (worker..self.count).step_by(workers.max(1))
+    }
+
+    /// Hashes each key once and copies it, with its hash, into the keys of the worker that
+    /// counts its part ([`KeyParts::owned_by`]; `outs` holds one per worker), in order.
+    pub fn sort_out<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, outs: &mut [HashedKeys]) {
+        let workers = outs.len().max(1);
+        // The worker of each part, looked up rather than divided for every key.
+        let owner: [usize; KeyParts::MAX] = std::array::from_fn(|part| part % workers);
+        for key in keys {
+            let hash = sample_hash(key);
+            outs[owner[self.part_of(hash) % KeyParts::MAX]].push(hash, key);
+        }
+    }
+}
+
+/// Point keys with their sample hashes, sorted out of a chunk ([`KeyParts::sort_out`]) for
+/// the worker that counts their parts ([`PartCounts::add_hashed`]): each key is hashed by
+/// the worker that reads it, once.
+#[derive(Clone, Debug, Default)]
+pub struct HashedKeys {
+    /// Each key's hash, its length and its bytes: in place when at most 8 bytes long (every
+    /// integer key: one 24-byte push, no copy call), else its offset in `long`.
+    keys: Vec<(u64, usize, [u8; 8])>,
+    long: Vec<u8>,
+}
+
+impl HashedKeys {
+    /// Forgets the keys (keeping the memory).
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.long.clear();
+    }
+
+    #[inline(always)]
+    fn push(&mut self, hash: u64, key: &[u8]) {
+        let word = match key.first_chunk::<8>() {
+            Some(head) if key.len() == 8 => *head,
+            _ if key.len() < 8 => {
+                let mut word = [0u8; 8];
+                word[..key.len()].copy_from_slice(key);
+                word
+            }
+            _ => {
+                let at = self.long.len() as u64;
+                self.long.extend_from_slice(key);
+                at.to_le_bytes()
+            }
+        };
+        self.keys.push((hash, key.len(), word));
+    }
+
+    /// The keys with their hashes, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        self.keys.iter().map(|(hash, len, word)| {
+            let key = match *len {
+                0..=8 => &word[..*len],
+                _ => {
+                    let at = u64::from_le_bytes(*word) as usize;
+                    &self.long[at..at + len]
+                }
+            };
+            (*hash, key)
+        })
+    }
 }
 
 /// The parts of the key space that one worker counts ([`KeyParts`]): one table per part.
@@ -102,11 +170,24 @@ impl PartCounts {
     /// Counts one request for each key that falls in a part counted here, in order; the
     /// keys of other parts are skipped.
     pub fn add_each<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        let route = self.route();
+        KeyTable::add_each_routed(&mut self.tables, keys, route);
+    }
+
+    /// [`PartCounts::add_each`] for keys hashed beforehand: counts those that fall in a part
+    /// counted here, in order.
+    pub fn add_hashed(&mut self, keys: &HashedKeys) {
+        let route = self.route();
+        KeyTable::add_each_hashed(&mut self.tables, keys.iter(), route);
+    }
+
+    /// The table of a key with this sample hash; `None` when its part is not counted here.
+    fn route(&self) -> impl Fn(u64) -> Option<usize> {
         let (parts, slot_of) = (self.parts, self.slot_of);
-        KeyTable::add_each_routed(&mut self.tables, keys, |hash| {
+        move |hash| {
             let slot = slot_of[parts.part_of(hash) % KeyParts::MAX];
             (slot != u8::MAX).then_some(slot as usize)
-        });
+        }
     }
 
     /// The limit of the joined count ([`KeyParts::limit`]).
@@ -382,6 +463,47 @@ impl SortedKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_sorted_out_to_their_workers_count_as_if_counted_in_place() {
+        // Keys of 8 bytes, shorter and longer, in three chunks; four parts counted by one
+        // worker, by three (one counts two parts) and by five (one counts none).
+        let parts = KeyParts::for_limit(1 << 18);
+        assert_eq!(parts.count, 4);
+        let names: Vec<Vec<u8>> = (0..3000u64)
+            .map(|i| match i % 3 {
+                0 => i.to_be_bytes().to_vec(),
+                1 => i.to_string().into_bytes(),
+                _ => format!("a-longer-key-{i}").into_bytes(),
+            })
+            .collect();
+        let keys: Vec<&[u8]> = (0..9000).map(|i| &names[(i * i) % 3000][..]).collect();
+        for workers in [1, 3, 5] {
+            let mut outs = vec![HashedKeys::default(); workers];
+            let counts = |w| PartCounts::new(parts, parts.owned_by(w, workers));
+            let mut handed: Vec<PartCounts> = (0..workers).map(counts).collect();
+            for chunk in keys.chunks(4000) {
+                parts.sort_out(chunk.iter().copied(), &mut outs);
+                for (counts, out) in handed.iter_mut().zip(&mut outs) {
+                    counts.add_hashed(out);
+                    out.clear();
+                }
+            }
+            let mut total = 0;
+            for (w, handed) in handed.iter().enumerate() {
+                let mut direct = counts(w);
+                direct.add_each(keys.iter().copied());
+                assert_eq!(handed.state(), direct.state(), "worker {w} of {workers}");
+                total += handed
+                    .state()
+                    .counted
+                    .iter()
+                    .map(|(_, t)| t.total)
+                    .sum::<u64>();
+            }
+            assert_eq!(total, 9000);
+        }
+    }
 
     #[test]
     fn parts_count_their_own_keys_and_join_by_key() {

@@ -14,7 +14,11 @@ use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
-use crate::key_counts::{KeyParts, PartCounts, PartCountsState};
+mod key_post;
+
+use key_post::Post;
+
+use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
 use crate::metrics::failure::FailTarget;
 use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
 use crate::metrics::{
@@ -734,10 +738,13 @@ impl Partial {
         sample_limit: u64,
     ) {
         let mut set = ShardSet::new(parts.iter().map(|p| p.shard_count()).max().unwrap_or(1));
-        self.record_with(chunk, parts, sample_limit, &mut Routes::default(), &mut set);
+        let mut routes = Routes::default();
+        self.record_with(chunk, parts, sample_limit, (&mut routes, &mut set), None);
     }
 
-    /// [`Partial::record`] with buffers reused between chunks.
+    /// [`Partial::record`] with buffers reused between chunks; with `hand_off`, the point
+    /// keys are hashed and sorted out to the workers that count their parts
+    /// ([`KeyParts::sort_out`]) instead of being counted here.
     ///
     /// The point keys are collected once; each scheme then looks them all up in one call
     /// ([`Partitioner::shards_of`]) and each accumulator records the routed chunk in one
@@ -747,8 +754,8 @@ impl Partial {
         chunk: &EventChunk,
         parts: &[Box<dyn Partitioner>],
         sample_limit: u64,
-        routes: &mut Routes,
-        set: &mut ShardSet,
+        (routes, set): (&mut Routes, &mut ShardSet),
+        hand_off: Option<(KeyParts, &mut [HashedKeys])>,
     ) {
         let mut points: Vec<&[u8]> = Vec::with_capacity(chunk.len());
         for (i, ev) in chunk.iter().enumerate() {
@@ -763,7 +770,10 @@ impl Partial {
             }
         }
         self.events += chunk.len() as u64;
-        self.count_keys(points.iter().copied());
+        match hand_off {
+            Some((keys, outs)) => keys.sort_out(points.iter().copied(), outs),
+            None => self.count_keys(points.iter().copied()),
+        }
         let has_scans = points.len() < chunk.len();
         for (part, accs) in parts.iter().zip(&mut self.schemes) {
             routes.point_shards.clear();
@@ -873,10 +883,11 @@ struct Measured {
 /// Streams the measured events through the workers and merges their accumulators; the
 /// first event is at measured position `first` (0 unless the stream is a part of one).
 ///
-/// Every chunk goes to every worker: worker `w` of `W` routes chunks `w`, `w + W`, ...
-/// through the schemes (whole chunks, so windows are never split), and counts the keys of
-/// its key-space parts in every chunk. Each key is thus held once, and each part sees its
-/// keys in stream order whatever the thread count.
+/// Worker `w` of `W` routes chunks `w`, `w + W`, ... through the schemes (whole chunks, so
+/// windows are never split). It hashes the point keys of those chunks once and sorts them
+/// out to the workers that count their key-space parts ([`KeyParts::owned_by`]); each
+/// worker counts the keys of its parts chunk after chunk, in stream order. Each key is thus
+/// held once, and each part sees its keys in stream order whatever the thread count.
 fn replay_measured(
     mut source: Box<dyn EventSource>,
     parts: &[Box<dyn Partitioner>],
@@ -895,9 +906,9 @@ fn replay_measured(
     };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<Arc<EventChunk>>(2)).unzip();
-    // Chunks that every worker is done with go back to the reader, which refills them: no
-    // allocation (and no fresh pages to fault in) per chunk.
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<EventChunk>(2)).unzip();
+    // Chunks go back to the reader, which refills them: no allocation (and no fresh pages to
+    // fault in) per chunk.
     let (recycle, recycled) = bounded::<EventChunk>(workers * 2 + 4);
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
     std::thread::scope(|scope| {
@@ -919,50 +930,45 @@ fn replay_measured(
                     }
                 }
                 if chunk.is_empty() {
-                    return Ok(());
+                    break;
                 }
                 // Positions count measured events only (sources number from their own start).
                 chunk.first_index = next;
                 let full = chunk.len() as u64 == size;
+                let seq = (next / chunk_events) as usize;
                 next += chunk.len() as u64;
-                let chunk = Arc::new(chunk);
-                for tx in &txs {
-                    if tx.send(Arc::clone(&chunk)).is_err() {
-                        return Ok(());
-                    }
-                }
-                if !full {
-                    return Ok(());
+                if txs[seq % workers].send(chunk).is_err() || !full {
+                    break;
                 }
             }
+            Ok(())
         });
         // Plain threads rather than rayon tasks: every worker must run at once, since each
-        // one blocks the reader until it takes its copy of a chunk.
+        // one waits for the keys the others sort out to it.
         let handles: Vec<_> = rxs
             .into_iter()
+            .zip(Post::all(workers, (first / chunk_events) as usize))
             .enumerate()
-            .map(|(worker, rx)| {
+            .map(|(worker, (rx, mut post))| {
                 let recycle = recycle.clone();
                 scope.spawn(move || {
-                    let owned = (worker..key_parts.count).step_by(workers);
+                    let owned = key_parts.owned_by(worker, workers);
                     let mut acc = Partial::new(parts, window, key_parts, owned);
                     let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
+                    let limit = cfg.latency_sample as u64;
+                    // A single worker counts the keys as it routes them: no one to hand off to.
+                    let hand_off = workers > 1;
                     for chunk in rx.iter() {
-                        if (chunk.first_index / chunk_events) % workers as u64 == worker as u64 {
-                            let limit = cfg.latency_sample as u64;
-                            acc.record_with(&chunk, parts, limit, &mut routes, &mut set);
-                            progress(Progress::Events(chunk.len() as u64));
-                        } else {
-                            acc.count_keys(
-                                chunk.iter().filter(|ev| ev.op.is_point()).map(|ev| ev.key),
-                            );
-                        }
-                        // The last worker done with a chunk recycles it; a full return queue
-                        // (or a finished reader) just drops it.
-                        if let Ok(chunk) = Arc::try_unwrap(chunk) {
-                            let _ = recycle.try_send(chunk);
+                        let outs = hand_off.then(|| (key_parts, post.outs()));
+                        let buffers = (&mut routes, &mut set);
+                        acc.record_with(&chunk, parts, limit, buffers, outs);
+                        progress(Progress::Events(chunk.len() as u64));
+                        let _ = recycle.try_send(chunk);
+                        if hand_off {
+                            post.count_through(&mut acc.keys);
                         }
                     }
+                    post.count_rest(&mut acc.keys);
                     acc
                 })
             })

@@ -164,6 +164,50 @@ fn one_replay_measures_remap_for_every_target() {
     );
 }
 
+/// The whole result of a replay on `threads` threads, build times aside (the one timing).
+fn on_threads(threads: usize, spec: &str, events: u64, cfg: &ReplayConfig) -> String {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut r = pool.install(|| run(spec, events, "range,hash,ring", cfg));
+    r.schemes.iter_mut().for_each(|s| s.router.build_ns = None);
+    format!("{r:?}")
+}
+
+#[test]
+fn key_parts_handed_between_workers_give_the_same_counts_on_any_thread_count() {
+    // Limits split into 2 and 4 key-space parts (`KeyParts::for_limit`): each worker hashes
+    // the keys of its chunks and hands them to the worker counting their part. Past the
+    // limit (a hash sample, the hottest key from the sketch) and below it (exact).
+    for (limit, spec, events, exact) in [
+        (200_000, "uniform:keys=400000", 600_000, false),
+        (300_000, "zipf:keys=50000,s=0.9,scans=0.05", 300_000, true),
+    ] {
+        let cfg = ReplayConfig {
+            latency: None,
+            distinct_key_limit: limit,
+            chunk_events: 1000,
+            window: 500,
+            ..ReplayConfig::default()
+        };
+        let one = on_threads(1, spec, events, &cfg);
+        let sample = if exact {
+            "key_sample: None"
+        } else {
+            "key_sample: Some"
+        };
+        assert!(one.contains(sample), "{one}");
+        for threads in [2, 3, 5] {
+            assert_eq!(
+                one,
+                on_threads(threads, spec, events, &cfg),
+                "{threads} threads, {spec}"
+            );
+        }
+    }
+}
+
 #[test]
 fn sampled_key_metrics_do_not_depend_on_the_thread_count() {
     // 100,000 distinct keys against a limit of 5,000: the key metrics are sampled estimates,

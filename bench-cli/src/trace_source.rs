@@ -110,9 +110,7 @@ impl EventSource for Watched {
         if let Ok(mut state) = self.profile.state.lock() {
             let (profiler, seen) = &mut *state;
             let take = n.min(self.profile.limit - *seen);
-            for i in before..before + take {
-                profiler.add(&chunk.get(i));
-            }
+            profiler.add_events(chunk, before..before + take);
             *seen += take;
             self.full = *seen == self.profile.limit;
         }

@@ -197,12 +197,22 @@ impl KeyTable {
         keys: impl IntoIterator<Item = &'k [u8]>,
         route: impl Fn(u64) -> Option<usize>,
     ) {
+        let hashed = keys.into_iter().map(|key| (sample_hash(key), key));
+        KeyTable::add_each_hashed(tables, hashed, route);
+    }
+
+    /// [`KeyTable::add_each_routed`] with each key's [`sample_hash`] computed beforehand
+    /// (given first): keys hashed on one thread and counted on another are hashed once.
+    pub fn add_each_hashed<'k>(
+        tables: &mut [KeyTable],
+        keys: impl IntoIterator<Item = (u64, &'k [u8])>,
+        route: impl Fn(u64) -> Option<usize>,
+    ) {
         let mut keys = keys.into_iter();
         let mut block = [(0usize, 0u64, &[][..]); BLOCK];
         loop {
             let mut n = 0;
-            for key in keys.by_ref() {
-                let hash = sample_hash(key);
+            for (hash, key) in keys.by_ref() {
                 let table = route(hash).unwrap_or(usize::MAX);
                 block[n] = (table, hash, key);
                 n += usize::from(table != usize::MAX);
