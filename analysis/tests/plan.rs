@@ -16,7 +16,7 @@ use analysis::replay::WorkloadInput;
 use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::SchemeSpec;
-use analysis::KeyCounts;
+use analysis::{KeyCounts, RemovalEffect};
 use workloads::trace::TraceOptions;
 use workloads::{KeyType, WorkloadSpec};
 
@@ -560,6 +560,7 @@ fn bad_plan_options_are_refused_with_the_option_named() {
 fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     use analysis::placement::Degraded;
     use analysis::plan::point_loads::PointLoads;
+    use analysis::plan::removal_index::RemovalIndex;
     use analysis::plan::window_load::{evaluate_with, ReplicaTable};
     let traffic = synthetic(
         "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
@@ -585,35 +586,41 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 weights: None,
             };
             let intact = Degraded::intact(spec.build(&ctx).unwrap());
-            let table = ReplicaTable::new(&intact, &traffic, rf).unwrap();
-            let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
-            for shard in 0..7 {
-                let next = intact.without(shard, traffic.counts()).unwrap().unwrap();
-                let full = evaluate(&next, &traffic, policy).unwrap();
-                let change = table.local_removal(&next, shard, &traffic).unwrap();
-                assert_eq!(
-                    table.changed(&change),
-                    ReplicaTable::new(&next, &traffic, rf).unwrap(),
-                    "{} rf {rf} without {shard}",
-                    spec.label()
-                );
-                let delta = points.moved(&table, &change, &traffic, reads).load(
-                    &next,
-                    next.failed(),
-                    &traffic,
-                    rf,
-                );
-                assert_eq!(delta, full, "{} rf {rf} without {shard}", spec.label());
-                assert_eq!(
-                    evaluate_with(
+            let successor = intact.layout().removal_effect() == RemovalEffect::Successor;
+            // Every removal from the intact layout and from the layout that lost shard 2.
+            let once = intact.without(2, traffic.counts()).unwrap().unwrap();
+            for state in [&intact, &once] {
+                let table = ReplicaTable::new(state, &traffic, rf).unwrap();
+                let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
+                let index = RemovalIndex::new(state, &table, &traffic, successor).unwrap();
+                for &shard in state.live() {
+                    let what = format!("{} rf {rf} {:?} without {shard}", spec.label(), state);
+                    let next = state.without(shard, traffic.counts()).unwrap().unwrap();
+                    let full = evaluate(&next, &traffic, policy).unwrap();
+                    let change = index.local_removal(&table, &next, shard, &traffic).unwrap();
+                    assert_eq!(
+                        table.changed(&change),
+                        ReplicaTable::new(&next, &traffic, rf).unwrap(),
+                        "{what}"
+                    );
+                    let delta = points.moved(&table, &change, &traffic, reads).load(
                         &next,
                         next.failed(),
                         &traffic,
-                        policy,
-                        &table.changed(&change)
-                    ),
-                    full
-                );
+                        rf,
+                    );
+                    assert_eq!(delta, full, "{what}");
+                    assert_eq!(
+                        evaluate_with(
+                            &next,
+                            next.failed(),
+                            &traffic,
+                            policy,
+                            &table.changed(&change)
+                        ),
+                        full
+                    );
+                }
             }
         }
     }

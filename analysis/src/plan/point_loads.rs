@@ -66,12 +66,11 @@ impl PointLoads {
         reads: ReadPolicy,
     ) -> PointLoads {
         let mut next = self.clone();
-        let (n, entries, key_bytes) = (self.shards, traffic.entries(), traffic.key_bytes());
+        let (n, key_bytes) = (self.shards, traffic.key_bytes());
         for (i, &key) in change.keys().iter().enumerate() {
             let (old, new) = (before.of(key), change.row(i));
-            for &(g, e) in traffic.entries_of(key) {
-                let row = &mut next.units[g as usize * n..(g as usize + 1) * n];
-                let e = &entries[e as usize];
+            for (g, e) in traffic.entries_of(key) {
+                let row = &mut next.units[*g as usize * n..(*g as usize + 1) * n];
                 entry_units(e, old, reads, |s, u| row[s as usize] -= u);
                 entry_units(e, new, reads, |s, u| row[s as usize] += u);
             }

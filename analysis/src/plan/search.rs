@@ -120,7 +120,12 @@ pub struct SchemeSearch<'a> {
     /// The layout at `--current` shards, when given.
     current: Option<Box<dyn Partitioner>>,
     cache: HashMap<u32, Evaluation>,
+    /// Told what the search checks, for progress.
+    progress: &'a dyn Fn(&str),
 }
+
+/// No progress.
+fn quiet(_: &str) {}
 
 impl<'a> SchemeSearch<'a> {
     /// A search for `spec`; builds the current layout when `cfg.current_shards` is given.
@@ -139,6 +144,7 @@ impl<'a> SchemeSearch<'a> {
             workload,
             current: None,
             cache: HashMap::new(),
+            progress: &quiet,
         };
         if let Some(c) = cfg.current_shards {
             search.current = Some(search.build(c)?);
@@ -150,6 +156,12 @@ impl<'a> SchemeSearch<'a> {
             }
         }
         Ok(search)
+    }
+
+    /// This search telling `progress` which shard count and failure check it is on (a line
+    /// such as `ring x2: 94 shards, failures: 16/94 removals tried`).
+    pub fn with_progress(self, progress: &'a dyn Fn(&str)) -> SchemeSearch<'a> {
+        SchemeSearch { progress, ..self }
     }
 
     /// The scheme built fresh for `shards` shards.
@@ -197,7 +209,12 @@ impl<'a> SchemeSearch<'a> {
 
     /// The failure chain at `shards` shards, finished unless a state's utilisation is above
     /// `stop_above`; computed again only when a cached early stop does not answer.
-    fn chain(&mut self, shards: u32, stop_above: f64) -> Result<&Chain, AnalysisError> {
+    fn chain(
+        &mut self,
+        shards: u32,
+        growth: f64,
+        stop_above: f64,
+    ) -> Result<&Chain, AnalysisError> {
         let limits = self.cfg.limits();
         let answers = match &self.evaluation(shards)?.chain {
             Some(Chain::Exceeds(state)) => limits.utilisation(&state.load) > stop_above,
@@ -206,6 +223,12 @@ impl<'a> SchemeSearch<'a> {
         };
         if !answers {
             let layout = self.layout_at(shards)?;
+            let on_removals = |tried: usize, of: usize| {
+                (self.progress)(&format!(
+                    "{}: failures: {tried}/{of} removals tried",
+                    self.step(shards, growth)
+                ))
+            };
             let chain = worst_failures(
                 layout,
                 self.cfg.failures,
@@ -213,10 +236,16 @@ impl<'a> SchemeSearch<'a> {
                 self.cfg.policy,
                 &limits,
                 stop_above,
+                &on_removals,
             )?;
             self.evaluation(shards)?.chain = Some(chain);
         }
         Ok(self.cache[&shards].chain.as_ref().expect("computed above"))
+    }
+
+    /// `scheme xG: N shards`, the start of a progress line.
+    fn step(&self, shards: u32, growth: f64) -> String {
+        format!("{} x{growth}: {shards} shards", self.spec.label())
     }
 
     /// Whether `shards` shards satisfy the limits at growth `growth` (with every shard up and
@@ -226,13 +255,14 @@ impl<'a> SchemeSearch<'a> {
         if shards < self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
             return Ok(Check::Exceeds);
         }
+        (self.progress)(&format!("{}: all shards up", self.step(shards, growth)));
         if !limits.fits(growth, limits.utilisation(self.load_at(shards)?)) {
             return Ok(Check::Exceeds);
         }
         if self.cfg.failures == 0 {
             return Ok(Check::Fits);
         }
-        Ok(match self.chain(shards, stop_above(growth))? {
+        Ok(match self.chain(shards, growth, stop_above(growth))? {
             Chain::Unsupported(message) => Check::Unsupported(message.clone()),
             Chain::Exceeds(_) => Check::Exceeds,
             Chain::States(states) => {
@@ -426,7 +456,7 @@ impl<'a> SchemeSearch<'a> {
                 Binding::Bytes
             });
         }
-        let loads: Vec<&LayoutLoad> = match self.chain(below, stop_above(growth))? {
+        let loads: Vec<&LayoutLoad> = match self.chain(below, growth, stop_above(growth))? {
             Chain::States(states) => states.iter().map(|s| &s.load).collect(),
             Chain::Exceeds(state) => vec![&state.load],
             Chain::Unsupported(_) => return Ok(Binding::NoRemoval),
@@ -454,7 +484,7 @@ impl<'a> SchemeSearch<'a> {
         let mut loads = vec![state0.clone()];
         let mut failed: Vec<ShardId> = Vec::new();
         if self.cfg.failures > 0 {
-            if let Chain::States(states) = self.chain(shards, stop_above(growth))? {
+            if let Chain::States(states) = self.chain(shards, growth, stop_above(growth))? {
                 loads.extend(states.iter().map(|s| s.load.clone()));
                 failed = states.last().map(|s| s.failed.clone()).unwrap_or_default();
             }
