@@ -124,13 +124,13 @@ pub fn worst_failures(
                 }))
             };
         let mut worst: Option<Removal> = None;
-        // Batches grow from a few per thread (a count that fails often fails early) to
-        // `MAX_BATCH` layouts, so that schemes that weigh the keys for their removals
-        // (`without_each`) weigh them a few times per state only.
+        // A few removals per thread first (a count that fails often fails early), then
+        // `MAX_BATCH` layouts at a time, so that schemes that weigh the keys for their
+        // removals (`without_each`) weigh them a few times per state only.
         let (mut tried, mut batch) = (0, first_batch);
         while tried < candidates.len() {
             let chunk = &candidates[tried..(tried + batch).min(candidates.len())];
-            (tried, batch) = (tried + chunk.len(), (batch * 2).min(MAX_BATCH));
+            (tried, batch) = (tried + chunk.len(), MAX_BATCH);
             on_removals(tried, candidates.len());
             let nexts = current.without_each(chunk, traffic.counts())?;
             let tried: Vec<Option<Removal>> = chunk

@@ -17,6 +17,7 @@ use workloads::KeyType;
 
 use super::binding::Binding;
 use super::failures::{worst_failures, Chain};
+use super::heavy_keys::HeavyKeys;
 use super::hot_key::{hottest_key, largest_key};
 use super::search_limit::{self, Spread};
 use super::traffic::Traffic;
@@ -120,6 +121,12 @@ pub struct SchemeSearch<'a> {
     /// The layout at `--current` shards, when given.
     current: Option<Box<dyn Partitioner>>,
     cache: HashMap<u32, Evaluation>,
+    /// The heaviest keys, for floors under the utilisation with every shard up.
+    heavy: HeavyKeys,
+    /// The floors computed, by shard count.
+    floors: HashMap<u32, f64>,
+    /// The last layout evaluated in full, kept for its failure chain.
+    last_layout: Option<(u32, Box<dyn Partitioner>)>,
     /// Told what the search checks, for progress.
     progress: &'a dyn Fn(&str),
 }
@@ -144,6 +151,9 @@ impl<'a> SchemeSearch<'a> {
             workload,
             current: None,
             cache: HashMap::new(),
+            heavy: HeavyKeys::new(traffic),
+            floors: HashMap::new(),
+            last_layout: None,
             progress: &quiet,
         };
         if let Some(c) = cfg.current_shards {
@@ -191,20 +201,54 @@ impl<'a> SchemeSearch<'a> {
 
     fn evaluation(&mut self, shards: u32) -> Result<&mut Evaluation, AnalysisError> {
         if !self.cache.contains_key(&shards) {
-            let state0 = evaluate(
-                self.layout_at(shards)?.as_ref(),
-                self.traffic,
-                self.cfg.policy,
-            )?;
-            self.cache.insert(
-                shards,
-                Evaluation {
-                    state0,
-                    chain: None,
-                },
-            );
+            let layout = self.layout_at(shards)?;
+            self.evaluate_layout(shards, layout.as_ref())?;
         }
         Ok(self.cache.get_mut(&shards).expect("inserted above"))
+    }
+
+    /// Evaluates `layout`, the layout at `shards` shards, with every shard up.
+    fn evaluate_layout(
+        &mut self,
+        shards: u32,
+        layout: &dyn Partitioner,
+    ) -> Result<&LayoutLoad, AnalysisError> {
+        let state0 = evaluate(layout, self.traffic, self.cfg.policy)?;
+        let evaluation = Evaluation {
+            state0,
+            chain: None,
+        };
+        Ok(&self.cache.entry(shards).or_insert(evaluation).state0)
+    }
+
+    /// The utilisation at `shards` shards with every shard up, or a floor under it
+    /// ([`HeavyKeys`]) when the floor is already too high for growth `growth`.
+    fn all_up_utilisation(&mut self, shards: u32, growth: f64) -> Result<f64, AnalysisError> {
+        let limits = self.cfg.limits();
+        if let Some(e) = self.cache.get(&shards) {
+            return Ok(limits.utilisation(&e.state0));
+        }
+        if let Some(&floor) = self.floors.get(&shards) {
+            if !limits.fits(growth, floor) {
+                return Ok(floor);
+            }
+        }
+        let layout = self.layout_at(shards)?;
+        if !self.floors.contains_key(&shards) {
+            let (traffic, policy) = (self.traffic, self.cfg.policy);
+            if let Some(floor) =
+                self.heavy
+                    .utilisation_floor(layout.as_ref(), traffic, policy, &limits)
+            {
+                self.floors.insert(shards, floor);
+                if !limits.fits(growth, floor) {
+                    return Ok(floor);
+                }
+            }
+        }
+        let utilisation = limits.utilisation(self.evaluate_layout(shards, layout.as_ref())?);
+        self.last_layout = Some((shards, layout));
+        Ok(utilisation)
     }
 
     /// The failure chain at `shards` shards, finished unless a state's utilisation is above
@@ -222,7 +266,10 @@ impl<'a> SchemeSearch<'a> {
             None => false,
         };
         if !answers {
-            let layout = self.layout_at(shards)?;
+            let layout = match self.last_layout.take() {
+                Some((n, layout)) if n == shards => layout,
+                _ => self.layout_at(shards)?,
+            };
             let on_removals = |tried: usize, of: usize| {
                 (self.progress)(&format!(
                     "{}: failures: {tried}/{of} removals tried",
@@ -256,7 +303,7 @@ impl<'a> SchemeSearch<'a> {
             return Ok(Check::Exceeds);
         }
         (self.progress)(&format!("{}: all shards up", self.step(shards, growth)));
-        if !limits.fits(growth, limits.utilisation(self.load_at(shards)?)) {
+        if !limits.fits(growth, self.all_up_utilisation(shards, growth)?) {
             return Ok(Check::Exceeds);
         }
         if self.cfg.failures == 0 {

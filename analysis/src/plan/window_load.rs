@@ -263,6 +263,40 @@ pub(crate) fn entry_units(
     replicas.iter().for_each(|&s| add(s, e.writes * rf));
 }
 
+/// What moving a key from replicas `old` to `new` changes, into `out`: (shard, units per
+/// read, units per write) net of what stays, zero changes left out. [`entry_units`] is linear
+/// in an entry's reads and writes, so this is its difference on the two rows.
+pub(crate) fn unit_changes(
+    old: &[ShardId],
+    new: &[ShardId],
+    reads: ReadPolicy,
+    out: &mut Vec<(ShardId, i64, i64)>,
+) {
+    out.clear();
+    {
+        let mut add =
+            |s: ShardId, per_read: i64, per_write: i64| match out.iter_mut().find(|c| c.0 == s) {
+                Some(c) => (c.1, c.2) = (c.1 + per_read, c.2 + per_write),
+                None => out.push((s, per_read, per_write)),
+            };
+        let one = |reads, writes| Entry {
+            window: 0,
+            key: 0,
+            reads,
+            writes,
+        };
+        for (replicas, sign) in [(new, 1i64), (old, -1)] {
+            entry_units(&one(1, 0), replicas, reads, |s, u| {
+                add(s, sign * u as i64, 0)
+            });
+            entry_units(&one(0, 1), replicas, reads, |s, u| {
+                add(s, 0, sign * u as i64)
+            });
+        }
+    }
+    out.retain(|c| c.1 != 0 || c.2 != 0);
+}
+
 /// Per-thread state of the window sweep.
 struct Sweep {
     loads: Vec<u64>,
