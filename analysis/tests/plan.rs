@@ -656,6 +656,79 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     assert!((0..7).all(|s| figures(s) == figures(6)));
 }
 
+/// The smallest count from `from` to `from + 63` whose layout, with every shard up and without any one
+/// shard, fits at growth `growth`: every layout evaluated in full, no floor, no shortcut.
+fn exhaustive_count(
+    traffic: &Traffic,
+    spec: &SchemeSpec,
+    cfg: &PlanConfig,
+    growth: f64,
+    from: u32,
+) -> Option<u32> {
+    use analysis::placement::Degraded;
+    let limits = cfg.limits();
+    let fits = |load: &analysis::plan::LayoutLoad| limits.fits(growth, limits.utilisation(load));
+    (from..=from + 63).find(|&n| {
+        let ctx = analysis::schemes::BuildContext {
+            shards: n,
+            warmup_keys: traffic.warmup_keys(),
+            key_type: KeyType::U64,
+            weights: None,
+        };
+        let layout = spec.build(&ctx).unwrap();
+        n >= cfg.policy.replicas + 1
+            && fits(&evaluate(layout.as_ref(), traffic, cfg.policy).unwrap())
+            && (0..n).all(|s| {
+                let without = Degraded::after_removal(layout.as_ref(), s, traffic.counts())
+                    .unwrap()
+                    .unwrap();
+                fits(&evaluate(&without, traffic, cfg.policy).unwrap())
+            })
+    })
+}
+
+#[test]
+fn the_search_with_floors_and_predicted_removals_finds_the_count_of_the_exhaustive_one() {
+    let traffic = synthetic(
+        "zipf:keys=20000,s=0.8,writes=0.2,scans=0.01,value_size=10",
+        12_000,
+        3_000,
+        1_200,
+    );
+    let mut checked = 0;
+    for (capacity, replicas, reads) in [
+        (400.0, 1, ReadPolicy::Leader),
+        (300.0, 2, ReadPolicy::Any),
+        (600.0, 3, ReadPolicy::Leader),
+    ] {
+        let cfg = PlanConfig {
+            capacity,
+            policy: ReplicaPolicy { replicas, reads },
+            failures: 1,
+            growth: vec![1.0, 1.5],
+            ..PlanConfig::default()
+        };
+        let specs = SchemeSpec::parse_list("range,hash,ring:vnodes=8,salted").unwrap();
+        let rows = plan_traffic(&traffic, "test", KeyType::U64, &specs, &cfg).unwrap();
+        for row in rows.iter().filter(|r| r.shards_needed.is_some()) {
+            let spec = specs.iter().find(|s| s.label() == row.scheme).unwrap();
+            let expected = exhaustive_count(&traffic, spec, &cfg, row.growth, row.balanced_shards);
+            // Past the counts checked one by one the search gallops (see `search`): then no
+            // count of the linear part works.
+            let linear = row.shards_needed <= Some(row.balanced_shards + 63);
+            assert_eq!(
+                row.shards_needed.filter(|_| linear),
+                expected,
+                "{} x{} rf {replicas}",
+                row.scheme,
+                row.growth
+            );
+            checked += usize::from(linear);
+        }
+    }
+    assert!(checked >= 20, "only {checked} plans were checked");
+}
+
 #[test]
 fn the_readme_binding_table_matches_the_binding_reasons() {
     let readme =

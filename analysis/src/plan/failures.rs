@@ -124,13 +124,15 @@ pub fn worst_failures(
                 }))
             };
         let mut worst: Option<Removal> = None;
-        // A few removals per thread first (a count that fails often fails early), then
-        // `MAX_BATCH` layouts at a time, so that schemes that weigh the keys for their
-        // removals (`without_each`) weigh them a few times per state only.
+        // A few removals per thread first (a count that fails often fails early); then, when
+        // a removal costs little beside building its layout (local ones), `MAX_BATCH`
+        // layouts at a time, so that schemes that weigh the keys for their removals
+        // (`without_each`) weigh them a few times per state only.
+        let later_batch = if local { MAX_BATCH } else { first_batch };
         let (mut tried, mut batch) = (0, first_batch);
         while tried < candidates.len() {
             let chunk = &candidates[tried..(tried + batch).min(candidates.len())];
-            (tried, batch) = (tried + chunk.len(), MAX_BATCH);
+            (tried, batch) = (tried + chunk.len(), later_batch);
             on_removals(tried, candidates.len());
             let nexts = current.without_each(chunk, traffic.counts())?;
             let tried: Vec<Option<Removal>> = chunk

@@ -79,7 +79,7 @@ pub fn plan_traffic_reporting(
     key_type: KeyType,
     schemes: &[SchemeSpec],
     cfg: &PlanConfig,
-    progress: &dyn Fn(&str),
+    progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<PlanRow>, AnalysisError> {
     cfg.check()?;
     check_schemes(schemes)?;

@@ -127,8 +127,13 @@ pub struct SchemeSearch<'a> {
     floors: HashMap<u32, f64>,
     /// The last layout evaluated in full, kept for its failure chain.
     last_layout: Option<(u32, Box<dyn Partitioner>)>,
+    /// The count checked after the current one, when known (the linear part of the search):
+    /// its layout is built while the current one is evaluated.
+    ahead: Option<u32>,
+    /// The layout built ahead.
+    prefetched: Option<(u32, Box<dyn Partitioner>)>,
     /// Told what the search checks, for progress.
-    progress: &'a dyn Fn(&str),
+    progress: &'a (dyn Fn(&str) + Sync),
 }
 
 /// No progress.
@@ -154,6 +159,8 @@ impl<'a> SchemeSearch<'a> {
             heavy: HeavyKeys::new(traffic),
             floors: HashMap::new(),
             last_layout: None,
+            ahead: None,
+            prefetched: None,
             progress: &quiet,
         };
         if let Some(c) = cfg.current_shards {
@@ -170,7 +177,7 @@ impl<'a> SchemeSearch<'a> {
 
     /// This search telling `progress` which shard count and failure check it is on (a line
     /// such as `ring x2: 94 shards, failures: 16/94 removals tried`).
-    pub fn with_progress(self, progress: &'a dyn Fn(&str)) -> SchemeSearch<'a> {
+    pub fn with_progress(self, progress: &'a (dyn Fn(&str) + Sync)) -> SchemeSearch<'a> {
         SchemeSearch { progress, ..self }
     }
 
@@ -202,23 +209,16 @@ impl<'a> SchemeSearch<'a> {
     fn evaluation(&mut self, shards: u32) -> Result<&mut Evaluation, AnalysisError> {
         if !self.cache.contains_key(&shards) {
             let layout = self.layout_at(shards)?;
-            self.evaluate_layout(shards, layout.as_ref())?;
+            let state0 = evaluate(layout.as_ref(), self.traffic, self.cfg.policy)?;
+            self.cache.insert(
+                shards,
+                Evaluation {
+                    state0,
+                    chain: None,
+                },
+            );
         }
         Ok(self.cache.get_mut(&shards).expect("inserted above"))
-    }
-
-    /// Evaluates `layout`, the layout at `shards` shards, with every shard up.
-    fn evaluate_layout(
-        &mut self,
-        shards: u32,
-        layout: &dyn Partitioner,
-    ) -> Result<&LayoutLoad, AnalysisError> {
-        let state0 = evaluate(layout, self.traffic, self.cfg.policy)?;
-        let evaluation = Evaluation {
-            state0,
-            chain: None,
-        };
-        Ok(&self.cache.entry(shards).or_insert(evaluation).state0)
     }
 
     /// The utilisation at `shards` shards with every shard up, or a floor under it
@@ -233,22 +233,59 @@ impl<'a> SchemeSearch<'a> {
                 return Ok(floor);
             }
         }
-        let layout = self.layout_at(shards)?;
-        if !self.floors.contains_key(&shards) {
-            let (traffic, policy) = (self.traffic, self.cfg.policy);
-            if let Some(floor) =
-                self.heavy
-                    .utilisation_floor(layout.as_ref(), traffic, policy, &limits)
-            {
-                self.floors.insert(shards, floor);
-                if !limits.fits(growth, floor) {
-                    return Ok(floor);
-                }
-            }
+        let layout = match self.prefetched.take() {
+            Some((n, layout)) if n == shards => layout,
+            _ => self.layout_at(shards)?,
+        };
+        let ahead = self.ahead.take().filter(|n| !self.cache.contains_key(n));
+        let need_floor = !self.floors.contains_key(&shards);
+        let this = &*self;
+        let (measured, built) = rayon::join(
+            || this.measure_all_up(layout.as_ref(), growth, need_floor),
+            || ahead.map(|n| (n, this.layout_at(n))),
+        );
+        // A layout that cannot be built ahead is built (and refused) again when checked.
+        if let Some((n, Ok(built))) = built {
+            self.prefetched = Some((n, built));
         }
-        let utilisation = limits.utilisation(self.evaluate_layout(shards, layout.as_ref())?);
-        self.last_layout = Some((shards, layout));
-        Ok(utilisation)
+        let (floor, load) = measured?;
+        if let Some(floor) = floor {
+            self.floors.insert(shards, floor);
+        }
+        match load {
+            Some(state0) => {
+                let utilisation = limits.utilisation(&state0);
+                let evaluation = Evaluation {
+                    state0,
+                    chain: None,
+                };
+                self.cache.insert(shards, evaluation);
+                self.last_layout = Some((shards, layout));
+                Ok(utilisation)
+            }
+            None => Ok(floor.expect("a floor too high stops the evaluation")),
+        }
+    }
+
+    /// The floor under `layout`'s utilisation with every shard up when `need_floor`, and
+    /// its full load unless that floor is already too high for growth `growth`.
+    fn measure_all_up(
+        &self,
+        layout: &dyn Partitioner,
+        growth: f64,
+        need_floor: bool,
+    ) -> Result<(Option<f64>, Option<LayoutLoad>), AnalysisError> {
+        let (limits, policy) = (self.cfg.limits(), self.cfg.policy);
+        let floor = need_floor
+            .then(|| {
+                self.heavy
+                    .utilisation_floor(layout, self.traffic, policy, &limits)
+            })
+            .flatten();
+        if floor.is_some_and(|f| !limits.fits(growth, f)) {
+            return Ok((floor, None));
+        }
+        Ok((floor, Some(evaluate(layout, self.traffic, policy)?)))
     }
 
     /// The failure chain at `shards` shards, finished unless a state's utilisation is above
@@ -433,13 +470,17 @@ impl<'a> SchemeSearch<'a> {
         let linear_end = bound.saturating_add(LINEAR_STEPS - 1).min(max);
         let mut next = self.next_reachable(bound);
         while let Some(n) = next.filter(|&n| n <= linear_end) {
-            match self.check(n, growth)? {
+            next = n.checked_add(1).and_then(|n| self.next_reachable(n));
+            self.ahead = next.filter(|&n| n <= linear_end);
+            let check = self.check(n, growth);
+            self.ahead = None;
+            match check? {
                 Check::Fits => return Ok(Found::Shards(n)),
                 Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
                 Check::Exceeds => lo = Some(n),
             }
-            next = n.checked_add(1).and_then(|n| self.next_reachable(n));
         }
+        self.prefetched = None;
         if bound > max {
             return Ok(Found::Nothing); // the bound is above --max-shards
         }
