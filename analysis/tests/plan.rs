@@ -676,7 +676,7 @@ fn exhaustive_count(
             weights: None,
         };
         let layout = spec.build(&ctx).unwrap();
-        n >= cfg.policy.replicas + 1
+        n >= cfg.policy.replicas + cfg.failures
             && fits(&evaluate(layout.as_ref(), traffic, cfg.policy).unwrap())
             && (0..n).all(|s| {
                 let without = Degraded::after_removal(layout.as_ref(), s, traffic.counts())
