@@ -162,8 +162,14 @@ pub enum RemovalEffect {
     /// key onto the survivors), so one removal stands for all.
     Symmetric,
     /// A removal changes the replicas of only the keys that had a replica on the removed
-    /// shard (the others keep theirs, renumbered).
+    /// shard (the others keep theirs, renumbered); of those, a key whose owner survives keeps
+    /// it and takes its next replica before the removal ([`Partitioner::replicas`] with one
+    /// more), the removed shard left out (range and salted: only the removed shard's ranges
+    /// change owner, and replicas follow in shard order).
     Local,
+    /// As [`RemovalEffect::Local`], and a key the removed shard owned takes its next replica
+    /// too (the ring: the next distinct shard clockwise), so no key is looked up again.
+    Successor,
 }
 
 /// Adds `(owner + i) mod shards` for `i` in `0..min(rf, shards)` to `out`: the default

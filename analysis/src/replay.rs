@@ -100,6 +100,9 @@ pub enum Progress<'a> {
     /// A named phase starts (`replay` after the warm-up, then `remap`, `latency`, `range
     /// dynamics`).
     Phase(&'static str),
+    /// What the current phase is doing now, shown beside its name (which scheme, shard count
+    /// and failure check a plan is on).
+    Step(&'a str),
 }
 
 /// Replays one workload through every scheme, measuring remap to `cfg.target_shards`.

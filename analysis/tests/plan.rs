@@ -16,7 +16,7 @@ use analysis::replay::WorkloadInput;
 use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::ring::RingPartitioner;
 use analysis::schemes::SchemeSpec;
-use analysis::KeyCounts;
+use analysis::{KeyCounts, RemovalEffect};
 use workloads::trace::TraceOptions;
 use workloads::{KeyType, WorkloadSpec};
 
@@ -560,6 +560,7 @@ fn bad_plan_options_are_refused_with_the_option_named() {
 fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     use analysis::placement::Degraded;
     use analysis::plan::point_loads::PointLoads;
+    use analysis::plan::removal_index::RemovalIndex;
     use analysis::plan::window_load::{evaluate_with, ReplicaTable};
     let traffic = synthetic(
         "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
@@ -585,35 +586,41 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 weights: None,
             };
             let intact = Degraded::intact(spec.build(&ctx).unwrap());
-            let table = ReplicaTable::new(&intact, &traffic, rf).unwrap();
-            let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
-            for shard in 0..7 {
-                let next = intact.without(shard, traffic.counts()).unwrap().unwrap();
-                let full = evaluate(&next, &traffic, policy).unwrap();
-                let change = table.local_removal(&next, shard, &traffic).unwrap();
-                assert_eq!(
-                    table.changed(&change),
-                    ReplicaTable::new(&next, &traffic, rf).unwrap(),
-                    "{} rf {rf} without {shard}",
-                    spec.label()
-                );
-                let delta = points.moved(&table, &change, &traffic, reads).load(
-                    &next,
-                    next.failed(),
-                    &traffic,
-                    rf,
-                );
-                assert_eq!(delta, full, "{} rf {rf} without {shard}", spec.label());
-                assert_eq!(
-                    evaluate_with(
+            let successor = intact.layout().removal_effect() == RemovalEffect::Successor;
+            // Every removal from the intact layout and from the layout that lost shard 2.
+            let once = intact.without(2, traffic.counts()).unwrap().unwrap();
+            for state in [&intact, &once] {
+                let table = ReplicaTable::new(state, &traffic, rf).unwrap();
+                let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
+                let index = RemovalIndex::new(state, &table, &traffic, successor).unwrap();
+                for &shard in state.live() {
+                    let what = format!("{} rf {rf} {:?} without {shard}", spec.label(), state);
+                    let next = state.without(shard, traffic.counts()).unwrap().unwrap();
+                    let full = evaluate(&next, &traffic, policy).unwrap();
+                    let change = index.local_removal(&table, &next, shard, &traffic).unwrap();
+                    assert_eq!(
+                        table.changed(&change),
+                        ReplicaTable::new(&next, &traffic, rf).unwrap(),
+                        "{what}"
+                    );
+                    let delta = points.moved(&table, &change, &traffic, reads).load(
                         &next,
                         next.failed(),
                         &traffic,
-                        policy,
-                        &table.changed(&change)
-                    ),
-                    full
-                );
+                        rf,
+                    );
+                    assert_eq!(delta, full, "{what}");
+                    assert_eq!(
+                        evaluate_with(
+                            &next,
+                            next.failed(),
+                            &traffic,
+                            policy,
+                            &table.changed(&change)
+                        ),
+                        full
+                    );
+                }
             }
         }
     }
@@ -647,6 +654,79 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
         )
     };
     assert!((0..7).all(|s| figures(s) == figures(6)));
+}
+
+/// The smallest count from `from` to `from + 63` whose layout, with every shard up and without any one
+/// shard, fits at growth `growth`: every layout evaluated in full, no floor, no shortcut.
+fn exhaustive_count(
+    traffic: &Traffic,
+    spec: &SchemeSpec,
+    cfg: &PlanConfig,
+    growth: f64,
+    from: u32,
+) -> Option<u32> {
+    use analysis::placement::Degraded;
+    let limits = cfg.limits();
+    let fits = |load: &analysis::plan::LayoutLoad| limits.fits(growth, limits.utilisation(load));
+    (from..=from + 63).find(|&n| {
+        let ctx = analysis::schemes::BuildContext {
+            shards: n,
+            warmup_keys: traffic.warmup_keys(),
+            key_type: KeyType::U64,
+            weights: None,
+        };
+        let layout = spec.build(&ctx).unwrap();
+        n >= cfg.policy.replicas + cfg.failures
+            && fits(&evaluate(layout.as_ref(), traffic, cfg.policy).unwrap())
+            && (0..n).all(|s| {
+                let without = Degraded::after_removal(layout.as_ref(), s, traffic.counts())
+                    .unwrap()
+                    .unwrap();
+                fits(&evaluate(&without, traffic, cfg.policy).unwrap())
+            })
+    })
+}
+
+#[test]
+fn the_search_with_floors_and_predicted_removals_finds_the_count_of_the_exhaustive_one() {
+    let traffic = synthetic(
+        "zipf:keys=20000,s=0.8,writes=0.2,scans=0.01,value_size=10",
+        12_000,
+        3_000,
+        1_200,
+    );
+    let mut checked = 0;
+    for (capacity, replicas, reads) in [
+        (400.0, 1, ReadPolicy::Leader),
+        (300.0, 2, ReadPolicy::Any),
+        (600.0, 3, ReadPolicy::Leader),
+    ] {
+        let cfg = PlanConfig {
+            capacity,
+            policy: ReplicaPolicy { replicas, reads },
+            failures: 1,
+            growth: vec![1.0, 1.5],
+            ..PlanConfig::default()
+        };
+        let specs = SchemeSpec::parse_list("range,hash,ring:vnodes=8,salted").unwrap();
+        let rows = plan_traffic(&traffic, "test", KeyType::U64, &specs, &cfg).unwrap();
+        for row in rows.iter().filter(|r| r.shards_needed.is_some()) {
+            let spec = specs.iter().find(|s| s.label() == row.scheme).unwrap();
+            let expected = exhaustive_count(&traffic, spec, &cfg, row.growth, row.balanced_shards);
+            // Past the counts checked one by one the search gallops (see `search`): then no
+            // count of the linear part works.
+            let linear = row.shards_needed <= Some(row.balanced_shards + 63);
+            assert_eq!(
+                row.shards_needed.filter(|_| linear),
+                expected,
+                "{} x{} rf {replicas}",
+                row.scheme,
+                row.growth
+            );
+            checked += usize::from(linear);
+        }
+    }
+    assert!(checked >= 20, "only {checked} plans were checked");
 }
 
 #[test]

@@ -108,9 +108,11 @@ impl ReplayProgress {
     /// The replay's progress callback for one configuration shown as `label`: its bar is
     /// made when the replay starts (so no empty bar is ever shown).
     pub fn callback<'a>(&'a self, label: &'a str) -> impl Fn(Progress<'_>) + Sync + 'a {
-        let bar: Mutex<Option<ProgressBar>> = Mutex::new(None);
+        // The bar and the name of the phase it shows.
+        let state: Mutex<(Option<ProgressBar>, &'static str)> = Mutex::new((None, ""));
         move |p| {
-            let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+            let (bar, phase) = &mut *state;
             match p {
                 Progress::Started { events, .. } => {
                     self.clock.enter("warm-up");
@@ -134,11 +136,17 @@ impl ReplayProgress {
                 }
                 Progress::Phase(name) => {
                     self.clock.enter(name);
+                    *phase = name;
                     if let Some(bar) = bar.as_ref() {
                         if !matches!(name, "warm-up" | "replay") {
                             bar.set_style(phase_style(bar.length().is_some()));
                         }
                         bar.set_message(name);
+                    }
+                }
+                Progress::Step(what) => {
+                    if let Some(bar) = bar.as_ref() {
+                        bar.set_message(format!("{phase}: {what}"));
                     }
                 }
             }

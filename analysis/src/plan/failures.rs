@@ -19,12 +19,15 @@
 //!   shard is not among them none of its points comes before the last of them. Range and
 //!   salted: only the removed shard's ranges change owner, and the replicas `(owner + i) mod
 //!   N` of any other range skip the removed shard exactly when they did not include it.
-//!   Those keys' requests are moved in per-window point loads ([`PointLoads`]) rather than
-//!   sweeping every request again. `tests/plan.rs` checks both against full evaluations.
+//!   Their new replicas are known without a look-up unless the removed shard owned them
+//!   ([`RemovalIndex`]), and their requests are moved in per-window point loads
+//!   ([`PointLoads`]) rather than sweeping every request again. `tests/plan.rs` checks both
+//!   against full evaluations.
 
 use rayon::prelude::*;
 
 use super::point_loads::PointLoads;
+use super::removal_index::RemovalIndex;
 use super::traffic::Traffic;
 use super::window_load::{evaluate_with, LayoutLoad, ReplicaPolicy, ReplicaTable, TableChange};
 use super::Limits;
@@ -55,7 +58,8 @@ pub enum Chain {
 /// Removes the worst shard `failures` times from `layout` (see the module); the layout's
 /// [`Partitioner::removal_effect`] says which shortcuts apply. A plan only needs to know that a count fails, so the search stops at the
 /// first removal (in shard order) whose utilisation is above `stop_above` and returns it as
-/// [`Chain::Exceeds`]; `f64::INFINITY` always finishes the chain.
+/// [`Chain::Exceeds`]; `f64::INFINITY` always finishes the chain. `on_removals(tried, of)`
+/// is called as trial removals start, for progress.
 pub fn worst_failures(
     layout: Box<dyn Partitioner>,
     failures: u32,
@@ -63,21 +67,24 @@ pub fn worst_failures(
     policy: ReplicaPolicy,
     limits: &Limits,
     stop_above: f64,
+    on_removals: &dyn Fn(usize, usize),
 ) -> Result<Chain, AnalysisError> {
     let effect = layout.removal_effect();
-    let (symmetric, local) = (
-        effect == RemovalEffect::Symmetric,
-        effect == RemovalEffect::Local,
-    );
+    let symmetric = effect == RemovalEffect::Symmetric;
+    let local = matches!(effect, RemovalEffect::Local | RemovalEffect::Successor);
+    let successor = effect == RemovalEffect::Successor;
     let mut current = Degraded::intact(layout);
     let mut table = ReplicaTable::new(&current, traffic, policy.replicas)?;
     let mut states = Vec::with_capacity(failures as usize);
-    let batch = rayon::current_num_threads().max(1) * 4;
+    let first_batch = rayon::current_num_threads().max(1) * 4;
     for _ in 0..failures {
-        let points = if local {
-            PointLoads::new(&table, traffic, policy.reads, current.shard_count())
+        let (points, index) = if local {
+            (
+                PointLoads::new(&table, traffic, policy.reads, current.shard_count()),
+                Some(RemovalIndex::new(&current, &table, traffic, successor)?),
+            )
         } else {
-            None
+            (None, None)
         };
         let candidates: Vec<ShardId> = match (symmetric, current.live().last()) {
             (true, Some(&last)) => vec![last],
@@ -88,8 +95,8 @@ pub fn worst_failures(
                 let Some(next) = next else {
                     return Ok(None);
                 };
-                let (change, load) = if local {
-                    let change = table.local_removal(&next, shard, traffic)?;
+                let (change, load) = if let Some(index) = &index {
+                    let change = index.local_removal(&table, &next, shard, traffic)?;
                     let load =
                         match &points {
                             Some(points) => points
@@ -117,7 +124,16 @@ pub fn worst_failures(
                 }))
             };
         let mut worst: Option<Removal> = None;
-        for chunk in candidates.chunks(batch) {
+        // A few removals per thread first (a count that fails often fails early); then, when
+        // a removal costs little beside building its layout (local ones), `MAX_BATCH`
+        // layouts at a time, so that schemes that weigh the keys for their removals
+        // (`without_each`) weigh them a few times per state only.
+        let later_batch = if local { MAX_BATCH } else { first_batch };
+        let (mut tried, mut batch) = (0, first_batch);
+        while tried < candidates.len() {
+            let chunk = &candidates[tried..(tried + batch).min(candidates.len())];
+            (tried, batch) = (tried + chunk.len(), later_batch);
+            on_removals(tried, candidates.len());
             let nexts = current.without_each(chunk, traffic.counts())?;
             let tried: Vec<Option<Removal>> = chunk
                 .par_iter()
@@ -157,6 +173,9 @@ pub fn worst_failures(
     }
     Ok(Chain::States(states))
 }
+
+/// The most trial layouts built at once.
+const MAX_BATCH: usize = 64;
 
 /// One tried removal.
 struct Removal {

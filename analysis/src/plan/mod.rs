@@ -35,8 +35,10 @@ pub mod binding;
 pub mod clock;
 mod config;
 pub mod failures;
+pub mod heavy_keys;
 pub mod hot_key;
 pub mod point_loads;
+pub mod removal_index;
 mod rows;
 pub mod search;
 pub mod search_limit;
@@ -66,11 +68,25 @@ pub fn plan_traffic(
     schemes: &[SchemeSpec],
     cfg: &PlanConfig,
 ) -> Result<Vec<PlanRow>, AnalysisError> {
+    plan_traffic_reporting(traffic, workload, key_type, schemes, cfg, &|_| {})
+}
+
+/// As [`plan_traffic`], telling `progress` which scheme, shard count and failure check the
+/// search is on.
+pub fn plan_traffic_reporting(
+    traffic: &Traffic,
+    workload: &str,
+    key_type: KeyType,
+    schemes: &[SchemeSpec],
+    cfg: &PlanConfig,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<PlanRow>, AnalysisError> {
     cfg.check()?;
     check_schemes(schemes)?;
     let mut rows = Vec::with_capacity(schemes.len() * cfg.growth.len());
     for spec in schemes {
-        let mut search = SchemeSearch::new(spec, traffic, cfg, workload, key_type)?;
+        let mut search =
+            SchemeSearch::new(spec, traffic, cfg, workload, key_type)?.with_progress(progress);
         for &g in &cfg.growth {
             rows.push(search.row(g)?);
         }
@@ -113,7 +129,9 @@ pub fn plan_workload(
         progress(Progress::Events(n))
     })?;
     progress(Progress::Phase("plan"));
-    let mut rows = plan_traffic(&traffic, &input.label, input.key_type, schemes, cfg)?;
+    let step = |what: &str| progress(Progress::Step(what));
+    let mut rows =
+        plan_traffic_reporting(&traffic, &input.label, input.key_type, schemes, cfg, &step)?;
     let warnings = time_sanity::warnings(&traffic, windows.clock());
     for row in &mut rows {
         row.note = note_with_warnings(&row.note, &warnings);

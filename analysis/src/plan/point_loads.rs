@@ -7,7 +7,9 @@
 use rayon::prelude::*;
 
 use super::traffic::Traffic;
-use super::window_load::{entry_units, LayoutLoad, ReadPolicy, ReplicaTable, TableChange};
+use super::window_load::{
+    entry_units, unit_changes, LayoutLoad, ReadPolicy, ReplicaTable, TableChange,
+};
 use crate::{Partitioner, ShardId, ShardSet};
 
 /// The most counters a [`PointLoads`] may hold (128 MiB).
@@ -66,14 +68,17 @@ impl PointLoads {
         reads: ReadPolicy,
     ) -> PointLoads {
         let mut next = self.clone();
-        let (n, entries, key_bytes) = (self.shards, traffic.entries(), traffic.key_bytes());
+        let (n, key_bytes) = (self.shards, traffic.key_bytes());
+        let mut changes = Vec::new();
         for (i, &key) in change.keys().iter().enumerate() {
             let (old, new) = (before.of(key), change.row(i));
-            for &(g, e) in traffic.entries_of(key) {
-                let row = &mut next.units[g as usize * n..(g as usize + 1) * n];
-                let e = &entries[e as usize];
-                entry_units(e, old, reads, |s, u| row[s as usize] -= u);
-                entry_units(e, new, reads, |s, u| row[s as usize] += u);
+            unit_changes(old, new, reads, &mut changes);
+            for (g, e) in traffic.entries_of(key) {
+                let row = &mut next.units[*g as usize * n..(*g as usize + 1) * n];
+                for &(s, per_read, per_write) in &changes {
+                    let units = per_read * e.reads as i64 + per_write * e.writes as i64;
+                    row[s as usize] = row[s as usize].wrapping_add_signed(units);
+                }
             }
             let b = key_bytes[key as usize];
             old.iter().for_each(|&s| next.bytes[s as usize] -= b);

@@ -17,6 +17,7 @@ use workloads::KeyType;
 
 use super::binding::Binding;
 use super::failures::{worst_failures, Chain};
+use super::heavy_keys::HeavyKeys;
 use super::hot_key::{hottest_key, largest_key};
 use super::search_limit::{self, Spread};
 use super::traffic::Traffic;
@@ -120,7 +121,23 @@ pub struct SchemeSearch<'a> {
     /// The layout at `--current` shards, when given.
     current: Option<Box<dyn Partitioner>>,
     cache: HashMap<u32, Evaluation>,
+    /// The heaviest keys, for floors under the utilisation with every shard up.
+    heavy: HeavyKeys,
+    /// The floors computed, by shard count.
+    floors: HashMap<u32, f64>,
+    /// The last layout evaluated in full, kept for its failure chain.
+    last_layout: Option<(u32, Box<dyn Partitioner>)>,
+    /// The count checked after the current one, when known (the linear part of the search):
+    /// its layout is built while the current one is evaluated.
+    ahead: Option<u32>,
+    /// The layout built ahead.
+    prefetched: Option<(u32, Box<dyn Partitioner>)>,
+    /// Told what the search checks, for progress.
+    progress: &'a (dyn Fn(&str) + Sync),
 }
+
+/// No progress.
+fn quiet(_: &str) {}
 
 impl<'a> SchemeSearch<'a> {
     /// A search for `spec`; builds the current layout when `cfg.current_shards` is given.
@@ -139,6 +156,12 @@ impl<'a> SchemeSearch<'a> {
             workload,
             current: None,
             cache: HashMap::new(),
+            heavy: HeavyKeys::new(traffic),
+            floors: HashMap::new(),
+            last_layout: None,
+            ahead: None,
+            prefetched: None,
+            progress: &quiet,
         };
         if let Some(c) = cfg.current_shards {
             search.current = Some(search.build(c)?);
@@ -150,6 +173,12 @@ impl<'a> SchemeSearch<'a> {
             }
         }
         Ok(search)
+    }
+
+    /// This search telling `progress` which shard count and failure check it is on (a line
+    /// such as `ring x2: 94 shards, failures: 16/94 removals tried`).
+    pub fn with_progress(self, progress: &'a (dyn Fn(&str) + Sync)) -> SchemeSearch<'a> {
+        SchemeSearch { progress, ..self }
     }
 
     /// The scheme built fresh for `shards` shards.
@@ -179,11 +208,8 @@ impl<'a> SchemeSearch<'a> {
 
     fn evaluation(&mut self, shards: u32) -> Result<&mut Evaluation, AnalysisError> {
         if !self.cache.contains_key(&shards) {
-            let state0 = evaluate(
-                self.layout_at(shards)?.as_ref(),
-                self.traffic,
-                self.cfg.policy,
-            )?;
+            let layout = self.layout_at(shards)?;
+            let state0 = evaluate(layout.as_ref(), self.traffic, self.cfg.policy)?;
             self.cache.insert(
                 shards,
                 Evaluation {
@@ -195,9 +221,81 @@ impl<'a> SchemeSearch<'a> {
         Ok(self.cache.get_mut(&shards).expect("inserted above"))
     }
 
+    /// The utilisation at `shards` shards with every shard up, or a floor under it
+    /// ([`HeavyKeys`]) when the floor is already too high for growth `growth`.
+    fn all_up_utilisation(&mut self, shards: u32, growth: f64) -> Result<f64, AnalysisError> {
+        let limits = self.cfg.limits();
+        if let Some(e) = self.cache.get(&shards) {
+            return Ok(limits.utilisation(&e.state0));
+        }
+        if let Some(&floor) = self.floors.get(&shards) {
+            if !limits.fits(growth, floor) {
+                return Ok(floor);
+            }
+        }
+        let layout = match self.prefetched.take() {
+            Some((n, layout)) if n == shards => layout,
+            _ => self.layout_at(shards)?,
+        };
+        let ahead = self.ahead.take().filter(|n| !self.cache.contains_key(n));
+        let need_floor = !self.floors.contains_key(&shards);
+        let this = &*self;
+        let (measured, built) = rayon::join(
+            || this.measure_all_up(layout.as_ref(), growth, need_floor),
+            || ahead.map(|n| (n, this.layout_at(n))),
+        );
+        // A layout that cannot be built ahead is built (and refused) again when checked.
+        if let Some((n, Ok(built))) = built {
+            self.prefetched = Some((n, built));
+        }
+        let (floor, load) = measured?;
+        if let Some(floor) = floor {
+            self.floors.insert(shards, floor);
+        }
+        match load {
+            Some(state0) => {
+                let utilisation = limits.utilisation(&state0);
+                let evaluation = Evaluation {
+                    state0,
+                    chain: None,
+                };
+                self.cache.insert(shards, evaluation);
+                self.last_layout = Some((shards, layout));
+                Ok(utilisation)
+            }
+            None => Ok(floor.expect("a floor too high stops the evaluation")),
+        }
+    }
+
+    /// The floor under `layout`'s utilisation with every shard up when `need_floor`, and
+    /// its full load unless that floor is already too high for growth `growth`.
+    fn measure_all_up(
+        &self,
+        layout: &dyn Partitioner,
+        growth: f64,
+        need_floor: bool,
+    ) -> Result<(Option<f64>, Option<LayoutLoad>), AnalysisError> {
+        let (limits, policy) = (self.cfg.limits(), self.cfg.policy);
+        let floor = need_floor
+            .then(|| {
+                self.heavy
+                    .utilisation_floor(layout, self.traffic, policy, &limits)
+            })
+            .flatten();
+        if floor.is_some_and(|f| !limits.fits(growth, f)) {
+            return Ok((floor, None));
+        }
+        Ok((floor, Some(evaluate(layout, self.traffic, policy)?)))
+    }
+
     /// The failure chain at `shards` shards, finished unless a state's utilisation is above
     /// `stop_above`; computed again only when a cached early stop does not answer.
-    fn chain(&mut self, shards: u32, stop_above: f64) -> Result<&Chain, AnalysisError> {
+    fn chain(
+        &mut self,
+        shards: u32,
+        growth: f64,
+        stop_above: f64,
+    ) -> Result<&Chain, AnalysisError> {
         let limits = self.cfg.limits();
         let answers = match &self.evaluation(shards)?.chain {
             Some(Chain::Exceeds(state)) => limits.utilisation(&state.load) > stop_above,
@@ -205,7 +303,16 @@ impl<'a> SchemeSearch<'a> {
             None => false,
         };
         if !answers {
-            let layout = self.layout_at(shards)?;
+            let layout = match self.last_layout.take() {
+                Some((n, layout)) if n == shards => layout,
+                _ => self.layout_at(shards)?,
+            };
+            let on_removals = |tried: usize, of: usize| {
+                (self.progress)(&format!(
+                    "{}: failures: {tried}/{of} removals tried",
+                    self.step(shards, growth)
+                ))
+            };
             let chain = worst_failures(
                 layout,
                 self.cfg.failures,
@@ -213,10 +320,16 @@ impl<'a> SchemeSearch<'a> {
                 self.cfg.policy,
                 &limits,
                 stop_above,
+                &on_removals,
             )?;
             self.evaluation(shards)?.chain = Some(chain);
         }
         Ok(self.cache[&shards].chain.as_ref().expect("computed above"))
+    }
+
+    /// `scheme xG: N shards`, the start of a progress line.
+    fn step(&self, shards: u32, growth: f64) -> String {
+        format!("{} x{growth}: {shards} shards", self.spec.label())
     }
 
     /// Whether `shards` shards satisfy the limits at growth `growth` (with every shard up and
@@ -226,13 +339,14 @@ impl<'a> SchemeSearch<'a> {
         if shards < self.cfg.failures.saturating_add(self.cfg.policy.replicas) {
             return Ok(Check::Exceeds);
         }
-        if !limits.fits(growth, limits.utilisation(self.load_at(shards)?)) {
+        (self.progress)(&format!("{}: all shards up", self.step(shards, growth)));
+        if !limits.fits(growth, self.all_up_utilisation(shards, growth)?) {
             return Ok(Check::Exceeds);
         }
         if self.cfg.failures == 0 {
             return Ok(Check::Fits);
         }
-        Ok(match self.chain(shards, stop_above(growth))? {
+        Ok(match self.chain(shards, growth, stop_above(growth))? {
             Chain::Unsupported(message) => Check::Unsupported(message.clone()),
             Chain::Exceeds(_) => Check::Exceeds,
             Chain::States(states) => {
@@ -356,13 +470,17 @@ impl<'a> SchemeSearch<'a> {
         let linear_end = bound.saturating_add(LINEAR_STEPS - 1).min(max);
         let mut next = self.next_reachable(bound);
         while let Some(n) = next.filter(|&n| n <= linear_end) {
-            match self.check(n, growth)? {
+            next = n.checked_add(1).and_then(|n| self.next_reachable(n));
+            self.ahead = next.filter(|&n| n <= linear_end);
+            let check = self.check(n, growth);
+            self.ahead = None;
+            match check? {
                 Check::Fits => return Ok(Found::Shards(n)),
                 Check::Unsupported(m) => return Ok(Found::Unsupported(m)),
                 Check::Exceeds => lo = Some(n),
             }
-            next = n.checked_add(1).and_then(|n| self.next_reachable(n));
         }
+        self.prefetched = None;
         if bound > max {
             return Ok(Found::Nothing); // the bound is above --max-shards
         }
@@ -426,7 +544,7 @@ impl<'a> SchemeSearch<'a> {
                 Binding::Bytes
             });
         }
-        let loads: Vec<&LayoutLoad> = match self.chain(below, stop_above(growth))? {
+        let loads: Vec<&LayoutLoad> = match self.chain(below, growth, stop_above(growth))? {
             Chain::States(states) => states.iter().map(|s| &s.load).collect(),
             Chain::Exceeds(state) => vec![&state.load],
             Chain::Unsupported(_) => return Ok(Binding::NoRemoval),
@@ -454,7 +572,7 @@ impl<'a> SchemeSearch<'a> {
         let mut loads = vec![state0.clone()];
         let mut failed: Vec<ShardId> = Vec::new();
         if self.cfg.failures > 0 {
-            if let Chain::States(states) = self.chain(shards, stop_above(growth))? {
+            if let Chain::States(states) = self.chain(shards, growth, stop_above(growth))? {
                 loads.extend(states.iter().map(|s| s.load.clone()));
                 failed = states.last().map(|s| s.failed.clone()).unwrap_or_default();
             }

@@ -56,8 +56,9 @@ pub struct Traffic {
     entries: Vec<Entry>,
     scans: Vec<ScanEntry>,
     groups: Vec<WindowGroup>,
-    /// For every entry (sorted by key, then window), its group number and entry number.
-    by_key: Vec<(u32, u32)>,
+    /// Every entry with its group number, sorted by key, then window (a copy, so that the
+    /// entries of a set of keys are read in sequence).
+    by_key: Vec<(u32, Entry)>,
     /// Where each key's part of `by_key` starts; one more than there are keys.
     key_starts: Vec<u32>,
     windows: u64,
@@ -158,9 +159,9 @@ impl Traffic {
         &self.groups
     }
 
-    /// The entries of key number `key` as (group number in [`Traffic::groups`], entry number in
-    /// [`Traffic::entries`]), in window order.
-    pub fn entries_of(&self, key: u32) -> &[(u32, u32)] {
+    /// The entries of key number `key` with their group numbers in [`Traffic::groups`], in
+    /// window order.
+    pub fn entries_of(&self, key: u32) -> &[(u32, Entry)] {
         &self.by_key
             [self.key_starts[key as usize] as usize..self.key_starts[key as usize + 1] as usize]
     }
@@ -350,13 +351,13 @@ impl Collector {
     }
 }
 
-/// Every entry as (group, entry number), grouped by key (counting sort), and where each
-/// key's run starts.
+/// Every entry with its group, grouped by key (counting sort), and where each key's run
+/// starts.
 fn index_by_key(
     entries: &[Entry],
     groups: &[WindowGroup],
     keys: usize,
-) -> (Vec<(u32, u32)>, Vec<u32>) {
+) -> (Vec<(u32, Entry)>, Vec<u32>) {
     let mut starts = vec![0u32; keys + 1];
     for e in entries {
         starts[e.key as usize + 1] += 1;
@@ -365,11 +366,17 @@ fn index_by_key(
         starts[k] += starts[k - 1];
     }
     let mut next = starts.clone();
-    let mut by_key = vec![(0u32, 0u32); entries.len()];
+    let empty = Entry {
+        window: 0,
+        key: 0,
+        reads: 0,
+        writes: 0,
+    };
+    let mut by_key = vec![(0u32, empty); entries.len()];
     for (g, group) in groups.iter().enumerate() {
-        for i in group.entries.clone() {
-            let slot = &mut next[entries[i].key as usize];
-            by_key[*slot as usize] = (g as u32, i as u32);
+        for e in &entries[group.entries.clone()] {
+            let slot = &mut next[e.key as usize];
+            by_key[*slot as usize] = (g as u32, *e);
             *slot += 1;
         }
     }
@@ -488,7 +495,10 @@ mod tests {
         assert_eq!(t.counts().count(b"a"), 3);
         assert_eq!(
             (t.entries_of(0), t.entries_of(1)),
-            ([(0, 0), (1, 2)].as_slice(), [(0, 1)].as_slice())
+            (
+                [(0, e(0, 0, 1, 1)), (1, e(2, 0, 0, 1))].as_slice(),
+                [(0, e(0, 1, 1, 0))].as_slice()
+            )
         );
     }
 

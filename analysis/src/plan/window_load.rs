@@ -162,31 +162,6 @@ impl ReplicaTable {
         &self.shards[key as usize * rf..(key as usize + 1) * rf]
     }
 
-    /// What changes in this table when `removed` leaves, for a removal rule under which only
-    /// the keys with a replica on the removed shard change replicas (ring, range, salted):
-    /// those keys with their replicas recomputed on `next`.
-    pub fn local_removal(
-        &self,
-        next: &dyn Partitioner,
-        removed: ShardId,
-        traffic: &Traffic,
-    ) -> Result<TableChange, AnalysisError> {
-        let rf = self.rf as usize;
-        let keys: Vec<u32> = self
-            .shards
-            .chunks(rf)
-            .enumerate()
-            .filter(|(_, row)| row.contains(&removed))
-            .map(|(key, _)| key as u32)
-            .collect();
-        let rows = self.lookup(next, traffic, &keys)?;
-        Ok(TableChange {
-            rf: self.rf,
-            keys,
-            rows,
-        })
-    }
-
     /// This table with `change` applied.
     pub fn changed(&self, change: &TableChange) -> ReplicaTable {
         let mut table = self.clone();
@@ -201,7 +176,7 @@ impl ReplicaTable {
         traffic: &Traffic,
         keys: &[u32],
     ) -> Result<(), AnalysisError> {
-        let rows = self.lookup(part, traffic, keys)?;
+        let rows = replica_rows(part, traffic, keys, self.rf)?;
         self.apply(keys, &rows);
         Ok(())
     }
@@ -213,36 +188,37 @@ impl ReplicaTable {
                 .copy_from_slice(&rows[i * rf..(i + 1) * rf]);
         }
     }
+}
 
-    /// The replicas of `keys` on `part`, `rf` per key in the order of `keys`.
-    fn lookup(
-        &self,
-        part: &dyn Partitioner,
-        traffic: &Traffic,
-        keys: &[u32],
-    ) -> Result<Vec<ShardId>, AnalysisError> {
-        let (rf, all) = (self.rf, traffic.keys());
-        Ok(keys
-            .par_chunks(1024)
-            .map(|chunk| {
-                let mut out = Vec::with_capacity(chunk.len() * rf as usize);
-                for &key in chunk {
-                    let before = out.len();
-                    part.replicas(&all[key as usize], rf, &mut out);
-                    if out.len() - before != rf as usize {
-                        return Err(AnalysisError::Config(format!(
-                            "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
-                            part.label(),
-                            out.len() - before,
-                            part.shard_count()
-                        )));
-                    }
+/// The replicas of `keys` (numbers in [`Traffic::keys`]) on `part`, `rf` per key in the order
+/// of `keys`. Errors when the layout cannot place `rf` distinct replicas of a key.
+pub(crate) fn replica_rows(
+    part: &dyn Partitioner,
+    traffic: &Traffic,
+    keys: &[u32],
+    rf: u32,
+) -> Result<Vec<ShardId>, AnalysisError> {
+    let all = traffic.keys();
+    Ok(keys
+        .par_chunks(1024)
+        .map(|chunk| {
+            let mut out = Vec::with_capacity(chunk.len() * rf as usize);
+            for &key in chunk {
+                let before = out.len();
+                part.replicas(&all[key as usize], rf, &mut out);
+                if out.len() - before != rf as usize {
+                    return Err(AnalysisError::Config(format!(
+                        "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
+                        part.label(),
+                        out.len() - before,
+                        part.shard_count()
+                    )));
                 }
-                Ok(out)
-            })
-            .collect::<Result<Vec<_>, _>>()?
-            .concat())
-    }
+            }
+            Ok(out)
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .concat())
 }
 
 /// The keys whose replicas change in a removal, with their new replicas.
@@ -254,6 +230,11 @@ pub struct TableChange {
 }
 
 impl TableChange {
+    /// The new rows `rows` (`rf` per key) of `keys` (increasing).
+    pub(crate) fn new(rf: u32, keys: Vec<u32>, rows: Vec<ShardId>) -> TableChange {
+        TableChange { rf, keys, rows }
+    }
+
     /// The keys that change, increasing.
     pub fn keys(&self) -> &[u32] {
         &self.keys
@@ -280,6 +261,40 @@ pub(crate) fn entry_units(
         ReadPolicy::Any => replicas.iter().for_each(|&s| add(s, e.reads)),
     }
     replicas.iter().for_each(|&s| add(s, e.writes * rf));
+}
+
+/// What moving a key from replicas `old` to `new` changes, into `out`: (shard, units per
+/// read, units per write) net of what stays, zero changes left out. [`entry_units`] is linear
+/// in an entry's reads and writes, so this is its difference on the two rows.
+pub(crate) fn unit_changes(
+    old: &[ShardId],
+    new: &[ShardId],
+    reads: ReadPolicy,
+    out: &mut Vec<(ShardId, i64, i64)>,
+) {
+    out.clear();
+    {
+        let mut add =
+            |s: ShardId, per_read: i64, per_write: i64| match out.iter_mut().find(|c| c.0 == s) {
+                Some(c) => (c.1, c.2) = (c.1 + per_read, c.2 + per_write),
+                None => out.push((s, per_read, per_write)),
+            };
+        let one = |reads, writes| Entry {
+            window: 0,
+            key: 0,
+            reads,
+            writes,
+        };
+        for (replicas, sign) in [(new, 1i64), (old, -1)] {
+            entry_units(&one(1, 0), replicas, reads, |s, u| {
+                add(s, sign * u as i64, 0)
+            });
+            entry_units(&one(0, 1), replicas, reads, |s, u| {
+                add(s, 0, sign * u as i64)
+            });
+        }
+    }
+    out.retain(|c| c.1 != 0 || c.2 != 0);
 }
 
 /// Per-thread state of the window sweep.

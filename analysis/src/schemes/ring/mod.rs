@@ -221,9 +221,10 @@ impl Partitioner for RingPartitioner {
     }
 
     /// A key's replicas are the first distinct shards met clockwise; if the removed shard is
-    /// not among them, none of its points comes before the last of them.
+    /// not among them, none of its points comes before the last of them; if it is, the walk
+    /// skips its points and meets the next distinct shard.
     fn removal_effect(&self) -> RemovalEffect {
-        RemovalEffect::Local
+        RemovalEffect::Successor
     }
 
     fn label(&self) -> &str {
