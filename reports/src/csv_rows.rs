@@ -63,15 +63,79 @@ impl<R> Lined<R> {
 }
 
 /// Reads every row of `path` (values and header names trimmed).
-pub fn read<R: DeserializeOwned>(path: &Path) -> Result<Vec<Lined<R>>, ReportError> {
-    let bytes = read_file(path)?;
+pub fn read<R: DeserializeOwned + Send>(path: &Path) -> Result<Vec<Lined<R>>, ReportError> {
+    read_bytes(path, &read_file(path)?, PARALLEL_BYTES)
+}
+
+/// Files at least this large, without quotes or carriage returns, are parsed in pieces in
+/// parallel (a long run's windows.csv holds millions of rows).
+const PARALLEL_BYTES: usize = 8 << 20;
+
+/// [`read`] of the file `path` holding `bytes`: in parallel pieces cut at line ends when the
+/// file has at least `parallel_bytes` and no `"` or `\r` (so that every line is one record),
+/// otherwise in one piece. The rows, their line numbers and the first error are the same
+/// either way.
+fn read_bytes<R: DeserializeOwned + Send>(
+    path: &Path,
+    bytes: &[u8],
+    parallel_bytes: usize,
+) -> Result<Vec<Lined<R>>, ReportError> {
+    use rayon::prelude::*;
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
-        .from_reader(&bytes[..]);
+        .from_reader(bytes);
     let headers = reader
         .headers()
         .map_err(|e| malformed(path, 1, format!("cannot read the header: {e}")))?
         .clone();
+    let plain = bytes.len() >= parallel_bytes && memchr::memchr2(b'"', b'\r', bytes).is_none();
+    let Some(body) = memchr::memchr(b'\n', bytes).filter(|_| plain) else {
+        return read_piece(path, reader, &headers, 0);
+    };
+    // Pieces of the body (after the header line), each ending after a line end, with the
+    // number of lines before each.
+    let pieces = rayon::current_num_threads().max(1) * 4;
+    let step = (bytes.len() - body).div_ceil(pieces).max(1);
+    let mut cuts = vec![body + 1];
+    while let Some(&last) = cuts.last().filter(|&&c| c < bytes.len()) {
+        let end = (last + step).min(bytes.len());
+        let next = memchr::memchr(b'\n', &bytes[end.saturating_sub(1)..])
+            .map_or(bytes.len(), |i| end.saturating_sub(1) + i + 1);
+        cuts.push(next.max(last + 1).min(bytes.len()));
+    }
+    let mut lines_before = 1u64;
+    let ranges: Vec<(std::ops::Range<usize>, u64)> = cuts
+        .windows(2)
+        .map(|w| {
+            let first = lines_before;
+            lines_before += memchr::memchr_iter(b'\n', &bytes[w[0]..w[1]]).count() as u64;
+            (w[0]..w[1], first)
+        })
+        .collect();
+    let parts: Vec<Result<Vec<Lined<R>>, ReportError>> = ranges
+        .into_par_iter()
+        .map(|(range, before)| {
+            let reader = csv::ReaderBuilder::new()
+                .trim(csv::Trim::All)
+                .has_headers(false)
+                .from_reader(&bytes[range]);
+            read_piece(path, reader, &headers, before)
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for part in parts {
+        rows.extend(part?);
+    }
+    Ok(rows)
+}
+
+/// The rows of one piece of a file, whose first line comes after `lines_before` lines.
+fn read_piece<R: DeserializeOwned>(
+    path: &Path,
+    mut reader: csv::Reader<&[u8]>,
+    headers: &csv::StringRecord,
+    lines_before: u64,
+) -> Result<Vec<Lined<R>>, ReportError> {
     let mut rows = Vec::new();
     let mut record = csv::StringRecord::new();
     loop {
@@ -79,14 +143,14 @@ pub fn read<R: DeserializeOwned>(path: &Path) -> Result<Vec<Lined<R>>, ReportErr
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
+                let line = lines_before + e.position().map_or(0, |p| p.line());
                 return Err(malformed(path, line, format!("not valid CSV: {e}")));
             }
         }
-        let line = record.position().map_or(0, |p| p.line());
+        let line = lines_before + record.position().map_or(0, |p| p.line());
         let row = record
-            .deserialize(Some(&headers))
-            .map_err(|e| value_error(path, line, &headers, &record, &e))?;
+            .deserialize(Some(headers))
+            .map_err(|e| value_error(path, line, headers, &record, &e))?;
         rows.push(Lined { line, row });
     }
     Ok(rows)
@@ -245,6 +309,38 @@ mod tests {
         let path = dir.path().join("t.csv");
         std::fs::write(&path, text).unwrap();
         read(&path)
+    }
+
+    #[test]
+    fn a_file_read_in_parallel_pieces_gives_the_rows_and_errors_of_one_piece() {
+        let path = Path::new("t.csv");
+        let mut text = String::from("name,count,share,tags\n");
+        for i in 0..5_000u32 {
+            text += &format!("k{i}, {i},{},a;b\n", f64::from(i) / 7.0);
+            if i % 997 == 0 {
+                text.push('\n'); // blank lines are skipped but counted
+            }
+        }
+        let whole = |t: &str| read_bytes::<Row>(path, t.as_bytes(), usize::MAX);
+        let pieces = |t: &str| read_bytes::<Row>(path, t.as_bytes(), 1);
+        let (a, b) = (whole(&text).unwrap(), pieces(&text).unwrap());
+        assert_eq!(a.len(), 5_000);
+        assert_eq!(a, b);
+        assert_eq!(
+            b[4_999].line,
+            5_000 + 1 + 6,
+            "header and 6 blank lines before"
+        );
+        // The first bad value is reported at the same line, however the file is cut.
+        let bad = text
+            .replacen("k4321, 4321", "k4321, x", 1)
+            .replacen("k99, 99", "k99, y", 1);
+        let (ea, eb) = (whole(&bad).unwrap_err(), pieces(&bad).unwrap_err());
+        assert_eq!(ea.to_string(), eb.to_string());
+        assert!(ea.to_string().contains("t.csv:102:"), "{ea}");
+        // A file with quotes is read in one piece (a quoted field may hold a line end).
+        let quoted = text.replacen("k7,", "\"k\n7\",", 1);
+        assert_eq!(whole(&quoted).unwrap(), pieces(&quoted).unwrap());
     }
 
     #[test]

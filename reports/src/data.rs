@@ -405,7 +405,7 @@ fn read_optional<T>(
 }
 
 /// Every row of a file, without line numbers (for files that need no check beyond their types).
-fn read_rows<R: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<R>, ReportError> {
+fn read_rows<R: serde::de::DeserializeOwned + Send>(path: &Path) -> Result<Vec<R>, ReportError> {
     Ok(csv_rows::read(path)?.into_iter().map(|l| l.row).collect())
 }
 
