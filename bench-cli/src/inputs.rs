@@ -256,18 +256,23 @@ impl TraceInput {
         if self.read_once() {
             return None;
         }
-        let paths: Vec<PathBuf> = self.files.iter().map(|f| f.opts.path.clone()).collect();
-        Some(std::thread::spawn(move || {
-            paths
-                .iter()
-                .map(|p| {
-                    InputFile::checksum(p).map_err(|e| {
-                        std::io::Error::new(e.kind(), format!("'{}': {e}", p.display()))
-                    })
-                })
-                .collect()
-        }))
+        Some(spawn_checksums(
+            self.files.iter().map(|f| f.opts.path.clone()).collect(),
+        ))
     }
+}
+
+/// Checksums `paths` one after the other on their own thread.
+pub fn spawn_checksums(paths: Vec<PathBuf>) -> Checksums {
+    std::thread::spawn(move || {
+        paths
+            .iter()
+            .map(|p| {
+                InputFile::checksum(p)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("'{}': {e}", p.display())))
+            })
+            .collect()
+    })
 }
 
 /// The synthetic workloads of `--workload` (or the built-in suite), each spec parsed as a

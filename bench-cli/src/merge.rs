@@ -9,7 +9,6 @@ use analysis::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup,
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches};
 use reports::manifest::{now_utc, InputFile};
-use reports::{Manifest, RunReport};
 use workloads::{EventSource, WorkloadError};
 
 use crate::cli::{MergeArgs, RunArgs};
@@ -18,7 +17,7 @@ use crate::part::{
     check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
 };
 use crate::progress::ReplayProgress;
-use crate::run::{publish, replay_config, run_parameters, RunSetup};
+use crate::run::{publish, replay_config, run_parameters, RunRecord, RunSetup};
 
 /// Runs `shardlab merge`.
 pub fn merge(args: &MergeArgs) -> Result<()> {
@@ -82,9 +81,6 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
             .with_context(|| format!("finishing the merged parts on {n} shards"))?,
         );
     }
-    let clock = progress.clock();
-    clock.enter("report");
-    let (phases, _) = clock.ended();
     let mut parameters = run_parameters(
         &run_args,
         &options_given,
@@ -102,10 +98,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
             "command_line": h.command_line,
         }))
         .collect::<Vec<_>>());
-    let manifest = Manifest {
-        tool: "shardlab".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args().collect(),
+    let record = RunRecord {
         seed: run_args.input.seed,
         parameters,
         inputs: parts
@@ -120,14 +113,9 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
             })
             .collect(),
         threads: rayon::current_num_threads(),
-        started_utc,
-        duration_secs: started.elapsed().as_secs_f64(),
-        phase_secs: phases
-            .into_iter()
-            .map(|(name, secs)| (name.to_string(), secs))
-            .collect(),
+        started: (started_utc, started),
     };
-    publish(out, RunReport { results, manifest }, &progress, args.quiet)
+    publish(out, results, record, &progress, args.quiet)
 }
 
 /// The `run` options of the parts (every part ran with the same, as their configuration

@@ -98,9 +98,6 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         results.extend(result);
     }
 
-    let clock = progress.clock();
-    clock.enter("report");
-    let (replay_phases, _) = clock.ended();
     let workloads: Vec<(String, String)> = inputs
         .iter()
         .map(|i| (i.label.clone(), i.description.clone()))
@@ -108,27 +105,30 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let mut parameters = run_parameters(&args, options_given, &workloads, &schemes, &sweep, &base);
     parameters["trace_profile"] =
         serde_json::json!(trace.as_ref().zip(profile.as_ref()).map(profile_trace));
-    let manifest = Manifest {
-        tool: "shardlab".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        command_line: std::env::args().collect(),
+    let record = RunRecord {
         seed: args.input.seed,
         parameters,
         inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
         threads: pool.current_num_threads(),
-        started_utc,
-        duration_secs: started.elapsed().as_secs_f64(),
-        phase_secs: replay_phases
-            .into_iter()
-            .map(|(name, secs)| (name.to_string(), secs))
-            .collect(),
+        started: (started_utc, started),
     };
-    publish(
-        out,
-        RunReport { results, manifest },
-        &progress,
-        args.output.quiet,
-    )
+    publish(out, results, record, &progress, args.output.quiet)
+}
+
+/// What a run's manifest records besides its phase times: the seed, the configuration
+/// (`parameters`), the input files, the thread count and when it started (UTC text and
+/// clock).
+pub struct RunRecord {
+    /// The seed of synthetic workloads.
+    pub seed: u64,
+    /// The configuration ([`run_parameters`] and additions).
+    pub parameters: serde_json::Value,
+    /// The input files with their checksums.
+    pub inputs: Vec<reports::manifest::InputFile>,
+    /// Worker threads.
+    pub threads: usize,
+    /// The start, as UTC text and as a clock reading.
+    pub started: (String, Instant),
 }
 
 /// What every replay of a run shares: its schemes (checked), every shard count with its
@@ -228,15 +228,35 @@ pub fn run_parameters(
     })
 }
 
-/// Writes a run's directory (CSV, charts, report) whole under a temporary name and renames
-/// it into place, then prints the comparison and the phase times.
+/// Writes a run's directory (CSV, charts, report, and the manifest of `record` with the phase
+/// times so far) whole under a temporary name and renames it into place, then prints the
+/// comparison and the phase times.
 pub fn publish(
     out: reports::output::OutputDir,
-    report: RunReport,
+    results: Vec<WorkloadResult>,
+    record: RunRecord,
     progress: &ReplayProgress,
     quiet: bool,
 ) -> Result<()> {
     let clock = progress.clock();
+    clock.enter("report");
+    let (phases, _) = clock.ended();
+    let manifest = Manifest {
+        tool: "shardlab".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        seed: record.seed,
+        parameters: record.parameters,
+        inputs: record.inputs,
+        threads: record.threads,
+        started_utc: record.started.0,
+        duration_secs: record.started.1.elapsed().as_secs_f64(),
+        phase_secs: phases
+            .into_iter()
+            .map(|(name, secs)| (name.to_string(), secs))
+            .collect(),
+    };
+    let report = RunReport { results, manifest };
     let spinner = progress.phase("report");
     let staging = out.path().to_path_buf();
     crate::interrupt::stage(&staging, || out.create())?;

@@ -3,14 +3,12 @@
 //! part 0), then, with `--counts`, replaying the part's share at its positions in the whole
 //! trace and writing its accumulators' state for `shardlab merge`.
 
-use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
+use std::path::PathBuf;
 
 use analysis::replay::{
     build_fixed, empty_partial, learn_warmup, refuse_parts, replay_part, Warmup,
 };
 use anyhow::{bail, Context, Result};
-use reports::manifest::InputFile;
 use workloads::KeyType;
 
 use crate::cli::RunArgs;
@@ -84,7 +82,7 @@ impl Share<'_> {
 /// Step 1: counts the events of each file of the share (checksumming them beside), learns the
 /// warm-up in part 0, and writes the header.
 fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
-    let sums = checksums(mine.files[mine.range.clone()].to_vec());
+    let sums = crate::inputs::spawn_checksums(mine.files[mine.range.clone()].to_vec());
     let mut read = Vec::new();
     let mut key_type = None;
     for position in mine.range.clone() {
@@ -108,7 +106,8 @@ fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     }
     let sums = sums
         .join()
-        .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))??;
+        .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
+        .context("cannot checksum the trace")?;
     for (file, sum) in read.iter_mut().zip(sums) {
         file.bytes = sum.bytes;
         file.xxh3_128 = sum.xxh3_128;
@@ -296,17 +295,4 @@ fn write_header(out: &reports::output::OutputDir, header: &PartialHeader) -> Res
     json.push(b'\n');
     out.write_file(HEADER_FILE, &json)?;
     Ok(())
-}
-
-/// Checksums `paths` one after the other on their own thread.
-fn checksums(paths: Vec<PathBuf>) -> JoinHandle<Result<Vec<InputFile>>> {
-    std::thread::spawn(move || {
-        paths
-            .iter()
-            .map(|p: &PathBuf| {
-                InputFile::checksum(Path::new(p))
-                    .with_context(|| format!("cannot checksum input '{}'", p.display()))
-            })
-            .collect()
-    })
 }
