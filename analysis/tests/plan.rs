@@ -561,6 +561,7 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     use analysis::placement::Degraded;
     use analysis::plan::point_loads::PointLoads;
     use analysis::plan::removal_index::RemovalIndex;
+    use analysis::plan::removal_loads::after_each;
     use analysis::plan::window_load::{evaluate_with, ReplicaTable};
     let traffic = synthetic(
         "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
@@ -593,6 +594,27 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 let table = ReplicaTable::new(state, &traffic, rf).unwrap();
                 let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
                 let index = RemovalIndex::new(state, &table, &traffic, successor).unwrap();
+                // Every removal moved in one pass over the keys, in two batches.
+                let nexts = state.without_each(state.live(), traffic.counts()).unwrap();
+                let removals: Vec<(u32, &dyn analysis::Partitioner)> = state
+                    .live()
+                    .iter()
+                    .zip(&nexts)
+                    .map(|(&s, next)| (s, next.as_ref().unwrap() as &dyn analysis::Partitioner))
+                    .collect();
+                let passes: Vec<PointLoads> = removals
+                    .chunks(4)
+                    .flat_map(|batch| {
+                        after_each(&points, &table, &index, batch, &traffic, reads).unwrap()
+                    })
+                    .collect();
+                for ((shard, next), pass) in state.live().iter().zip(&nexts).zip(&passes) {
+                    let next = next.as_ref().unwrap();
+                    let full = evaluate(next, &traffic, policy).unwrap();
+                    let load = pass.load(next, next.failed(), &traffic, rf);
+                    let what = format!("{} rf {rf} {:?} pass without {shard}", spec.label(), state);
+                    assert_eq!(load, full, "{what}");
+                }
                 for &shard in state.live() {
                     let what = format!("{} rf {rf} {:?} without {shard}", spec.label(), state);
                     let next = state.without(shard, traffic.counts()).unwrap().unwrap();

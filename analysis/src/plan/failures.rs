@@ -28,6 +28,7 @@ use rayon::prelude::*;
 
 use super::point_loads::PointLoads;
 use super::removal_index::RemovalIndex;
+use super::removal_loads;
 use super::traffic::Traffic;
 use super::window_load::{evaluate_with, LayoutLoad, ReplicaPolicy, ReplicaTable, TableChange};
 use super::Limits;
@@ -118,11 +119,76 @@ pub fn worst_failures(
                 };
                 Ok(Some(Removal {
                     utilisation: limits.utilisation(&load),
+                    shard,
                     next,
-                    change,
+                    change: Some(change),
                     load,
                 }))
             };
+        // With point loads small enough, the removals of a batch move their keys in one pass
+        // ([`removal_loads`]), and the table's change is worked out for the worst one only.
+        let pass = match (&points, &index) {
+            (Some(points), Some(index)) if removal_loads::batch_limit(points) > 0 => {
+                Some((points, index))
+            }
+            _ => None,
+        };
+        let try_batch = |chunk: &[ShardId],
+                         nexts: Vec<Option<Degraded>>|
+         -> Result<Vec<Option<Removal>>, AnalysisError> {
+            let Some((points, index)) = pass else {
+                return chunk
+                    .par_iter()
+                    .zip(nexts)
+                    .map(|(&shard, next)| try_removal(shard, next))
+                    .collect();
+            };
+            let mut moved = Vec::with_capacity(chunk.len());
+            {
+                let removals: Vec<(ShardId, &dyn Partitioner)> = chunk
+                    .iter()
+                    .zip(&nexts)
+                    .filter_map(|(&shard, next)| Some((shard, next.as_ref()? as &dyn Partitioner)))
+                    .collect();
+                for part in removals.chunks(removal_loads::batch_limit(points)) {
+                    let after = removal_loads::after_each(
+                        points,
+                        &table,
+                        index,
+                        part,
+                        traffic,
+                        policy.reads,
+                    )?;
+                    moved.extend(after);
+                }
+            }
+            let mut moved = moved.into_iter();
+            let removals: Vec<(ShardId, Option<(Degraded, PointLoads)>)> = chunk
+                .iter()
+                .zip(nexts)
+                .map(|(&shard, next)| {
+                    (
+                        shard,
+                        next.map(|next| (next, moved.next().expect("one per layout"))),
+                    )
+                })
+                .collect();
+            Ok(removals
+                .into_par_iter()
+                .map(|(shard, next)| {
+                    next.map(|(next, points)| {
+                        let load = points.load(&next, next.failed(), traffic, policy.replicas);
+                        Removal {
+                            utilisation: limits.utilisation(&load),
+                            shard,
+                            next,
+                            change: None,
+                            load,
+                        }
+                    })
+                })
+                .collect())
+        };
         let mut worst: Option<Removal> = None;
         // A few removals per thread first (a count that fails often fails early); then, when
         // a removal costs little beside building its layout (local ones), `MAX_BATCH`
@@ -135,11 +201,7 @@ pub fn worst_failures(
             (tried, batch) = (tried + chunk.len(), later_batch);
             on_removals(tried, candidates.len());
             let nexts = current.without_each(chunk, traffic.counts())?;
-            let tried: Vec<Option<Removal>> = chunk
-                .par_iter()
-                .zip(nexts)
-                .map(|(&shard, next)| try_removal(shard, next))
-                .collect::<Result<_, _>>()?;
+            let tried = try_batch(chunk, nexts)?;
             for removal in tried {
                 let Some(removal) = removal else {
                     return Ok(Chain::Unsupported(current.cannot_remove_message()));
@@ -165,9 +227,16 @@ pub fn worst_failures(
             failed: worst.next.failed().to_vec(),
             load: worst.load,
         });
+        if states.len() == failures as usize {
+            break; // the last state's table is not needed
+        }
         table = match worst.change {
-            Change::Rows(change) => table.changed(&change),
-            Change::Table(next_table) => next_table,
+            Some(Change::Rows(change)) => table.changed(&change),
+            Some(Change::Table(next_table)) => next_table,
+            None => {
+                let index = index.as_ref().expect("a pass has the removal index");
+                table.changed(&index.local_removal(&table, &worst.next, worst.shard, traffic)?)
+            }
         };
         current = worst.next;
     }
@@ -180,8 +249,11 @@ const MAX_BATCH: usize = 64;
 /// One tried removal.
 struct Removal {
     utilisation: f64,
+    /// The shard removed.
+    shard: ShardId,
     next: Degraded,
-    change: Change,
+    /// How the table changes; `None` when worked out only if this removal is the worst.
+    change: Option<Change>,
     load: LayoutLoad,
 }
 

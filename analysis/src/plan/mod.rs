@@ -39,6 +39,7 @@ pub mod heavy_keys;
 pub mod hot_key;
 pub mod point_loads;
 pub mod removal_index;
+pub mod removal_loads;
 mod rows;
 pub mod search;
 pub mod search_limit;

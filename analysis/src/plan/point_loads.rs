@@ -59,6 +59,27 @@ impl PointLoads {
         })
     }
 
+    /// The number of shards.
+    pub fn shards(&self) -> usize {
+        self.shards
+    }
+
+    /// The number of point-load counters: windows with traffic times shards.
+    pub fn cells(&self) -> usize {
+        self.units.len()
+    }
+
+    /// These loads with `units` (one per counter) and `bytes` (one per shard) added,
+    /// wrapping: the deltas of [`crate::plan::removal_loads`] are two's-complement.
+    pub(crate) fn plus(&self, units: &[u64], bytes: &[u64]) -> PointLoads {
+        let add = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| x.wrapping_add(*y)).collect();
+        PointLoads {
+            shards: self.shards,
+            units: add(&self.units, units),
+            bytes: add(&self.bytes, bytes),
+        }
+    }
+
     /// These loads after the keys of `change` moved from their replicas in `before`.
     pub fn moved(
         &self,

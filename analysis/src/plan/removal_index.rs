@@ -89,6 +89,53 @@ impl RemovalIndex {
         &self.keys[self.starts[shard as usize] as usize..self.starts[shard as usize + 1] as usize]
     }
 
+    /// True when `key` (whose replicas in `table` are `row` and include `removed`) is looked
+    /// up again in the layout without `removed`: `removed` owned it (unless it takes its
+    /// successor) or its next replica is unknown.
+    #[inline]
+    fn needs_look_up(&self, key: u32, row: &[ShardId], removed: ShardId) -> bool {
+        (row[0] == removed && !self.successor) || self.spare[key as usize] == NO_SPARE
+    }
+
+    /// The replicas of `key` (whose replicas in `table` are `row` and include `removed`)
+    /// after `removed` leaves, pushed onto `out`, when known without a look-up (see the
+    /// module); false, and nothing pushed, when the key must be looked up again.
+    #[inline]
+    pub fn predicted_row(
+        &self,
+        key: u32,
+        row: &[ShardId],
+        removed: ShardId,
+        out: &mut Vec<ShardId>,
+    ) -> bool {
+        if self.needs_look_up(key, row, removed) {
+            return false;
+        }
+        out.extend(row.iter().copied().filter(|&s| s != removed));
+        out.push(self.spare[key as usize]);
+        true
+    }
+
+    /// The keys with a replica on `removed` whose replicas after it leaves are not predicted
+    /// ([`RemovalIndex::predicted_row`]), increasing, and their replicas on `next`, the layout
+    /// without it (`rf` per key).
+    pub fn looked_up(
+        &self,
+        table: &ReplicaTable,
+        next: &dyn Partitioner,
+        removed: ShardId,
+        traffic: &Traffic,
+    ) -> Result<(Vec<u32>, Vec<ShardId>), AnalysisError> {
+        let keys: Vec<u32> = self
+            .keys_on(removed)
+            .iter()
+            .copied()
+            .filter(|&key| self.needs_look_up(key, table.of(key), removed))
+            .collect();
+        let rows = replica_rows(next, traffic, &keys, table.replicas())?;
+        Ok((keys, rows))
+    }
+
     /// What changes in `table` when `removed` leaves (see the module): the keys with a replica
     /// on it and their replicas on `next`, the layout without it.
     pub fn local_removal(
@@ -100,24 +147,14 @@ impl RemovalIndex {
     ) -> Result<TableChange, AnalysisError> {
         let rf = table.replicas() as usize;
         let keys = self.keys_on(removed);
+        let (looked_up, found) = self.looked_up(table, next, removed, traffic)?;
         let mut rows = Vec::with_capacity(keys.len() * rf);
-        // Positions in `keys` of the keys looked up again: those `removed` owned (unless
-        // they take their successor) and those without a next replica.
-        let mut owned = Vec::new();
-        for (i, &key) in keys.iter().enumerate() {
-            let (row, spare) = (table.of(key), self.spare[key as usize]);
-            if (row[0] == removed && !self.successor) || spare == NO_SPARE {
-                owned.push(i);
-                rows.extend_from_slice(row); // replaced below
-            } else {
-                rows.extend(row.iter().copied().filter(|&s| s != removed));
-                rows.push(spare);
+        let mut found = looked_up.iter().zip(found.chunks(rf));
+        for &key in keys {
+            if !self.predicted_row(key, table.of(key), removed, &mut rows) {
+                let (_, row) = found.next().expect("every key not predicted was looked up");
+                rows.extend_from_slice(row);
             }
-        }
-        let looked_up: Vec<u32> = owned.iter().map(|&i| keys[i]).collect();
-        let found = replica_rows(next, traffic, &looked_up, rf as u32)?;
-        for (row, &i) in found.chunks(rf).zip(&owned) {
-            rows[i * rf..(i + 1) * rf].copy_from_slice(row);
         }
         Ok(TableChange::new(rf as u32, keys.to_vec(), rows))
     }
