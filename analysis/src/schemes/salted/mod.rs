@@ -202,15 +202,23 @@ impl SaltedRangePartitioner {
             return Err(AnalysisError::Config(message));
         }
         let label = label.into();
-        let salt = |key: &Vec<u8>| {
-            let mut salted = Vec::with_capacity(2 + key.len());
-            salted.extend_from_slice(&bucket_of(buckets, key).to_be_bytes());
-            salted.extend_from_slice(key);
-            salted
+        // Salted order is (bucket, key) order, as the bucket is a fixed-width prefix: the
+        // sorted distinct keys grouped stably by bucket (a counting sort) are in it, and no
+        // salted key is built but the splits.
+        let mut sorted_copy = Vec::new();
+        let keys = if warmup_keys.windows(2).all(|w| w[0] < w[1]) {
+            warmup_keys
+        } else {
+            sorted_copy.extend_from_slice(warmup_keys);
+            sorted_copy.sort_unstable();
+            sorted_copy.dedup();
+            &sorted_copy[..]
         };
-        let mut salted: Vec<Vec<u8>> = warmup_keys.iter().map(salt).collect();
-        salted.sort_unstable();
-        salted.dedup();
+        let salted: Vec<(u16, &[u8])> = keys
+            .par_iter()
+            .map(|key| (bucket_of(buckets, key), &key[..]))
+            .collect();
+        let salted = group_stably(salted, buckets as usize, |&(bucket, _)| usize::from(bucket));
         let ranges = u64::from(shards).saturating_mul(ranges_per_shard);
         let per_bucket = (ranges / u64::from(buckets)).max(1);
         let splits = bucket_quantile_splits(&salted, per_bucket);
@@ -379,21 +387,23 @@ impl Partitioner for SaltedRangePartitioner {
     }
 }
 
-/// The split keys of [`SaltedRangePartitioner::learn`]: per bucket of the sorted distinct
-/// salted keys, `per_bucket` quantiles starting with the bucket's smallest key (every key of a
-/// bucket with fewer), without the first split overall (the empty start covers it).
-fn bucket_quantile_splits(salted: &[Vec<u8>], per_bucket: u64) -> Vec<Vec<u8>> {
+/// The split keys of [`SaltedRangePartitioner::learn`]: per bucket of the distinct (bucket,
+/// key) pairs in salted order, `per_bucket` quantiles starting with the bucket's smallest key
+/// (every key of a bucket with fewer), salted, without the first split overall (the empty
+/// start covers it).
+fn bucket_quantile_splits(salted: &[(u16, &[u8])], per_bucket: u64) -> Vec<Vec<u8>> {
     let mut splits = Vec::new();
-    let mut rest = salted;
-    while let Some(first) = rest.first() {
-        let len = rest.partition_point(|k| k[..2] == first[..2]);
-        let (bucket, next) = rest.split_at(len);
+    for bucket in salted.chunk_by(|a, b| a.0 == b.0) {
+        let len = bucket.len();
         let picks = (len as u64).min(per_bucket);
         for j in 0..picks {
             let at = (u128::from(j) * len as u128 / u128::from(picks)) as usize;
-            splits.push(bucket[at].clone());
+            let (b, key) = bucket[at];
+            let mut split = Vec::with_capacity(2 + key.len());
+            split.extend_from_slice(&b.to_be_bytes());
+            split.extend_from_slice(key);
+            splits.push(split);
         }
-        rest = next;
     }
     if !splits.is_empty() {
         splits.remove(0);
@@ -432,6 +442,34 @@ mod tests {
         p.scan_shards(&keys[10], &keys[11], &mut out);
         assert!(out.contains(p.shard_of(&keys[10])));
         assert!(p.range_starts().is_none());
+    }
+
+    #[test]
+    fn the_starts_are_the_bucket_quantiles_of_the_salted_keys_sorted_as_bytes() {
+        // The documented rule, on salted keys built and sorted as bytes, against `learn`
+        // (which groups the sorted keys by bucket instead); also from unsorted, repeated keys.
+        let keys: Vec<Vec<u8>> = (0u64..3000)
+            .map(|i| format!("k{}", i * 7919 % 3001).into_bytes())
+            .collect();
+        for (buckets, shards, per_shard) in [(1, 3, 4), (7, 5, 2), (64, 4, 8), (300, 9, 3)] {
+            let p = SaltedRangePartitioner::learn("s", shards, buckets, per_shard, &keys).unwrap();
+            let mut salted: Vec<Vec<u8>> = keys.iter().map(|k| p.salt(k).to_vec()).collect();
+            salted.sort();
+            salted.dedup();
+            let per_bucket = (u64::from(shards) * per_shard / u64::from(buckets)).max(1) as usize;
+            let mut want: Vec<Vec<u8>> = vec![vec![]];
+            for bucket in salted.chunk_by(|a, b| a[..2] == b[..2]) {
+                let picks = bucket.len().min(per_bucket);
+                want.extend((0..picks).map(|j| bucket[j * bucket.len() / picks].clone()));
+            }
+            want.remove(1); // the empty start replaces the smallest salted key
+            assert_eq!(p.inner().starts(), &want[..], "buckets={buckets}");
+            let mut shuffled = keys.clone();
+            shuffled.reverse();
+            shuffled.extend_from_slice(&keys[..100]);
+            let q = SaltedRangePartitioner::learn("s", shards, buckets, per_shard, &shuffled);
+            assert_eq!(q.unwrap().inner().starts(), &want[..]);
+        }
     }
 
     #[test]

@@ -14,9 +14,11 @@ impl SaltedRangePartitioner {
         shards: &[ShardId],
         keys: &KeyCounts,
     ) -> Result<Vec<SaltedRangePartitioner>, AnalysisError> {
-        let counts = self
-            .inner()
-            .distinct_keys_per_range(keys.iter().map(|(k, _)| self.salt(k)));
+        // `range_index_of` is the inner range of the salted key, found without salting it.
+        let mut counts = vec![0u64; self.inner().range_count()];
+        for (key, _) in keys.iter() {
+            counts[self.range_index_of(key)] += 1;
+        }
         shards
             .iter()
             .map(|&shard| Ok(self.with_inner(self.inner().without(shard, &counts)?)))
