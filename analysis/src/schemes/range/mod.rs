@@ -14,6 +14,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeSet, BinaryHeap};
 use std::ops::RangeInclusive;
 use std::path::Path;
+use std::sync::Arc;
 
 use workloads::key::display_bytes;
 use workloads::{KeyType, Spec};
@@ -163,8 +164,9 @@ fn parse_split_line(
 pub struct RangePartitioner {
     label: String,
     shards: u32,
-    /// Start key of every range, strictly increasing; the first is the empty key.
-    starts: Vec<Vec<u8>>,
+    /// Start key of every range, strictly increasing; the first is the empty key. Shared by
+    /// the layouts that differ only in owners (resizes by whole ranges, removals).
+    starts: Arc<[Vec<u8>]>,
     /// Owner of every range, `< shards`.
     owners: Vec<ShardId>,
     /// How a lookup finds the owner of a range: from `owners` or by arithmetic.
@@ -202,14 +204,36 @@ impl RangePartitioner {
         check_shard_count(shards)?;
         check_layout(shards, &starts, &owners).map_err(AnalysisError::Config)?;
         let index = KeyIndex::new(&starts[1..]);
-        Ok(Self::assemble(label.into(), shards, starts, owners, index))
+        Ok(Self::assemble(
+            label.into(),
+            shards,
+            starts.into(),
+            owners,
+            index,
+        ))
+    }
+
+    /// The same ranges (and label and grow rule) with other owners, on `shards` shards: one
+    /// owner per range, each `< shards`. The starts are shared, not copied.
+    pub fn with_owners(&self, shards: u32, owners: Vec<ShardId>) -> Result<Self, AnalysisError> {
+        check_shard_count(shards)?;
+        check_owners(shards, &self.starts, &owners).map_err(AnalysisError::Config)?;
+        let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
+        Ok(Self::assemble(label, shards, starts, owners, index).with_grow_rule(self.grow))
+    }
+
+    /// True when `other` has the very same start keys as this layout (shared, as
+    /// [`RangePartitioner::with_owners`] shares them), so that what is built from the starts
+    /// alone can be shared too.
+    pub fn shares_starts_with(&self, other: &RangePartitioner) -> bool {
+        Arc::ptr_eq(&self.starts, &other.starts)
     }
 
     /// The partitioner of a checked layout and its index; picks the owner rule.
     fn assemble(
         label: String,
         shards: u32,
-        starts: Vec<Vec<u8>>,
+        starts: Arc<[Vec<u8>]>,
         owners: Vec<ShardId>,
         index: KeyIndex,
     ) -> Self {
@@ -425,8 +449,7 @@ impl RangePartitioner {
             Ordering::Less => shrink_owners(&self.owners, shards, keys_per_range),
             Ordering::Equal => self.owners.clone(),
         };
-        let (label, starts, index) = (self.label.clone(), self.starts.clone(), self.index.clone());
-        Ok(Self::assemble(label, shards, starts, owners, index).with_grow_rule(self.grow))
+        self.with_owners(shards, owners)
     }
 
     /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::schemes::growth`]),
@@ -455,7 +478,7 @@ impl RangePartitioner {
             return self.resized_with(shards, &requests);
         }
         let layout = RangeLayout {
-            starts: self.starts.clone(),
+            starts: self.starts.to_vec(),
             owners: self.owners.clone(),
         };
         let grown = growth::grow_balanced(&layout, self.shards, shards, keys, start_of);
@@ -561,19 +584,24 @@ fn check_layout(shards: u32, starts: &[Vec<u8>], owners: &[ShardId]) -> Result<(
     if !starts.first().is_some_and(|s| s.is_empty()) {
         return Err("the first range must start at the empty key".into());
     }
-    if starts.len() != owners.len() {
-        return Err(format!(
-            "{} range starts but {} owners",
-            starts.len(),
-            owners.len()
-        ));
-    }
     if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
         return Err(format!(
             "range start {} ('{}') is not greater than the one before; starts must be strictly \
              increasing",
             i + 1,
             display_bytes(&starts[i + 1])
+        ));
+    }
+    check_owners(shards, starts, owners)
+}
+
+/// Why `owners` are not one owner below `shards` for each of `starts`, if they are not.
+fn check_owners(shards: u32, starts: &[Vec<u8>], owners: &[ShardId]) -> Result<(), String> {
+    if starts.len() != owners.len() {
+        return Err(format!(
+            "{} range starts but {} owners",
+            starts.len(),
+            owners.len()
         ));
     }
     if let Some((i, o)) = owners.iter().enumerate().find(|(_, &o)| o >= shards) {

@@ -27,8 +27,7 @@ impl RangePartitioner {
             o => o,
         };
         let swapped_owners: Vec<ShardId> = self.owners().iter().map(|&o| swap(o)).collect();
-        let starts = self.starts().to_vec();
-        let swapped = RangePartitioner::with_shard_count(self.label(), n, starts, swapped_owners)?;
+        let swapped = self.with_owners(n, swapped_owners)?;
         let shrunk = swapped.resized_with(last, keys_per_range)?;
         // In `shrunk`, number `shard` is the old last shard; put every survivor back in order.
         let in_order = |o: ShardId| match o {
@@ -37,9 +36,7 @@ impl RangePartitioner {
             o => o - 1,
         };
         let owners = shrunk.owners().iter().map(|&o| in_order(o)).collect();
-        let starts = shrunk.starts().to_vec();
-        let without = RangePartitioner::with_shard_count(self.label(), last, starts, owners)?;
-        Ok(without.with_grow_rule(self.grow_rule()))
+        self.with_owners(last, owners)
     }
 }
 

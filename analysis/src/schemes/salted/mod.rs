@@ -11,6 +11,8 @@
 
 mod placement;
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use smallvec::SmallVec;
 use workloads::Spec;
@@ -100,8 +102,9 @@ pub struct SaltedRangePartitioner {
     label: String,
     buckets: u32,
     inner: RangePartitioner,
-    /// The inner ranges searched bucket by bucket with unsalted keys.
-    by_bucket: BucketIndex,
+    /// The inner ranges searched bucket by bucket with unsalted keys (shared by the layouts
+    /// whose inner ranges share their starts).
+    by_bucket: Arc<BucketIndex>,
 }
 
 /// The inner range starts grouped by bucket, with the bucket bytes stripped, so that the
@@ -228,7 +231,7 @@ impl SaltedRangePartitioner {
 
     /// Assembles the partitioner and its per-bucket search.
     fn with_parts(label: String, buckets: u32, inner: RangePartitioner) -> Self {
-        let by_bucket = BucketIndex::new(buckets, inner.starts());
+        let by_bucket = Arc::new(BucketIndex::new(buckets, inner.starts()));
         SaltedRangePartitioner {
             label,
             buckets,
@@ -241,6 +244,15 @@ impl SaltedRangePartitioner {
     /// The inner starts must be salted keys of this partitioner (as any layout derived from
     /// [`SaltedRangePartitioner::inner`] is).
     pub fn with_inner(&self, inner: RangePartitioner) -> SaltedRangePartitioner {
+        if inner.shares_starts_with(&self.inner) {
+            // Only owners changed: the same per-bucket search.
+            return SaltedRangePartitioner {
+                label: self.label.clone(),
+                buckets: self.buckets,
+                inner,
+                by_bucket: Arc::clone(&self.by_bucket),
+            };
+        }
         Self::with_parts(self.label.clone(), self.buckets, inner)
     }
 
