@@ -60,9 +60,12 @@ pub enum Chain {
 /// [`Partitioner::removal_effect`] says which shortcuts apply. A plan only needs to know that a count fails, so the search stops at the
 /// first removal (in shard order) whose utilisation is above `stop_above` and returns it as
 /// [`Chain::Exceeds`]; `f64::INFINITY` always finishes the chain. `on_removals(tried, of)`
-/// is called as trial removals start, for progress.
+/// is called as trial removals start, for progress. `table`, when given, is the replica
+/// table of `layout` (`policy.replicas` replicas), which the chain then need not look up again.
+#[allow(clippy::too_many_arguments)]
 pub fn worst_failures(
     layout: Box<dyn Partitioner>,
+    table: Option<ReplicaTable>,
     failures: u32,
     traffic: &Traffic,
     policy: ReplicaPolicy,
@@ -75,7 +78,10 @@ pub fn worst_failures(
     let local = matches!(effect, RemovalEffect::Local | RemovalEffect::Successor);
     let successor = effect == RemovalEffect::Successor;
     let mut current = Degraded::intact(layout);
-    let mut table = ReplicaTable::new(&current, traffic, policy.replicas)?;
+    let mut table = match table {
+        Some(table) => table,
+        None => ReplicaTable::new(&current, traffic, policy.replicas)?,
+    };
     let mut states = Vec::with_capacity(failures as usize);
     let first_batch = rayon::current_num_threads().max(1) * 4;
     for _ in 0..failures {

@@ -21,7 +21,7 @@ use super::heavy_keys::HeavyKeys;
 use super::hot_key::{hottest_key, largest_key};
 use super::search_limit::{self, Spread};
 use super::traffic::Traffic;
-use super::window_load::{evaluate, LayoutLoad};
+use super::window_load::{evaluate, evaluate_with, LayoutLoad, ReplicaTable};
 use super::{PlanConfig, PlanRow, FIT_TOLERANCE};
 use crate::metrics::remap;
 use crate::schemes::{BuildContext, SchemeSpec};
@@ -125,8 +125,8 @@ pub struct SchemeSearch<'a> {
     heavy: HeavyKeys,
     /// The floors computed, by shard count.
     floors: HashMap<u32, f64>,
-    /// The last layout evaluated in full, kept for its failure chain.
-    last_layout: Option<(u32, Box<dyn Partitioner>)>,
+    /// The last layout evaluated in full and its replica table, kept for its failure chain.
+    last_layout: Option<(u32, Box<dyn Partitioner>, ReplicaTable)>,
     /// The count checked after the current one, when known (the linear part of the search):
     /// its layout is built while the current one is evaluated.
     ahead: Option<u32>,
@@ -253,14 +253,14 @@ impl<'a> SchemeSearch<'a> {
             self.floors.insert(shards, floor);
         }
         match load {
-            Some(state0) => {
+            Some((state0, table)) => {
                 let utilisation = limits.utilisation(&state0);
                 let evaluation = Evaluation {
                     state0,
                     chain: None,
                 };
                 self.cache.insert(shards, evaluation);
-                self.last_layout = Some((shards, layout));
+                self.last_layout = Some((shards, layout, table));
                 Ok(utilisation)
             }
             None => Ok(floor.expect("a floor too high stops the evaluation")),
@@ -268,13 +268,14 @@ impl<'a> SchemeSearch<'a> {
     }
 
     /// The floor under `layout`'s utilisation with every shard up when `need_floor`, and
-    /// its full load unless that floor is already too high for growth `growth`.
+    /// its full load and replica table unless that floor is already too high for growth
+    /// `growth`.
     fn measure_all_up(
         &self,
         layout: &dyn Partitioner,
         growth: f64,
         need_floor: bool,
-    ) -> Result<(Option<f64>, Option<LayoutLoad>), AnalysisError> {
+    ) -> Result<(Option<f64>, Option<(LayoutLoad, ReplicaTable)>), AnalysisError> {
         let (limits, policy) = (self.cfg.limits(), self.cfg.policy);
         let floor = need_floor
             .then(|| {
@@ -285,7 +286,9 @@ impl<'a> SchemeSearch<'a> {
         if floor.is_some_and(|f| !limits.fits(growth, f)) {
             return Ok((floor, None));
         }
-        Ok((floor, Some(evaluate(layout, self.traffic, policy)?)))
+        let table = ReplicaTable::new(layout, self.traffic, policy.replicas)?;
+        let load = evaluate_with(layout, &[], self.traffic, policy, &table);
+        Ok((floor, Some((load, table))))
     }
 
     /// The failure chain at `shards` shards, finished unless a state's utilisation is above
@@ -303,9 +306,9 @@ impl<'a> SchemeSearch<'a> {
             None => false,
         };
         if !answers {
-            let layout = match self.last_layout.take() {
-                Some((n, layout)) if n == shards => layout,
-                _ => self.layout_at(shards)?,
+            let (layout, table) = match self.last_layout.take() {
+                Some((n, layout, table)) if n == shards => (layout, Some(table)),
+                _ => (self.layout_at(shards)?, None),
             };
             let on_removals = |tried: usize, of: usize| {
                 (self.progress)(&format!(
@@ -315,6 +318,7 @@ impl<'a> SchemeSearch<'a> {
             };
             let chain = worst_failures(
                 layout,
+                table,
                 self.cfg.failures,
                 self.traffic,
                 self.cfg.policy,

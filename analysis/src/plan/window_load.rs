@@ -285,12 +285,17 @@ pub(crate) fn unit_changes(
             reads,
             writes,
         };
+        // (Zero units, such as the writes of a read, are not looked for.)
         for (replicas, sign) in [(new, 1i64), (old, -1)] {
             entry_units(&one(1, 0), replicas, reads, |s, u| {
-                add(s, sign * u as i64, 0)
+                if u != 0 {
+                    add(s, sign * u as i64, 0)
+                }
             });
             entry_units(&one(0, 1), replicas, reads, |s, u| {
-                add(s, 0, sign * u as i64)
+                if u != 0 {
+                    add(s, 0, sign * u as i64)
+                }
             });
         }
     }
