@@ -170,6 +170,14 @@ impl RingPartitioner {
         self.owners[i]
     }
 
+    /// The number of points before ring position `position` (the index of the first point at
+    /// or after it, or the point count past the last), by the [`RadixIndex`]: exactly
+    /// `points().partition_point(|p| p.0 < position)`.
+    #[inline]
+    pub fn points_before(&self, position: u64) -> usize {
+        self.positions.rank_lt(position)
+    }
+
     /// The points `(position, shard)` in ring order.
     pub fn points(&self) -> &[(u64, ShardId)] {
         &self.points

@@ -18,14 +18,14 @@ impl RingPartitioner {
     /// clockwise from the first point at or after it, each counted once, until `rf` shards are
     /// found or every point was visited (Cassandra's SimpleStrategy on a token ring).
     pub fn replicas_at(&self, position: u64, rf: u32, out: &mut Vec<ShardId>) {
-        let points = self.points();
-        let start = points.partition_point(|p| p.0 < position);
+        let start = self.points_before(position);
         let first = out.len();
-        for i in 0..points.len() {
+        // The owners of the points from `start` on, then from the first point.
+        let (before, after) = self.owners.split_at(start);
+        for &shard in after.iter().chain(before) {
             if out.len() - first >= rf as usize {
                 break;
             }
-            let shard = points[(start + i) % points.len()].1;
             if !out[first..].contains(&shard) {
                 out.push(shard);
             }
@@ -67,6 +67,48 @@ mod tests {
         out.clear();
         r.replicas_clockwise(key, 9, &mut out);
         assert_eq!(out, [0, 1, 2]);
+    }
+
+    #[test]
+    fn replicas_start_at_the_first_point_at_or_after_the_position_wrapping_past_the_last() {
+        let r = ring();
+        let walk = |position: u64, rf: usize| {
+            // By hand: from the first point at or after `position`, around the ring.
+            let points = r.points();
+            let start = points.partition_point(|p| p.0 < position);
+            let mut shards: Vec<ShardId> = Vec::new();
+            for i in 0..points.len() {
+                let shard = points[(start + i) % points.len()].1;
+                if shards.len() < rf && !shards.contains(&shard) {
+                    shards.push(shard);
+                }
+            }
+            shards
+        };
+        for position in [
+            0,
+            99,
+            100,
+            101,
+            200,
+            299,
+            300,
+            301,
+            400,
+            450,
+            500,
+            501,
+            u64::MAX,
+        ] {
+            for rf in [1, 2, 3, 4] {
+                let mut out = vec![7]; // replicas are appended
+                r.replicas_at(position, rf as u32, &mut out);
+                assert_eq!(out[1..], walk(position, rf), "position {position}, rf {rf}");
+            }
+        }
+        let mut out = Vec::new();
+        r.replicas_at(450, 2, &mut out);
+        assert_eq!(out, [1, 0]); // 500 (1), then 100 (0) after wrapping
     }
 
     #[test]
