@@ -594,13 +594,19 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 let table = ReplicaTable::new(state, &traffic, rf).unwrap();
                 let points = PointLoads::new(&table, &traffic, reads, 7).unwrap();
                 let index = RemovalIndex::new(state, &table, &traffic, successor).unwrap();
-                // Every removal moved in one pass over the keys, in two batches.
+                // Every removal moved in one pass over the keys, in batches of four; the
+                // ring's without their layouts when every key's replicas are predicted.
                 let nexts = state.without_each(state.live(), traffic.counts()).unwrap();
-                let removals: Vec<(u32, &dyn analysis::Partitioner)> = state
+                let predicted = index.predicts_every_key();
+                assert_eq!(predicted, successor, "{} rf {rf}", spec.label());
+                let removals: Vec<(u32, Option<&dyn analysis::Partitioner>)> = state
                     .live()
                     .iter()
                     .zip(&nexts)
-                    .map(|(&s, next)| (s, next.as_ref().unwrap() as &dyn analysis::Partitioner))
+                    .map(|(&s, next)| {
+                        let next = next.as_ref().unwrap() as &dyn analysis::Partitioner;
+                        (s, Some(next).filter(|_| !predicted))
+                    })
                     .collect();
                 let passes: Vec<PointLoads> = removals
                     .chunks(4)
@@ -676,6 +682,77 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
         )
     };
     assert!((0..7).all(|s| figures(s) == figures(6)));
+}
+
+#[test]
+fn the_failure_chain_is_the_greedy_chain_of_full_evaluations() {
+    use analysis::placement::Degraded;
+    use analysis::plan::failures::{worst_failures, Chain};
+    // With and without scans: without, the ring's trial removals build no layout.
+    for spec_text in [
+        "zipf:keys=3000,s=0.9,writes=0.3,value_size=10",
+        "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
+    ] {
+        let traffic = synthetic(spec_text, 6_000, 2_000, 600);
+        // (Mod-N tries one removal for all: `the_shortcuts_...` checks that.)
+        let schemes = SchemeSpec::parse_list("range,ring:vnodes=8,salted").unwrap();
+        for spec in &schemes {
+            for (rf, reads) in [(1, ReadPolicy::Leader), (3, ReadPolicy::Any)] {
+                let policy = ReplicaPolicy {
+                    replicas: rf,
+                    reads,
+                };
+                let cfg = PlanConfig {
+                    capacity: 100.0,
+                    capacity_bytes: Some(5_000.0),
+                    policy,
+                    ..PlanConfig::default()
+                };
+                let limits = cfg.limits();
+                let ctx = analysis::schemes::BuildContext {
+                    shards: 9,
+                    warmup_keys: traffic.warmup_keys(),
+                    key_type: KeyType::U64,
+                    weights: None,
+                };
+                let layout = spec.build(&ctx).unwrap();
+                // By hand: every survivor removed in turn and evaluated in full; the worst
+                // (highest utilisation, the lowest shard on ties) is removed, three times.
+                let mut expected = Vec::new();
+                let mut state = Degraded::intact(spec.build(&ctx).unwrap());
+                for _ in 0..3 {
+                    let mut worst: Option<(f64, Degraded, analysis::plan::LayoutLoad)> = None;
+                    for &shard in state.live() {
+                        let next = state.without(shard, traffic.counts()).unwrap().unwrap();
+                        let load = evaluate(&next, &traffic, policy).unwrap();
+                        let u = limits.utilisation(&load);
+                        if worst.as_ref().is_none_or(|w| u > w.0) {
+                            worst = Some((u, next, load));
+                        }
+                    }
+                    let (_, next, load) = worst.unwrap();
+                    expected.push((next.failed().to_vec(), load));
+                    state = next;
+                }
+                let chain = worst_failures(
+                    layout,
+                    None,
+                    3,
+                    &traffic,
+                    policy,
+                    &limits,
+                    f64::INFINITY,
+                    &|_, _| {},
+                )
+                .unwrap();
+                let Chain::States(states) = chain else {
+                    panic!("{} rf {rf}: no chain", spec.label())
+                };
+                let got: Vec<_> = states.into_iter().map(|s| (s.failed, s.load)).collect();
+                assert_eq!(got, expected, "{} rf {rf} {spec_text}", spec.label());
+            }
+        }
+    }
 }
 
 /// The smallest count from `from` to `from + 63` whose layout, with every shard up and without any one

@@ -126,7 +126,8 @@ pub fn worst_failures(
                 Ok(Some(Removal {
                     utilisation: limits.utilisation(&load),
                     shard,
-                    next,
+                    failed: next.failed().to_vec(),
+                    next: Some(next),
                     change: Some(change),
                     load,
                 }))
@@ -134,87 +135,58 @@ pub fn worst_failures(
         // With point loads small enough, the removals of a batch move their keys in one pass
         // ([`removal_loads`]), and the table's change is worked out for the worst one only.
         let pass = match (&points, &index) {
-            (Some(points), Some(index)) if removal_loads::batch_limit(points) > 0 => {
-                Some((points, index))
-            }
+            (Some(points), Some(index)) if removal_loads::batch_limit(points) > 0 => Some(Pass {
+                points,
+                index,
+                table: &table,
+            }),
             _ => None,
         };
-        let try_batch = |chunk: &[ShardId],
-                         nexts: Vec<Option<Degraded>>|
-         -> Result<Vec<Option<Removal>>, AnalysisError> {
-            let Some((points, index)) = pass else {
-                return chunk
-                    .par_iter()
-                    .zip(nexts)
-                    .map(|(&shard, next)| try_removal(shard, next))
-                    .collect();
+        // When every key's new replicas are predicted and no scan needs a layout, the pass
+        // needs none: only the worst removal's is built, for the next state.
+        let lazy = pass.is_some()
+            && traffic.scans().is_empty()
+            && index.as_ref().is_some_and(RemovalIndex::predicts_every_key);
+        let try_batch = |chunk: &[ShardId]| -> Result<Vec<Option<Removal>>, AnalysisError> {
+            let nexts = if lazy {
+                None
+            } else {
+                Some(current.without_each(chunk, traffic.counts())?)
             };
-            let mut moved = Vec::with_capacity(chunk.len());
-            {
-                let removals: Vec<(ShardId, &dyn Partitioner)> = chunk
-                    .iter()
-                    .zip(&nexts)
-                    .filter_map(|(&shard, next)| Some((shard, next.as_ref()? as &dyn Partitioner)))
-                    .collect();
-                for part in removals.chunks(removal_loads::batch_limit(points)) {
-                    let after = removal_loads::after_each(
-                        points,
-                        &table,
-                        index,
-                        part,
-                        traffic,
-                        policy.reads,
-                    )?;
-                    moved.extend(after);
+            match (&pass, nexts) {
+                (Some(pass), nexts) => {
+                    pass.removals(&current, chunk, nexts, traffic, policy, limits)
                 }
+                (None, nexts) => chunk
+                    .par_iter()
+                    .zip(nexts.expect("built without a pass"))
+                    .map(|(&shard, next)| try_removal(shard, next))
+                    .collect(),
             }
-            let mut moved = moved.into_iter();
-            let removals: Vec<(ShardId, Option<(Degraded, PointLoads)>)> = chunk
-                .iter()
-                .zip(nexts)
-                .map(|(&shard, next)| {
-                    (
-                        shard,
-                        next.map(|next| (next, moved.next().expect("one per layout"))),
-                    )
-                })
-                .collect();
-            Ok(removals
-                .into_par_iter()
-                .map(|(shard, next)| {
-                    next.map(|(next, points)| {
-                        let load = points.load(&next, next.failed(), traffic, policy.replicas);
-                        Removal {
-                            utilisation: limits.utilisation(&load),
-                            shard,
-                            next,
-                            change: None,
-                            load,
-                        }
-                    })
-                })
-                .collect())
         };
         let mut worst: Option<Removal> = None;
         // A few removals per thread first (a count that fails often fails early); then, when
         // a removal costs little beside building its layout (local ones), `MAX_BATCH`
         // layouts at a time, so that schemes that weigh the keys for their removals
         // (`without_each`) weigh them a few times per state only.
-        let later_batch = if local { MAX_BATCH } else { first_batch };
+        let later_batch = match (lazy, local) {
+            (true, _) => usize::MAX,
+            (false, true) => MAX_BATCH,
+            (false, false) => first_batch,
+        };
         let (mut tried, mut batch) = (0, first_batch);
         while tried < candidates.len() {
-            let chunk = &candidates[tried..(tried + batch).min(candidates.len())];
+            let chunk = &candidates[tried..tried.saturating_add(batch).min(candidates.len())];
             (tried, batch) = (tried + chunk.len(), later_batch);
             on_removals(tried, candidates.len());
-            let nexts = current.without_each(chunk, traffic.counts())?;
-            let tried = try_batch(chunk, nexts)?;
+            let tried = try_batch(chunk)?;
             for removal in tried {
                 let Some(removal) = removal else {
                     return Ok(Chain::Unsupported(current.cannot_remove_message()));
                 };
                 if removal.utilisation > stop_above {
                     return Ok(Chain::Exceeds(FailureState {
-                        failed: removal.next.failed().to_vec(),
+                        failed: removal.failed,
                         load: removal.load,
                     }));
                 }
@@ -230,21 +202,28 @@ pub fn worst_failures(
         let worst =
             worst.ok_or_else(|| AnalysisError::Config("no shard is left to fail".into()))?;
         states.push(FailureState {
-            failed: worst.next.failed().to_vec(),
+            failed: worst.failed,
             load: worst.load,
         });
         if states.len() == failures as usize {
-            break; // the last state's table is not needed
+            break; // the last state's layout and table are not needed
         }
+        let next = match worst.next {
+            Some(next) => next,
+            None => match current.without(worst.shard, traffic.counts())? {
+                Some(next) => next,
+                None => return Ok(Chain::Unsupported(current.cannot_remove_message())),
+            },
+        };
         table = match worst.change {
             Some(Change::Rows(change)) => table.changed(&change),
             Some(Change::Table(next_table)) => next_table,
             None => {
                 let index = index.as_ref().expect("a pass has the removal index");
-                table.changed(&index.local_removal(&table, &worst.next, worst.shard, traffic)?)
+                table.changed(&index.local_removal(&table, &next, worst.shard, traffic)?)
             }
         };
-        current = worst.next;
+        current = next;
     }
     Ok(Chain::States(states))
 }
@@ -257,7 +236,10 @@ struct Removal {
     utilisation: f64,
     /// The shard removed.
     shard: ShardId,
-    next: Degraded,
+    /// The shards removed so far, this one last.
+    failed: Vec<ShardId>,
+    /// The layout without the shard; `None` when not built (see [`Pass::removals`]).
+    next: Option<Degraded>,
     /// How the table changes; `None` when worked out only if this removal is the worst.
     change: Option<Change>,
     load: LayoutLoad,
@@ -269,4 +251,84 @@ enum Change {
     Rows(TableChange),
     /// The whole table.
     Table(ReplicaTable),
+}
+
+/// What the removals of one failure-chain state share when they move their keys in one pass.
+struct Pass<'a> {
+    points: &'a PointLoads,
+    index: &'a RemovalIndex,
+    table: &'a ReplicaTable,
+}
+
+impl Pass<'_> {
+    /// The removal of each of `chunk` from `current` (`None` where the scheme cannot remove
+    /// it), in order. `nexts` are the layouts without each; when `None`, no layout is built:
+    /// every key's new replicas must be predicted ([`RemovalIndex::predicts_every_key`]) and
+    /// the traffic must have no scans (a load then needs only the shard count, `current`'s).
+    fn removals(
+        &self,
+        current: &Degraded,
+        chunk: &[ShardId],
+        nexts: Option<Vec<Option<Degraded>>>,
+        traffic: &Traffic,
+        policy: ReplicaPolicy,
+        limits: &Limits,
+    ) -> Result<Vec<Option<Removal>>, AnalysisError> {
+        let nexts: Vec<Option<Option<Degraded>>> = match nexts {
+            Some(nexts) => nexts.into_iter().map(|next| next.map(Some)).collect(),
+            None => chunk.iter().map(|_| Some(None)).collect(),
+        };
+        let mut moved = Vec::with_capacity(chunk.len());
+        {
+            let removals: Vec<(ShardId, Option<&dyn Partitioner>)> = chunk
+                .iter()
+                .zip(&nexts)
+                .filter_map(|(&shard, next)| {
+                    let next = next.as_ref()?.as_ref().map(|n| n as &dyn Partitioner);
+                    Some((shard, next))
+                })
+                .collect();
+            for part in removals.chunks(removal_loads::batch_limit(self.points)) {
+                moved.extend(removal_loads::after_each(
+                    self.points,
+                    self.table,
+                    self.index,
+                    part,
+                    traffic,
+                    policy.reads,
+                )?);
+            }
+        }
+        let mut moved = moved.into_iter();
+        let removals: Vec<(ShardId, Option<(Option<Degraded>, PointLoads)>)> = chunk
+            .iter()
+            .zip(nexts)
+            .map(|(&shard, next)| {
+                let next = next.map(|next| (next, moved.next().expect("one per removal")));
+                (shard, next)
+            })
+            .collect();
+        Ok(removals
+            .into_par_iter()
+            .map(|(shard, next)| {
+                next.map(|(next, points)| {
+                    let mut failed = current.failed().to_vec();
+                    failed.push(shard);
+                    let part: &dyn Partitioner = match &next {
+                        Some(next) => next,
+                        None => current,
+                    };
+                    let load = points.load(part, &failed, traffic, policy.replicas);
+                    Removal {
+                        utilisation: limits.utilisation(&load),
+                        shard,
+                        failed,
+                        next,
+                        change: None,
+                        load,
+                    }
+                })
+            })
+            .collect())
+    }
 }

@@ -84,6 +84,13 @@ impl RemovalIndex {
         })
     }
 
+    /// True when every key's replicas after any removal are predicted
+    /// ([`RemovalIndex::predicted_row`]): removals take successors and every key has a next
+    /// replica, so no layout without a shard is needed to know them.
+    pub fn predicts_every_key(&self) -> bool {
+        self.successor && !self.spare.contains(&NO_SPARE)
+    }
+
     /// The keys with a replica on `shard`, increasing.
     fn keys_on(&self, shard: ShardId) -> &[u32] {
         &self.keys[self.starts[shard as usize] as usize..self.starts[shard as usize + 1] as usize]

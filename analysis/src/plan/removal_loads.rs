@@ -30,12 +30,13 @@ const NOT_REMOVED: u32 = u32::MAX;
 
 /// The point loads after each of `removals` (a shard and the layout without it), each removed
 /// alone from the layout of `table` whose point loads are `points`; `index` is that layout's
-/// [`RemovalIndex`]. At most [`batch_limit`] removals.
+/// [`RemovalIndex`]. A layout may be left out when the index predicts every key
+/// ([`RemovalIndex::predicts_every_key`]). At most [`batch_limit`] removals.
 pub fn after_each(
     points: &PointLoads,
     table: &ReplicaTable,
     index: &RemovalIndex,
-    removals: &[(ShardId, &dyn Partitioner)],
+    removals: &[(ShardId, Option<&dyn Partitioner>)],
     traffic: &Traffic,
     reads: ReadPolicy,
 ) -> Result<Vec<PointLoads>, AnalysisError> {
@@ -47,7 +48,10 @@ pub fn after_each(
     }
     let looked_up: Vec<(Vec<u32>, Vec<ShardId>)> = removals
         .par_iter()
-        .map(|&(shard, next)| index.looked_up(table, next, shard, traffic))
+        .map(|&(shard, next)| match next {
+            Some(next) => index.looked_up(table, next, shard, traffic),
+            None => Ok((Vec::new(), Vec::new())),
+        })
         .collect::<Result<_, _>>()?;
     let keys = traffic.keys().len() as u64;
     let pieces = rayon::current_num_threads().max(1) as u64;
