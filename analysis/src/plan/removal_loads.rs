@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::point_loads::PointLoads;
 use super::removal_index::RemovalIndex;
 use super::traffic::Traffic;
-use super::window_load::{unit_changes, ReadPolicy, ReplicaTable};
+use super::window_load::{push_replicas, unit_changes, ReadPolicy, ReplicaTable};
 use crate::{AnalysisError, Partitioner, ShardId};
 
 /// The most counters one pass keeps per thread (32 MiB): removals per pass times point-load
@@ -46,14 +46,7 @@ pub fn after_each(
     for (b, &(shard, _)) in removals.iter().enumerate() {
         slot[shard as usize] = b as u32;
     }
-    let looked_up: Vec<(Vec<u32>, Vec<ShardId>)> = removals
-        .par_iter()
-        .map(|&(shard, next)| match next {
-            Some(next) => index.looked_up(table, next, shard, traffic),
-            None => Ok((Vec::new(), Vec::new())),
-        })
-        .collect::<Result<_, _>>()?;
-    let keys = traffic.keys().len() as u64;
+    let (all_keys, keys) = (traffic.keys(), traffic.keys().len() as u64);
     let pieces = rayon::current_num_threads().max(1) as u64;
     let rf = table.replicas() as usize;
     let key_bytes = traffic.key_bytes();
@@ -63,11 +56,6 @@ pub fn after_each(
             let (low, high) = ((keys * p / pieces) as u32, (keys * (p + 1) / pieces) as u32);
             let mut units = vec![0u64; removals.len() * cells];
             let mut bytes = vec![0u64; removals.len() * n];
-            // Per removal, the next of its looked-up keys.
-            let mut next_looked_up: Vec<usize> = looked_up
-                .iter()
-                .map(|(k, _)| k.partition_point(|&key| key < low))
-                .collect();
             let (mut new, mut changes) = (Vec::with_capacity(rf), Vec::new());
             for key in low..high {
                 let row = table.of(key);
@@ -79,11 +67,10 @@ pub fn after_each(
                     let b = b as usize;
                     new.clear();
                     if !index.predicted_row(key, row, removed, &mut new) {
-                        let (keys, rows) = &looked_up[b];
-                        let i = next_looked_up[b];
-                        debug_assert_eq!(keys[i], key);
-                        new.extend_from_slice(&rows[i * rf..(i + 1) * rf]);
-                        next_looked_up[b] += 1;
+                        // Looked up here, as the keys come in order (not shard by shard,
+                        // which reads each key's bytes from a cold cache line).
+                        let next = removals[b].1.expect("a layout where keys are looked up");
+                        push_replicas(next, &all_keys[key as usize], rf as u32, &mut new)?;
                     }
                     unit_changes(row, &new, reads, &mut changes);
                     let units = &mut units[b * cells..(b + 1) * cells];
@@ -101,9 +88,11 @@ pub fn after_each(
                         .for_each(|&s| bytes[s as usize] = bytes[s as usize].wrapping_add(kb));
                 }
             }
-            (units, bytes)
+            Ok((units, bytes))
         })
-        .reduce_with(|mut a, b| {
+        .collect::<Result<Vec<_>, AnalysisError>>()?
+        .into_iter()
+        .reduce(|mut a, b| {
             add_wrapping(&mut a.0, &b.0);
             add_wrapping(&mut a.1, &b.1);
             a

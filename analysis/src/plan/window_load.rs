@@ -204,21 +204,34 @@ pub(crate) fn replica_rows(
         .map(|chunk| {
             let mut out = Vec::with_capacity(chunk.len() * rf as usize);
             for &key in chunk {
-                let before = out.len();
-                part.replicas(&all[key as usize], rf, &mut out);
-                if out.len() - before != rf as usize {
-                    return Err(AnalysisError::Config(format!(
-                        "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
-                        part.label(),
-                        out.len() - before,
-                        part.shard_count()
-                    )));
-                }
+                push_replicas(part, &all[key as usize], rf, &mut out)?;
             }
             Ok(out)
         })
-        .collect::<Result<Vec<_>, _>>()?
+        .collect::<Result<Vec<_>, AnalysisError>>()?
         .concat())
+}
+
+/// Pushes the `rf` replicas of `key` on `part` onto `out`. Errors when the layout cannot
+/// place `rf` distinct replicas of it.
+#[inline]
+pub(crate) fn push_replicas(
+    part: &dyn Partitioner,
+    key: &[u8],
+    rf: u32,
+    out: &mut Vec<ShardId>,
+) -> Result<(), AnalysisError> {
+    let before = out.len();
+    part.replicas(key, rf, out);
+    if out.len() - before == rf as usize {
+        return Ok(());
+    }
+    Err(AnalysisError::Config(format!(
+        "'{}' can place only {} distinct replicas of a key on {} shards, not {rf}",
+        part.label(),
+        out.len() - before,
+        part.shard_count()
+    )))
 }
 
 /// The keys whose replicas change in a removal, with their new replicas.
