@@ -75,6 +75,10 @@ type RawScan = (u64, Box<[u8]>, Box<[u8]>);
 /// What [`Traffic::read`] collects before the windows are numbered from the first one.
 #[derive(Default)]
 struct Collector {
+    /// Key numbers of 8-byte keys (the common integer keys), without reading a key's bytes
+    /// behind a pointer to compare it.
+    ids8: HashMap<u64, u32, Xxh3DefaultBuilder>,
+    /// Key numbers of the other keys.
     ids: HashMap<Box<[u8]>, u32, Xxh3DefaultBuilder>,
     keys: Vec<Box<[u8]>>,
     key_bytes: Vec<u64>,
@@ -247,16 +251,18 @@ impl Collector {
                 .push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
             return;
         }
-        let id = match self.ids.get(ev.key) {
-            Some(&id) => id,
-            None => {
-                let id = self.keys.len() as u32;
-                self.ids.insert(ev.key.into(), id);
-                self.keys.push(ev.key.into());
-                self.key_bytes.push(0);
-                id
-            }
+        let next = self.keys.len() as u32;
+        let id = match ev.key.first_chunk::<8>().filter(|_| ev.key.len() == 8) {
+            Some(&eight) => *self.ids8.entry(u64::from_ne_bytes(eight)).or_insert(next),
+            None => match self.ids.get(ev.key) {
+                Some(&id) => id,
+                None => *self.ids.entry(ev.key.into()).or_insert(next),
+            },
         };
+        if id == next {
+            self.keys.push(ev.key.into());
+            self.key_bytes.push(0);
+        }
         let bytes = &mut self.key_bytes[id as usize];
         *bytes = (*bytes).max(u64::from(ev.size.unwrap_or(0)));
         self.counts.add(ev.key, 1);
@@ -500,6 +506,26 @@ mod tests {
                 [(0, e(0, 1, 1, 0))].as_slice()
             )
         );
+    }
+
+    #[test]
+    fn keys_are_numbered_in_order_of_first_appearance_whatever_their_length() {
+        let keys: [&'static [u8]; 7] = [
+            b"abcdefgh",
+            b"k1",
+            b"abcdefgh",
+            b"12345678",
+            b"k1",
+            b"abcdefghi",
+            b"12345678",
+        ];
+        let events = keys.iter().map(|&k| (Op::Get, k, None, None)).collect();
+        let windows = Windows::new(Clock::Rate { events_per_sec: 10 }, 1_000_000_000).unwrap();
+        let t = Traffic::read(&mut Fixed(events, 0), &windows, 0, &|_| {}).unwrap();
+        let want: [&[u8]; 4] = [b"abcdefgh", b"k1", b"12345678", b"abcdefghi"];
+        assert_eq!(t.keys().iter().map(|k| &k[..]).collect::<Vec<_>>(), want);
+        let requests: Vec<u64> = (0..4).map(|k| t.entries_of(k)[0].1.reads).collect();
+        assert_eq!(requests, [2, 2, 2, 1]);
     }
 
     #[test]
