@@ -57,6 +57,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let mut results = Vec::new();
     for (index, (n, targets)) in setup.sweep.iter().enumerate() {
         let (cfg, targets) = replay_config(&setup.base, *n, targets);
+        let spinner = progress.phase("merge");
         let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
         // The states are read a few at a time in parallel (memory holds one per thread beside
         // the sum) and added up in part order (the same sum on any thread count).
@@ -78,6 +79,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
             }
         }
         let merged = merged.context("no part to merge")?;
+        spinner.finish_and_clear();
         results.extend(
             finish_parts(
                 &input,
