@@ -112,7 +112,8 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         threads: pool.current_num_threads(),
         started: (started_utc, started),
     };
-    publish(out, results, record, &progress, args.output.quiet)
+    // The report (files, charts) is rendered on the --threads workers too.
+    pool.install(|| publish(out, results, record, &progress, args.output.quiet))
 }
 
 /// What a run's manifest records besides its phase times: the seed, the configuration
