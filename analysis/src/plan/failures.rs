@@ -253,6 +253,9 @@ enum Change {
     Table(ReplicaTable),
 }
 
+/// A removal's layout (when built) and its point loads.
+type Moved = (Option<Degraded>, PointLoads);
+
 /// What the removals of one failure-chain state share when they move their keys in one pass.
 struct Pass<'a> {
     points: &'a PointLoads,
@@ -300,7 +303,7 @@ impl Pass<'_> {
             }
         }
         let mut moved = moved.into_iter();
-        let removals: Vec<(ShardId, Option<(Option<Degraded>, PointLoads)>)> = chunk
+        let removals: Vec<(ShardId, Option<Moved>)> = chunk
             .iter()
             .zip(nexts)
             .map(|(&shard, next)| {

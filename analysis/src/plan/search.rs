@@ -104,6 +104,10 @@ enum Check {
     Unsupported(String),
 }
 
+/// The floor under a layout's utilisation with every shard up, when computed, and its load
+/// and replica table, unless the floor was already too high.
+type AllUp = (Option<f64>, Option<(LayoutLoad, ReplicaTable)>);
+
 /// What is known about one shard count.
 struct Evaluation {
     state0: LayoutLoad,
@@ -275,7 +279,7 @@ impl<'a> SchemeSearch<'a> {
         layout: &dyn Partitioner,
         growth: f64,
         need_floor: bool,
-    ) -> Result<(Option<f64>, Option<(LayoutLoad, ReplicaTable)>), AnalysisError> {
+    ) -> Result<AllUp, AnalysisError> {
         let (limits, policy) = (self.cfg.limits(), self.cfg.policy);
         let floor = need_floor
             .then(|| {
