@@ -46,7 +46,8 @@ def main(data, manifest):
     reader, workers = 0, []
     for symbols in threads.values():
         text = " ".join(symbols)
-        decoding = sum(n for s, n in symbols.items() if "Reader" in s and "::fill" in s)
+        decoding = sum(n for s, n in symbols.items()
+                       if "Reader" in s and "::fill" in s or "copy_user" in s)
         if "record_run" in text and ("add_hashed" in text or "add_each_routed" in text):
             workers.append(sum(symbols.values()))
         elif decoding > 20:

@@ -6,10 +6,11 @@
 //! exactly and windows are kept by index, so the results do not depend on the thread count.
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
-use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
@@ -909,38 +910,48 @@ fn replay_measured(
     };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<EventChunk>(2)).unzip();
-    // Chunks go back to the reader, which refills them: no allocation (and no fresh pages to
-    // fault in) per chunk.
-    let (recycle, recycled) = bounded::<EventChunk>(workers * 2 + 4);
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<Piece>(2)).unzip();
+    // Pieces go back to the reader, which refills them: no allocation (and no fresh pages to
+    // fault in) per piece.
+    let (recycle, recycled) = bounded::<Piece>(workers * 2 + 4);
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
+    // Set by a worker that met a malformed record: the reader stops reading.
+    let failed = AtomicBool::new(false);
+    let failed = &failed;
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || -> Result<(), WorkloadError> {
+        // The reader moves bytes: a source that can (fixed-size binary records) hands out raw
+        // pieces, which the workers decode. An error is kept with the position (in chunks) of
+        // the piece it was met in, so that the first one in the stream is reported whichever
+        // thread met it first.
+        let reader = scope.spawn(move || -> Result<(), (usize, WorkloadError)> {
             let mut next = first;
-            loop {
-                let mut chunk = recycled
+            while !failed.load(Ordering::Relaxed) {
+                let mut piece = recycled
                     .try_recv()
-                    .unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
-                chunk.clear();
+                    .unwrap_or_else(|_| Piece::with_capacity(chunk_events as usize));
+                piece.clear();
+                let seq = (next / chunk_events) as usize;
                 // Chunks end at multiples of `chunk_events` in the whole stream (a part that
                 // starts elsewhere has a shorter first chunk), so that chunk `i` is routed by
                 // worker `i mod W` however the stream is cut.
                 let size = chunk_events - next % chunk_events;
-                while (chunk.len() as u64) < size {
-                    let room = (size - chunk.len() as u64) as usize;
-                    if source.fill(&mut chunk, room)? == 0 {
-                        break;
+                while (piece.len() as u64) < size {
+                    let room = (size - piece.len() as u64) as usize;
+                    match source.fill_piece(&mut piece, room) {
+                        Ok(0) => break,
+                        Ok(_) => {}
+                        // A malformed record among the raw bytes read before comes first.
+                        Err(e) => return Err((seq, piece.decode().err().unwrap_or(e))),
                     }
                 }
-                if chunk.is_empty() {
+                if piece.is_empty() {
                     break;
                 }
                 // Positions count measured events only (sources number from their own start).
-                chunk.first_index = next;
-                let full = chunk.len() as u64 == size;
-                let seq = (next / chunk_events) as usize;
-                next += chunk.len() as u64;
-                if txs[seq % workers].send(chunk).is_err() || !full {
+                piece.chunk_mut().first_index = next;
+                let full = piece.len() as u64 == size;
+                next += piece.len() as u64;
+                if txs[seq % workers].send(piece).is_err() || !full {
                     break;
                 }
             }
@@ -954,38 +965,55 @@ fn replay_measured(
             .enumerate()
             .map(|(worker, (rx, mut post))| {
                 let recycle = recycle.clone();
-                scope.spawn(move || {
+                scope.spawn(move || -> Result<Partial, (usize, WorkloadError)> {
                     let owned = key_parts.owned_by(worker, workers);
                     let mut acc = Partial::new(parts, window, key_parts, owned);
                     let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
                     let limit = cfg.latency_sample as u64;
                     // A single worker counts the keys as it routes them: no one to hand off to.
                     let hand_off = workers > 1;
-                    for chunk in rx.iter() {
+                    for mut piece in rx.iter() {
+                        if let Err(e) = piece.decode() {
+                            // Leaving drops this worker's channels: the reader's next send to
+                            // it fails and the other workers stop waiting for its keys.
+                            failed.store(true, Ordering::Relaxed);
+                            return Err(((piece.chunk().first_index / chunk_events) as usize, e));
+                        }
+                        let chunk = piece.chunk();
                         let outs = hand_off.then(|| (key_parts, post.outs()));
                         let buffers = (&mut routes, &mut set);
-                        acc.record_with(&chunk, parts, limit, buffers, outs);
+                        acc.record_with(chunk, parts, limit, buffers, outs);
                         progress(Progress::Events(chunk.len() as u64));
-                        let _ = recycle.try_send(chunk);
+                        let _ = recycle.try_send(piece);
                         if hand_off {
                             post.count_through(&mut acc.keys);
                         }
                     }
                     post.count_rest(&mut acc.keys);
-                    acc
+                    Ok(acc)
                 })
             })
             .collect();
-        let accs = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| AnalysisError::Config("a replay worker thread panicked".into()))
-            })
-            .collect::<Result<Vec<Partial>, _>>()?;
-        reader
-            .join()
-            .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
+        let panicked = |what: &str| AnalysisError::Config(format!("a {what} thread panicked"));
+        let mut accs = Vec::with_capacity(workers);
+        let mut first_error: Option<(usize, WorkloadError)> = None;
+        let mut keep_first = |e: (usize, WorkloadError)| {
+            if first_error.as_ref().is_none_or(|f| e.0 < f.0) {
+                first_error = Some(e);
+            }
+        };
+        for handle in handles {
+            match handle.join().map_err(|_| panicked("replay worker"))? {
+                Ok(acc) => accs.push(acc),
+                Err(e) => keep_first(e),
+            }
+        }
+        if let Err(e) = reader.join().map_err(|_| panicked("trace reader"))? {
+            keep_first(e);
+        }
+        if let Some((_, e)) = first_error {
+            return Err(e.into());
+        }
         let mut merged = Partial::new(parts, window, key_parts, []);
         for acc in accs {
             merged = merged.merge(acc)?;
