@@ -16,8 +16,10 @@ use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
 mod key_post;
+mod positions;
 
 use key_post::Post;
+use positions::Positions;
 
 use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
 use crate::metrics::failure::FailTarget;
@@ -910,7 +912,7 @@ fn replay_measured(
     };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<Piece>(2)).unzip();
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<(usize, Piece)>(2)).unzip();
     // Pieces go back to the reader, which refills them: no allocation (and no fresh pages to
     // fault in) per piece.
     let (recycle, recycled) = bounded::<Piece>(workers * 2 + 4);
@@ -918,27 +920,37 @@ fn replay_measured(
     // Set by a worker that met a malformed record: the reader stops reading.
     let failed = AtomicBool::new(false);
     let failed = &failed;
+    let first_seq = (first / chunk_events) as usize;
+    let positions = &Positions::new(first_seq, first);
     std::thread::scope(|scope| {
-        // The reader moves bytes: a source that can (fixed-size binary records) hands out raw
-        // pieces, which the workers decode. An error is kept with the position (in chunks) of
-        // the piece it was met in, so that the first one in the stream is reported whichever
-        // thread met it first.
+        // The reader moves bytes: a source that can hands out raw pieces (fixed-size binary
+        // records, blocks of text lines), which the workers decode. An error is kept with the
+        // number of the piece it was met in, so that the first one in the stream is reported
+        // whichever thread met it first.
         let reader = scope.spawn(move || -> Result<(), (usize, WorkloadError)> {
-            let mut next = first;
+            // The position of the next event, while every piece so far was counted.
+            let (mut next, mut counted, mut seq) = (first, true, first_seq);
             while !failed.load(Ordering::Relaxed) {
                 let mut piece = recycled
                     .try_recv()
                     .unwrap_or_else(|_| Piece::with_capacity(chunk_events as usize));
                 piece.clear();
-                let seq = (next / chunk_events) as usize;
-                // Chunks end at multiples of `chunk_events` in the whole stream (a part that
-                // starts elsewhere has a shorter first chunk), so that chunk `i` is routed by
-                // worker `i mod W` however the stream is cut.
-                let size = chunk_events - next % chunk_events;
-                while (piece.len() as u64) < size {
+                // Counted pieces end at multiples of `chunk_events` in the whole stream (a part
+                // that starts elsewhere has a shorter first chunk), so that chunk `i` is routed
+                // by worker `i mod W` however the stream is cut. A piece of text lines ends
+                // where the source cuts it (the results do not depend on where pieces end).
+                let size = match counted {
+                    true => chunk_events - next % chunk_events,
+                    false => chunk_events,
+                };
+                let mut ended = false;
+                while piece.counted() && (piece.len() as u64) < size {
                     let room = (size - piece.len() as u64) as usize;
                     match source.fill_piece(&mut piece, room) {
-                        Ok(0) => break,
+                        Ok(0) => {
+                            ended = true;
+                            break;
+                        }
                         Ok(_) => {}
                         // A malformed record among the raw bytes read before comes first.
                         Err(e) => return Err((seq, piece.decode().err().unwrap_or(e))),
@@ -947,38 +959,43 @@ fn replay_measured(
                 if piece.is_empty() {
                     break;
                 }
-                // Positions count measured events only (sources number from their own start).
-                piece.chunk_mut().first_index = next;
-                let full = piece.len() as u64 == size;
                 next += piece.len() as u64;
-                if txs[seq % workers].send(piece).is_err() || !full {
+                counted &= piece.counted();
+                if txs[seq % workers].send((seq, piece)).is_err() || ended {
                     break;
                 }
+                seq += 1;
             }
             Ok(())
         });
         // Plain threads rather than rayon tasks: every worker must run at once, since each
-        // one waits for the keys the others sort out to it.
+        // one waits for the keys the others sort out to it. A worker returns `None` when it
+        // stopped because a piece before one of its own could not be decoded.
         let handles: Vec<_> = rxs
             .into_iter()
-            .zip(Post::all(workers, (first / chunk_events) as usize))
+            .zip(Post::all(workers, first_seq))
             .enumerate()
             .map(|(worker, (rx, mut post))| {
                 let recycle = recycle.clone();
-                scope.spawn(move || -> Result<Partial, (usize, WorkloadError)> {
+                scope.spawn(move || -> Result<Option<Partial>, (usize, WorkloadError)> {
                     let owned = key_parts.owned_by(worker, workers);
                     let mut acc = Partial::new(parts, window, key_parts, owned);
                     let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
                     let limit = cfg.latency_sample as u64;
                     // A single worker counts the keys as it routes them: no one to hand off to.
                     let hand_off = workers > 1;
-                    for mut piece in rx.iter() {
+                    for (seq, mut piece) in rx.iter() {
                         if let Err(e) = piece.decode() {
                             // Leaving drops this worker's channels: the reader's next send to
                             // it fails and the other workers stop waiting for its keys.
                             failed.store(true, Ordering::Relaxed);
-                            return Err(((piece.chunk().first_index / chunk_events) as usize, e));
+                            positions.fail();
+                            return Err((seq, e));
                         }
+                        let Some(at) = positions.take(seq, piece.chunk().len()) else {
+                            return Ok(None);
+                        };
+                        piece.chunk_mut().first_index = at;
                         let chunk = piece.chunk();
                         let outs = hand_off.then(|| (key_parts, post.outs()));
                         let buffers = (&mut routes, &mut set);
@@ -990,7 +1007,7 @@ fn replay_measured(
                         }
                     }
                     post.count_rest(&mut acc.keys);
-                    Ok(acc)
+                    Ok(Some(acc))
                 })
             })
             .collect();
@@ -1004,7 +1021,7 @@ fn replay_measured(
         };
         for handle in handles {
             match handle.join().map_err(|_| panicked("replay worker"))? {
-                Ok(acc) => accs.push(acc),
+                Ok(acc) => accs.extend(acc),
                 Err(e) => keep_first(e),
             }
         }

@@ -1,6 +1,7 @@
-//! Binary traces decoded on the replay's workers ([`workloads::Piece`]): the same results as
-//! the same events decoded on the reader's thread, on any thread count, and the first
-//! malformed record of the trace reported whichever worker meets it first.
+//! Traces decoded on the replay's workers ([`workloads::Piece`]: binary records, blocks of
+//! csv lines): the same results as the same events decoded on the reader's thread, on any
+//! thread count, and the first malformed record of the trace reported (with its byte offset
+//! or line) whichever worker meets it first.
 
 use std::path::{Path, PathBuf};
 
@@ -35,8 +36,14 @@ fn cfg() -> ReplayConfig {
     }
 }
 
-/// The whole result of replaying `open` on `threads` threads, build times aside, or its error.
+/// The whole result of replaying `open` through range, hash and ring on `threads` threads,
+/// build times aside, or its error.
 fn on_threads(threads: usize, open: &Open<'_>) -> String {
+    through("range,hash,ring", threads, open)
+}
+
+/// [`on_threads`] through `schemes`.
+fn through(schemes: &str, threads: usize, open: &Open<'_>) -> String {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -47,7 +54,7 @@ fn on_threads(threads: usize, open: &Open<'_>) -> String {
         key_type: KeyType::U64,
         open,
     };
-    let schemes = SchemeSpec::parse_list("range,hash,ring").unwrap();
+    let schemes = SchemeSpec::parse_list(schemes).unwrap();
     match pool.install(|| replay(&input, &schemes, &cfg(), &|_| {})) {
         Ok(mut r) => {
             r.schemes.iter_mut().for_each(|s| s.router.build_ns = None);
@@ -162,6 +169,76 @@ fn a_truncated_last_record_is_reported_at_its_offset_after_the_whole_ones() {
         let at = 5_499 * oracle::RECORD_BYTES;
         assert!(
             e.contains(&format!("byte offset {at}")) && e.contains("ends 14 bytes into"),
+            "{threads} threads: {e}"
+        );
+    }
+}
+
+/// A csv trace of `n` records with scans, writes, blank lines and `\r\n` line ends; the
+/// record on each line of `bad` has an unknown op. Returns the text and each record's line.
+fn csv_text(n: usize, bad: &[u64]) -> String {
+    let mut text = String::from("timestamp,op,key:u64,end\n");
+    let mut line = 2;
+    for i in 0..n as u64 {
+        if i % 97 == 5 {
+            text.push('\n');
+            line += 1;
+        }
+        let key = (i * 2_654_435_761 % 65_521) >> (i % 7);
+        let op = match i % 10 {
+            _ if bad.contains(&line) => "fetch",
+            0 => "scan",
+            1 | 2 => "put",
+            _ => "get",
+        };
+        let end = if op == "scan" { format!("{}", key + 50) } else { String::new() };
+        let eol = if i % 31 == 0 { "\r\n" } else { "\n" };
+        text.push_str(&format!("{i},{op},{key},{end}{eol}"));
+        line += 1;
+    }
+    text
+}
+
+#[test]
+fn csv_lines_decoded_on_the_workers_replay_as_decoded_on_the_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, csv_text(20_000, &[])).unwrap();
+    // A quote further on: the lines around it are read on the reader's thread.
+    let quoted = dir.path().join("q.csv");
+    let mut text = csv_text(20_000, &[]);
+    let at = text.len() / 2;
+    let at = at + text[at..].find('\n').unwrap() + 1;
+    text.insert_str(at, "99,get,\"7\",\n");
+    std::fs::write(&quoted, text).unwrap();
+    for file in [&path, &quoted] {
+        let open = || trace::open(&TraceOptions::new(file, KeyType::U64));
+        // Without a learned scheme nothing is read ahead: every line after the first
+        // record goes through the pieces; with one, the warm-up's events are read ahead.
+        for schemes in ["hash,ring", "range,hash"] {
+            let reference = through(schemes, 1, &|| Ok(Box::new(DecodedHere(open()?))));
+            let scans = if schemes.contains("range") { 1800 } else { 2000 };
+            assert!(reference.contains(&format!("scans: {scans},")), "{}", &reference[..200]);
+            for threads in [1, 2, 3] {
+                let got = through(schemes, threads, &open);
+                assert!(got == reference, "{file:?}, {schemes}, {threads} threads");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_first_malformed_csv_line_is_reported_with_its_line_whichever_worker_decodes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    // Blocks of up to 1,200 lines: line 3,000 is in the third block, 4,400 in the fourth.
+    std::fs::write(&path, csv_text(10_000, &[3_000, 4_400, 9_000])).unwrap();
+    for threads in [1, 2, 3] {
+        let e = through("hash,ring", threads, &|| {
+            trace::open(&TraceOptions::new(&path, KeyType::U64))
+        });
+        assert!(
+            e.starts_with("error:") && e.contains("t.csv:line 3000") && e.contains("'fetch'"),
             "{threads} threads: {e}"
         );
     }

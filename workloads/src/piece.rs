@@ -1,10 +1,14 @@
 //! Pieces of a stream on their way to the replay's workers: events already decoded, followed
 //! by raw bytes that the worker taking the piece decodes ([`Piece::decode`]).
 //!
-//! A reader whose records it can count without decoding them (fixed-size binary records)
-//! hands out raw bytes through [`EventSource::fill_piece`](crate::EventSource::fill_piece),
-//! so that the thread reading the input only moves bytes and decoding runs on as many
-//! threads as route the events. Any other source appends decoded events (the default).
+//! A reader that can cut its input at record boundaries without decoding it (fixed-size
+//! binary records, lines of plain delimited text) hands out raw bytes through
+//! [`EventSource::fill_piece`](crate::EventSource::fill_piece), so that the thread reading
+//! the input only moves bytes and decoding runs on as many threads as route the events.
+//! Binary records are counted by their bytes; the events of a block of text lines are only
+//! known once decoded (blank lines, a header), so such a piece is not counted
+//! ([`Piece::counted`]) and its events' positions are known only after the pieces before it
+//! are decoded. Any other source appends decoded events (the default).
 //! The events of a piece are in stream order whichever way they came: decoded events are
 //! only appended once the raw bytes before them are decoded.
 
@@ -15,17 +19,17 @@ use crate::{EventChunk, WorkloadError};
 
 /// Turns raw bytes of one input into events, on whichever thread decodes the piece.
 pub trait PieceDecoder: Send + Sync {
-    /// Appends the events of `bytes`, which start at byte `offset` of the (decompressed)
-    /// input, to `chunk`; a malformed record is an error naming the input and its offset.
-    fn decode(&self, bytes: &[u8], offset: u64, chunk: &mut EventChunk)
-        -> Result<(), WorkloadError>;
+    /// Appends the events of `bytes` to `chunk`; `at` is where the bytes start in their
+    /// (decompressed) input: a byte offset for binary records, the line number for text. A
+    /// malformed record is an error naming the input and where the record is.
+    fn decode(&self, bytes: &[u8], at: u64, chunk: &mut EventChunk) -> Result<(), WorkloadError>;
 }
 
 /// A run of raw bytes of a piece and how to decode them.
 struct Segment {
     decoder: Arc<dyn PieceDecoder>,
     bytes: Range<usize>,
-    offset: u64,
+    at: u64,
 }
 
 /// Consecutive events of a stream, part decoded (`chunk`) and part raw bytes (after them).
@@ -37,8 +41,10 @@ pub struct Piece {
     bytes: Vec<u8>,
     used: usize,
     segments: Vec<Segment>,
-    /// Events in the raw segments.
+    /// Events in the raw segments (those counted).
     raw_events: usize,
+    /// Some raw segment holds an unknown number of events.
+    uncounted: bool,
 }
 
 impl Piece {
@@ -56,16 +62,23 @@ impl Piece {
         self.used = 0;
         self.segments.clear();
         self.raw_events = 0;
+        self.uncounted = false;
     }
 
-    /// Events in the piece, decoded or not.
+    /// True unless some raw bytes hold an unknown number of events (text lines): then
+    /// [`Piece::len`] is known only once the piece is decoded.
+    pub fn counted(&self) -> bool {
+        !self.uncounted
+    }
+
+    /// Events in the piece, decoded or not (those counted, see [`Piece::counted`]).
     pub fn len(&self) -> usize {
         self.chunk.len() + self.raw_events
     }
 
-    /// True when the piece holds no event.
+    /// True when the piece holds no event (nor raw bytes).
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len() == 0 && self.counted()
     }
 
     /// Appends decoded events with `fill` (which returns how many it appended), once the raw
@@ -89,31 +102,36 @@ impl Piece {
     }
 
     /// Declares the first `bytes` bytes of the room ([`Piece::raw_room`]) as `events`
-    /// events, decoded later by `decoder`; they start at byte `offset` of their input.
+    /// events (`None` when unknown until decoded), decoded later by `decoder`; `at` is where
+    /// they start in their input ([`PieceDecoder::decode`]).
     pub fn push_raw(
         &mut self,
         decoder: &Arc<dyn PieceDecoder>,
         bytes: usize,
-        offset: u64,
-        events: usize,
+        at: u64,
+        events: Option<usize>,
     ) {
         self.segments.push(Segment {
             decoder: Arc::clone(decoder),
             bytes: self.used..self.used + bytes,
-            offset,
+            at,
         });
         self.used += bytes;
-        self.raw_events += events;
+        match events {
+            Some(n) => self.raw_events += n,
+            None => self.uncounted = true,
+        }
     }
 
     /// Decodes the raw bytes into events, in order; the first malformed record is an error.
     pub fn decode(&mut self) -> Result<(), WorkloadError> {
         for segment in self.segments.drain(..) {
             let bytes = &self.bytes[segment.bytes];
-            segment.decoder.decode(bytes, segment.offset, &mut self.chunk)?;
+            segment.decoder.decode(bytes, segment.at, &mut self.chunk)?;
         }
         self.used = 0;
         self.raw_events = 0;
+        self.uncounted = false;
         Ok(())
     }
 

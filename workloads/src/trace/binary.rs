@@ -323,7 +323,7 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
             return piece.push_decoded(|chunk| self.fill(chunk, max));
         }
         let events = whole / size;
-        piece.push_raw(&self.decoder, whole, self.offset, events);
+        piece.push_raw(&self.decoder, whole, self.offset, Some(events));
         self.offset += whole as u64;
         self.emitted += events as u64;
         Ok(events)
