@@ -1,8 +1,9 @@
 //! The parallel replay engine.
 //!
-//! One workload at a time: a reader thread streams the events in chunks cut at window
-//! boundaries; one worker per rayon thread routes every chunk through every scheme into its
-//! own accumulators; the accumulators are merged at the end. Counts and histograms add
+//! One workload at a time: a reader thread streams the input in pieces (raw bytes where the
+//! source can cut them undecoded, see [`workloads::Piece`]); one worker per rayon thread
+//! decodes its pieces and routes their events through every scheme into its own
+//! accumulators; the accumulators are merged at the end. Counts and histograms add
 //! exactly and windows are kept by index, so the results do not depend on the thread count.
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
@@ -889,8 +890,10 @@ struct Measured {
 /// Streams the measured events through the workers and merges their accumulators; the
 /// first event is at measured position `first` (0 unless the stream is a part of one).
 ///
-/// Worker `w` of `W` routes chunks `w`, `w + W`, ... through the schemes (whole chunks, so
-/// windows are never split). It hashes the point keys of those chunks once and sorts them
+/// Worker `w` of `W` decodes and routes chunks `w`, `w + W`, ... through the schemes; each
+/// chunk's first position comes from the chunk before it ([`Positions`]), since a chunk of
+/// text lines knows its length only once decoded. A window split between chunks is added up
+/// from their counts. It hashes the point keys of those chunks once and sorts them
 /// out to the workers that count their key-space parts ([`KeyParts::owned_by`]); each
 /// worker counts the keys of its parts chunk after chunk, in stream order. Each key is thus
 /// held once, and each part sees its keys in stream order whatever the thread count.

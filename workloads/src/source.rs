@@ -9,9 +9,10 @@ pub trait EventSource: Send {
     fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError>;
 
     /// Appends up to `max` further events to `piece` and returns how many were appended, 0
-    /// at the stream's end. A reader that can cut its input into events without decoding
+    /// at the stream's end. A reader that can cut its input into records without decoding
     /// them appends raw bytes, decoded later by whichever thread takes the piece; the
-    /// default decodes here.
+    /// default decodes here. Raw bytes whose events are known only once decoded (text
+    /// lines) leave the piece uncounted ([`Piece::counted`]) and count as 1 here.
     fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
         piece.push_decoded(|chunk| self.fill(chunk, max))
     }
