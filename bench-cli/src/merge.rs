@@ -8,6 +8,7 @@ use std::time::Instant;
 use analysis::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches};
+use rayon::prelude::*;
 use reports::manifest::{now_utc, InputFile};
 use workloads::{EventSource, WorkloadError};
 
@@ -56,18 +57,29 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let mut results = Vec::new();
     for (index, (n, targets)) in setup.sweep.iter().enumerate() {
         let (cfg, targets) = replay_config(&setup.base, *n, targets);
+        let spinner = progress.phase("merge");
         let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
+        // The states are read a few at a time in parallel (memory holds one per thread beside
+        // the sum) and added up in part order (the same sum on any thread count).
         let mut merged: Option<Partial> = None;
-        for (dir, _) in &parts {
-            let state: PartialState = read_binary(dir, &state_file(index))?;
-            let partial = Partial::from_state(&built.parts, cfg.window.max(1), state)
-                .with_context(|| format!("'{}' does not fit this run", dir.display()))?;
-            merged = Some(match merged {
-                None => partial,
-                Some(m) => m.merge(partial)?,
-            });
+        for batch in parts.chunks(rayon::current_num_threads().max(1)) {
+            let partials = batch
+                .par_iter()
+                .map(|(dir, _)| {
+                    let state: PartialState = read_binary(dir, &state_file(index))?;
+                    Partial::from_state(&built.parts, cfg.window.max(1), state)
+                        .with_context(|| format!("'{}' does not fit this run", dir.display()))
+                })
+                .collect::<Result<Vec<Partial>>>()?;
+            for partial in partials {
+                merged = Some(match merged {
+                    None => partial,
+                    Some(m) => m.merge(partial)?,
+                });
+            }
         }
         let merged = merged.context("no part to merge")?;
+        spinner.finish_and_clear();
         results.extend(
             finish_parts(
                 &input,

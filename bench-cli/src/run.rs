@@ -112,7 +112,8 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
         threads: pool.current_num_threads(),
         started: (started_utc, started),
     };
-    publish(out, results, record, &progress, args.output.quiet)
+    // The report (files, charts) is rendered on the --threads workers too.
+    pool.install(|| publish(out, results, record, &progress, args.output.quiet))
 }
 
 /// What a run's manifest records besides its phase times: the seed, the configuration
@@ -260,8 +261,18 @@ pub fn publish(
     let spinner = progress.phase("report");
     let staging = out.path().to_path_buf();
     crate::interrupt::stage(&staging, || out.create())?;
-    let mut written = out.write_all(&report, &exporters::all())?;
-    written.extend(reports::report::render_into(&out).context("rendering the charts and report")?);
+    let files = exporters::render(&report, &exporters::all())?;
+    // The charts and the report are drawn from the files just rendered, as `shardlab report`
+    // draws them from the written ones (without parsing windows.csv back).
+    let data = reports::data::RunData::from_rendered(out.path(), &files, &report.results)
+        .context("reading the run's results for the report")?;
+    // The files are written while the charts are drawn.
+    let (written, pictures) = rayon::join(
+        || out.write_files(&files),
+        || reports::report::render(&data).context("rendering the charts and report"),
+    );
+    let mut written = written?;
+    written.extend(out.write_files(&pictures?)?);
     let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();

@@ -196,6 +196,60 @@ fn a_generated_trace_in_files_cut_into_1_2_4_and_7_parts_merges_into_the_single_
     assert!(distinct[8].parse::<f64>().unwrap() < 1.0, "{distinct:?}");
 }
 
+/// Plain binary files are counted from their sizes (not read in step 1); the merged run is
+/// still the single run.
+#[test]
+fn a_binary_trace_in_three_files_merges_into_the_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.oracleGeneral.bin");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=3000,s=1.1",
+            "--quiet",
+            "--events",
+            "25000",
+        ])
+        .args(["--format", "oracle-general", "-o"])
+        .arg(&whole)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&whole).unwrap();
+    let record = 24;
+    assert_eq!(bytes.len(), 25_000 * record);
+    for (i, (start, end)) in [(0, 2_000), (2_000, 11_111), (11_111, 25_000)]
+        .into_iter()
+        .enumerate()
+    {
+        std::fs::write(
+            dir.path().join(format!("day.{i}.oracleGeneral.bin")),
+            &bytes[start * record..end * record],
+        )
+        .unwrap();
+    }
+    std::fs::remove_file(&whole).unwrap();
+    let options = ["--no-latency", "--window", "700", "--grow", "+1,x2"];
+    for k in [2, 3] {
+        let (single, merged) =
+            single_and_merged(dir.path(), &options, "day.*.oracleGeneral.bin", k);
+        assert_same_run(&single, &merged);
+    }
+    // Each file's count is its size in records.
+    let mut counted = Vec::new();
+    for i in 0..3 {
+        let header: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.path().join(format!("work-3/count-{i}/partial.json"))).unwrap(),
+        )
+        .unwrap();
+        for f in header["files"].as_array().unwrap() {
+            counted.push((f["path"].as_str().unwrap().to_string(), f["events"].clone()));
+        }
+    }
+    counted.sort_by(|a, b| a.0.cmp(&b.0));
+    let events: Vec<serde_json::Value> = counted.into_iter().map(|(_, e)| e).collect();
+    assert_eq!(events, [2_000, 9_111, 13_889]);
+}
+
 #[test]
 fn a_recorded_trace_with_timestamps_merges_with_lookup_timing_and_empty_parts() {
     let dir = tempfile::tempdir().unwrap();

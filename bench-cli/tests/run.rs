@@ -338,12 +338,21 @@ fn report_re_renders_the_same_charts_from_the_csv_files() {
             "zipf:keys=2000,scans=0.1",
             "--events",
             "30000",
+            // A sweep with a dynamic scheme: every file the report reads (timeline, splits
+            // and finders too), drawn by the run from memory and by `report` from disk.
+            "--schemes",
+            "range,hash,range-dynamic",
+            "--shards",
+            "4,8",
             "--quiet",
             "--out",
         ])
         .arg(&out)
         .assert()
         .success();
+    for file in ["windows.csv", "timeline.csv", "splits.csv", "finders.csv"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
     let read_all = |d: &Path| -> BTreeMap<String, Vec<u8>> {
         std::fs::read_dir(d.join("charts"))
             .unwrap()

@@ -2,7 +2,7 @@
 //! fields are the header, in order, and its serde attributes say how each value prints and
 //! which columns a reader may do without (`#[serde(default)]`).
 //!
-//! [`write`] renders rows under the struct's header (an empty table still gets it); [`read`]
+//! [`write`] renders rows under the struct's header (an empty table still gets it); [`parse`]
 //! reads a file by column name (extra columns are ignored) and reports every malformed value
 //! with its file, line and column.
 //!
@@ -62,16 +62,20 @@ impl<R> Lined<R> {
     }
 }
 
-/// Reads every row of `path` (values and header names trimmed).
-pub fn read<R: DeserializeOwned + Send>(path: &Path) -> Result<Vec<Lined<R>>, ReportError> {
-    read_bytes(path, &read_file(path)?, PARALLEL_BYTES)
+/// Reads every row of `bytes`, the contents of the file `path` (named in errors; values and
+/// header names trimmed).
+pub fn parse<R: DeserializeOwned + Send>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<Lined<R>>, ReportError> {
+    read_bytes(path, bytes, PARALLEL_BYTES)
 }
 
 /// Files at least this large, without quotes or carriage returns, are parsed in pieces in
 /// parallel (a long run's windows.csv holds millions of rows).
 const PARALLEL_BYTES: usize = 8 << 20;
 
-/// [`read`] of the file `path` holding `bytes`: in parallel pieces cut at line ends when the
+/// [`parse`] of the file `path` holding `bytes`: in parallel pieces cut at line ends when the
 /// file has at least `parallel_bytes` and no `"` or `\r` (so that every line is one record),
 /// otherwise in one piece. The rows, their line numbers and the first error are the same
 /// either way.
@@ -305,10 +309,7 @@ mod tests {
     }
 
     fn read_text(text: &str) -> Result<Vec<Lined<Row>>, ReportError> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.csv");
-        std::fs::write(&path, text).unwrap();
-        read(&path)
+        parse(Path::new("t.csv"), text.as_bytes())
     }
 
     #[test]

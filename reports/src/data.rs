@@ -11,8 +11,11 @@
 //! }
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use analysis::metrics::WorkloadResult;
 
 use crate::csv_rows::{self, malformed, Lined};
 use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};
@@ -157,20 +160,43 @@ impl RunData {
     /// A directory written by `shardlab plan` alone (`plan.csv` but no `manifest.json`) loads
     /// as a plan without a run: [`RunData::is_plan_only`].
     pub fn load(dir: &Path) -> Result<RunData, ReportError> {
-        let plan = read_optional(&dir.join("plan.csv"), read_plan)?;
+        RunData::read(&RunFiles::Dir(dir), None)
+    }
+
+    /// The model of a run whose files are rendered but not yet written: `files` holds every
+    /// file the run writes into `dir` (name, bytes), and `results` the results they were
+    /// rendered from. `windows.csv`, the one file that grows with the trace, is taken from
+    /// `results` rather than parsed back; everything else is read as [`RunData::load`] reads
+    /// it, so the model is the one `load` gives once the files are written.
+    pub fn from_rendered(
+        dir: &Path,
+        files: &[(&str, Vec<u8>)],
+        results: &[WorkloadResult],
+    ) -> Result<RunData, ReportError> {
+        RunData::read(&RunFiles::Rendered { dir, files }, Some(results))
+    }
+
+    /// Reads a run's files; `windows.csv`'s rows come from `results` when given.
+    fn read(
+        files: &RunFiles<'_>,
+        results: Option<&[WorkloadResult]>,
+    ) -> Result<RunData, ReportError> {
+        let plan = files.optional("plan.csv", read_plan)?;
         let plan_manifest = match plan {
-            Some(_) => read_optional(&dir.join("plan-manifest.json"), read_json)?,
+            Some(_) => files.optional("plan-manifest.json", read_json)?,
             None => None,
         };
-        let manifest_path = dir.join("manifest.json");
-        if plan.is_some() && !manifest_path.exists() {
-            return Ok(RunData {
-                plan,
-                plan_manifest,
-                ..RunData::default()
-            });
-        }
-        let manifest_bytes = csv_rows::read_file(&manifest_path)?;
+        let manifest_path = files.path("manifest.json");
+        let Some(manifest_bytes) = files.bytes("manifest.json")? else {
+            if plan.is_some() {
+                return Ok(RunData {
+                    plan,
+                    plan_manifest,
+                    ..RunData::default()
+                });
+            }
+            return Err(ReportError::Missing(manifest_path));
+        };
         let malformed_json = |e: serde_json::Error| ReportError::Malformed {
             path: manifest_path.clone(),
             line: e.line() as u64,
@@ -181,16 +207,38 @@ impl RunData {
         let manifest: Manifest =
             serde_json::from_value(manifest_json.clone()).map_err(malformed_json)?;
 
-        let metrics = read_metrics(&dir.join("summary.csv"))?;
-        let mut loads = read_shards(&dir.join("shards.csv"))?;
-        read_windows(&dir.join("windows.csv"), &mut loads)?;
-        let timeline = read_optional(&dir.join("timeline.csv"), read_rows)?;
-        let splits = read_optional(&dir.join("splits.csv"), read_rows)?;
-        let finders = read_optional(&dir.join("finders.csv"), read_rows)?;
-        let recommendations = read_optional(
-            &dir.join(crate::recommendation_csv::FILE),
-            read_recommendations,
-        )?;
+        let metrics = files.required("summary.csv", read_metrics)?;
+        let mut loads = files.required("shards.csv", read_shards)?;
+        let windows_path = files.path("windows.csv");
+        match results {
+            Some(results) => {
+                // Labels as a reader sees them (values are trimmed when read).
+                let trimmed = |s: String| match s.trim() {
+                    t if t.len() == s.len() => s,
+                    t => t.to_string(),
+                };
+                let rows = crate::windows::window_rows(results)
+                    .enumerate()
+                    .map(|(i, row)| Lined {
+                        line: i as u64 + 2,
+                        row: WindowRow {
+                            workload: trimmed(row.workload),
+                            scheme: trimmed(row.scheme),
+                            ..row
+                        },
+                    })
+                    .collect::<Vec<_>>();
+                gather_windows(&windows_path, &rows, &mut loads)?
+            }
+            None => files.required("windows.csv", |path, bytes| {
+                gather_windows(path, &csv_rows::parse(path, bytes)?, &mut loads)
+            })?,
+        }
+        let timeline = files.optional("timeline.csv", read_rows)?;
+        let splits = files.optional("splits.csv", read_rows)?;
+        let finders = files.optional("finders.csv", read_rows)?;
+        let recommendations =
+            files.optional(crate::recommendation_csv::FILE, read_recommendations)?;
         Ok(RunData {
             recommendations,
             manifest,
@@ -393,20 +441,71 @@ fn unique<T: PartialEq + Copy>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
-fn read_optional<T>(
-    path: &Path,
-    read: fn(&Path) -> Result<T, ReportError>,
-) -> Result<Option<T>, ReportError> {
-    if path.exists() {
-        read(path).map(Some)
-    } else {
-        Ok(None)
+/// The files of a run directory: on disk, or rendered in memory and not yet written.
+enum RunFiles<'a> {
+    /// The files in a directory.
+    Dir(&'a Path),
+    /// Files rendered for `dir` (name, bytes); a name not listed is absent.
+    Rendered {
+        dir: &'a Path,
+        files: &'a [(&'a str, Vec<u8>)],
+    },
+}
+
+impl RunFiles<'_> {
+    /// Where the file `name` is (or will be).
+    fn path(&self, name: &str) -> PathBuf {
+        match self {
+            RunFiles::Dir(dir) | RunFiles::Rendered { dir, .. } => dir.join(name),
+        }
+    }
+
+    /// The bytes of `name`; `None` when the run has no such file.
+    fn bytes(&self, name: &str) -> Result<Option<Cow<'_, [u8]>>, ReportError> {
+        match self {
+            RunFiles::Dir(_) => match csv_rows::read_file(&self.path(name)) {
+                Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
+                Err(ReportError::Missing(_)) => Ok(None),
+                Err(e) => Err(e),
+            },
+            RunFiles::Rendered { files, .. } => Ok(files
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, bytes)| Cow::Borrowed(&bytes[..]))),
+        }
+    }
+
+    /// `read` of the file `name`, when the run has it.
+    fn optional<T>(
+        &self,
+        name: &str,
+        read: impl FnOnce(&Path, &[u8]) -> Result<T, ReportError>,
+    ) -> Result<Option<T>, ReportError> {
+        self.bytes(name)?
+            .map(|bytes| read(&self.path(name), &bytes))
+            .transpose()
+    }
+
+    /// `read` of the file `name`, which every run has.
+    fn required<T>(
+        &self,
+        name: &str,
+        read: impl FnOnce(&Path, &[u8]) -> Result<T, ReportError>,
+    ) -> Result<T, ReportError> {
+        self.optional(name, read)?
+            .ok_or_else(|| ReportError::Missing(self.path(name)))
     }
 }
 
 /// Every row of a file, without line numbers (for files that need no check beyond their types).
-fn read_rows<R: serde::de::DeserializeOwned + Send>(path: &Path) -> Result<Vec<R>, ReportError> {
-    Ok(csv_rows::read(path)?.into_iter().map(|l| l.row).collect())
+fn read_rows<R: serde::de::DeserializeOwned + Send>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<R>, ReportError> {
+    Ok(csv_rows::parse(path, bytes)?
+        .into_iter()
+        .map(|l| l.row)
+        .collect())
 }
 
 /// Refuses a cluster of no shards.
@@ -425,8 +524,8 @@ fn check_count(
     Ok(())
 }
 
-fn read_metrics(path: &Path) -> Result<Vec<SummaryRow>, ReportError> {
-    csv_rows::read::<SummaryRow>(path)?
+fn read_metrics(path: &Path, bytes: &[u8]) -> Result<Vec<SummaryRow>, ReportError> {
+    csv_rows::parse::<SummaryRow>(path, bytes)?
         .into_iter()
         .map(|l| {
             check_count(path, &l, "shards", l.row.shards)?;
@@ -486,8 +585,8 @@ fn check_shard<R>(
 
 /// Rows repeated by a sweep over target shard counts (same workload, scheme and N) carry the
 /// same load; the first is kept.
-fn read_shards(path: &Path) -> Result<Vec<SchemeLoad>, ReportError> {
-    let rows = csv_rows::read::<ShardRow>(path)?;
+fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError> {
+    let rows = csv_rows::parse::<ShardRow>(path, bytes)?;
     let mut loads = Vec::new();
     let mut seen: HashMap<(String, String, u32, u32), ()> = HashMap::new();
     for l in &rows {
@@ -511,12 +610,16 @@ fn read_shards(path: &Path) -> Result<Vec<SchemeLoad>, ReportError> {
     Ok(loads)
 }
 
-fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportError> {
-    let rows = csv_rows::read::<WindowRow>(path)?;
+/// Adds the rows of `windows.csv` (read from `path`) to the loads of `shards.csv`.
+fn gather_windows(
+    path: &Path,
+    rows: &[Lined<WindowRow>],
+    loads: &mut Vec<SchemeLoad>,
+) -> Result<(), ReportError> {
     // Per load, the (window, shard) cells read: a repeated row is ignored. A flag per cell,
     // not a set of labels, so that a long windows.csv costs no string or hash per row.
     let mut seen: Vec<Vec<bool>> = Vec::new();
-    for l in &rows {
+    for l in rows {
         let r = &l.row;
         let (shards, window, shard) = (r.shards, r.window, r.shard);
         check_shard(path, l, (shard, shards), rows.len())?;
@@ -555,8 +658,8 @@ fn read_windows(path: &Path, loads: &mut Vec<SchemeLoad>) -> Result<(), ReportEr
     Ok(())
 }
 
-fn read_recommendations(path: &Path) -> Result<Vec<RecommendationRow>, ReportError> {
-    csv_rows::read::<RecommendationRow>(path)?
+fn read_recommendations(path: &Path, bytes: &[u8]) -> Result<Vec<RecommendationRow>, ReportError> {
+    csv_rows::parse::<RecommendationRow>(path, bytes)?
         .into_iter()
         .map(|l| {
             check_count(path, &l, "shards", l.row.shards)?;
@@ -566,13 +669,13 @@ fn read_recommendations(path: &Path) -> Result<Vec<RecommendationRow>, ReportErr
         .collect()
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Value, ReportError> {
-    serde_json::from_slice(&csv_rows::read_file(path)?)
+fn read_json(path: &Path, bytes: &[u8]) -> Result<serde_json::Value, ReportError> {
+    serde_json::from_slice(bytes)
         .map_err(|e| malformed(path, e.line() as u64, format!("not valid JSON: {e}")))
 }
 
-fn read_plan(path: &Path) -> Result<Vec<PlanCsvRow>, ReportError> {
-    csv_rows::read::<PlanCsvRow>(path)?
+fn read_plan(path: &Path, bytes: &[u8]) -> Result<Vec<PlanCsvRow>, ReportError> {
+    csv_rows::parse::<PlanCsvRow>(path, bytes)?
         .into_iter()
         .map(|l| {
             let r = &l.row;

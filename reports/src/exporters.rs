@@ -80,6 +80,20 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
     ]
 }
 
+/// Every file the exporters that apply to `report` render (name, bytes), in their order;
+/// rendered in parallel, and nothing is returned unless every one rendered.
+pub fn render(
+    report: &RunReport,
+    exporters: &[Box<dyn Exporter>],
+) -> Result<Vec<(&'static str, Vec<u8>)>, ReportError> {
+    use rayon::prelude::*;
+    exporters
+        .par_iter()
+        .filter(|e| e.applies(report))
+        .map(|e| Ok((e.file_name(), e.render(report)?)))
+        .collect()
+}
+
 /// One of the `range-dynamic` files (`timeline.csv`, `splits.csv`, `finders.csv`): the rows of
 /// every dynamic run of every workload under one header, each run once (the results of one
 /// replay's growth targets share its run); written only when a run has them.

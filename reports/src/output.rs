@@ -206,16 +206,19 @@ impl OutputDir {
         report: &RunReport,
         exporters: &[Box<dyn Exporter>],
     ) -> Result<Vec<PathBuf>, ReportError> {
-        let rendered: Vec<(&str, Vec<u8>)> = exporters
+        self.write_files(&crate::exporters::render(report, exporters)?)
+    }
+
+    /// Writes each file (name inside the directory, bytes) atomically, in order. Returns the
+    /// paths written.
+    pub fn write_files<N: AsRef<str>>(
+        &self,
+        files: &[(N, Vec<u8>)],
+    ) -> Result<Vec<PathBuf>, ReportError> {
+        files
             .iter()
-            .filter(|e| e.applies(report))
-            .map(|e| Ok((e.file_name(), e.render(report)?)))
-            .collect::<Result<_, ReportError>>()?;
-        let mut written = Vec::with_capacity(rendered.len());
-        for (name, bytes) in rendered {
-            written.push(self.write_file(name, &bytes)?);
-        }
-        Ok(written)
+            .map(|(name, bytes)| self.write_file(name.as_ref(), bytes))
+            .collect()
     }
 
     /// Writes one file (which may sit in a subdirectory) to `.name.tmp`, then renames it.

@@ -22,6 +22,42 @@ fn charts(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// A run draws its report from its files in memory, windows.csv from its results: the model
+/// must be the one `shardlab report DIR` reads back from the written files.
+#[test]
+fn a_run_in_memory_is_the_model_its_written_files_read_back_into() {
+    use reports::data::RunData;
+    use reports::{exporters, Exporter};
+    for variant in [Variant::MonotonicHotSpot, Variant::HotKey] {
+        let mut results = common::results(variant);
+        // Labels are trimmed when read back; a label with spaces around it must match.
+        results[0].workload = format!("  {} ", results[0].workload);
+        results[1].schemes[0].scheme = " hash\t".into();
+        let report = reports::RunReport {
+            manifest: common::manifest(&results),
+            results,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let files = exporters::render(&report, &exporters::all()).unwrap();
+        assert!(files
+            .iter()
+            .any(|(n, _)| *n == reports::windows::WindowsCsv.file_name()));
+        let out = reports::output::OutputDir::claim(dir.path(), true).unwrap();
+        out.write_files(&files).unwrap();
+        let in_memory = RunData::from_rendered(dir.path(), &files, &report.results).unwrap();
+        let read_back = RunData::load(dir.path()).unwrap();
+        assert!(read_back
+            .loads
+            .iter()
+            .all(|l| !l.window_requests.is_empty()));
+        assert_eq!(format!("{in_memory:?}"), format!("{read_back:?}"));
+        assert_eq!(
+            reports::report::render(&in_memory).unwrap(),
+            reports::report::render(&read_back).unwrap()
+        );
+    }
+}
+
 #[test]
 fn rendering_a_directory_twice_gives_identical_charts_and_reports() {
     let dir = tempfile::tempdir().unwrap();

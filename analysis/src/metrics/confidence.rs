@@ -59,6 +59,18 @@ pub fn bootstrap(
         .map(|i| window.min(events.saturating_sub(i * window)))
         .collect();
     let block = (w as f64).cbrt().ceil() as usize;
+    // Requests per shard summed over windows `0..i`, row `i` (and events likewise): a block's
+    // totals are a difference of two rows, not a sum over its windows. Integers, so exactly
+    // the sums; the shares (floats) are still added window by window, in order.
+    let mut prefix = vec![0u64; (w + 1) * n];
+    let mut events_before = vec![0u64; w + 1];
+    for (i, counts) in windows.iter().enumerate() {
+        let (done, next) = prefix.split_at_mut((i + 1) * n);
+        for ((p, &before), &c) in next[..n].iter_mut().zip(&done[i * n..]).zip(counts) {
+            *p = before + u64::from(c);
+        }
+        events_before[i + 1] = events_before[i] + window_events[i];
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); BOOTSTRAPPED.len()];
     let mut totals = vec![0u64; n];
@@ -67,14 +79,16 @@ pub fn bootstrap(
         let (mut taken, mut ev, mut hot_sum) = (0usize, 0u64, 0.0f64);
         while taken < w {
             let start = rng.random_range(0..=w - block);
-            for i in start..(start + block).min(start + w - taken) {
-                for (t, &c) in totals.iter_mut().zip(&windows[i]) {
-                    *t += u64::from(c);
-                }
-                ev += window_events[i];
-                hot_sum += load.window_hottest_share[i];
-                taken += 1;
+            let end = (start + block).min(start + w - taken);
+            let (from, to) = (&prefix[start * n..][..n], &prefix[end * n..][..n]);
+            for ((t, &a), &b) in totals.iter_mut().zip(from).zip(to) {
+                *t += b - a;
             }
+            ev += events_before[end] - events_before[start];
+            for &share in &load.window_hottest_share[start..end] {
+                hot_sum += share;
+            }
+            taken += end - start;
         }
         let resampled = ShardLoad::from_counts(totals.clone(), Vec::new());
         let hottest_windowed = hot_sum / w as f64;

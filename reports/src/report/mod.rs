@@ -53,15 +53,6 @@ pub fn render(data: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
 /// rendered before anything is written, so an error leaves the directory as it was. Returns
 /// the paths written.
 pub fn render_dir(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    render_into(&OutputDir::claim(dir, true)?)
-}
-
-/// [`render_dir`] on an output directory being written (a staged one stays staged).
-pub fn render_into(out: &OutputDir) -> Result<Vec<PathBuf>, ReportError> {
-    let data = RunData::load(out.path())?;
-    let files = render(&data)?;
-    files
-        .iter()
-        .map(|(name, bytes)| out.write_file(name, bytes))
-        .collect()
+    let out = OutputDir::claim(dir, true)?;
+    out.write_files(&render(&RunData::load(dir)?)?)
 }
