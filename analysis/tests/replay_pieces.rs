@@ -111,7 +111,9 @@ fn a_binary_trace_decoded_on_the_workers_replays_as_decoded_on_the_reader() {
     });
     assert!(reference.contains("events_measured: 21111"));
     for threads in [1, 2, 3] {
-        let file = on_threads(threads, &|| trace::open(&TraceOptions::new(one, KeyType::U64)));
+        let file = on_threads(threads, &|| {
+            trace::open(&TraceOptions::new(one, KeyType::U64))
+        });
         assert!(file == reference, "one file, {threads} threads");
         let files = on_threads(threads, &|| Ok(chain(&parts)));
         assert!(files == reference, "three files, {threads} threads");
@@ -191,7 +193,11 @@ fn csv_text(n: usize, bad: &[u64]) -> String {
             1 | 2 => "put",
             _ => "get",
         };
-        let end = if op == "scan" { format!("{}", key + 50) } else { String::new() };
+        let end = if op == "scan" {
+            format!("{}", key + 50)
+        } else {
+            String::new()
+        };
         let eol = if i % 31 == 0 { "\r\n" } else { "\n" };
         text.push_str(&format!("{i},{op},{key},{end}{eol}"));
         line += 1;
@@ -217,8 +223,16 @@ fn csv_lines_decoded_on_the_workers_replay_as_decoded_on_the_reader() {
         // record goes through the pieces; with one, the warm-up's events are read ahead.
         for schemes in ["hash,ring", "range,hash"] {
             let reference = through(schemes, 1, &|| Ok(Box::new(DecodedHere(open()?))));
-            let scans = if schemes.contains("range") { 1800 } else { 2000 };
-            assert!(reference.contains(&format!("scans: {scans},")), "{}", &reference[..200]);
+            let scans = if schemes.contains("range") {
+                1800
+            } else {
+                2000
+            };
+            assert!(
+                reference.contains(&format!("scans: {scans},")),
+                "{}",
+                &reference[..200]
+            );
             for threads in [1, 2, 3] {
                 let got = through(schemes, threads, &open);
                 assert!(got == reference, "{file:?}, {schemes}, {threads} threads");
