@@ -200,6 +200,8 @@ impl PartCounts {
     /// `other` counts is taken over. So the counts of any cuts of a stream, each counting
     /// any parts, merge into those of the whole, bucket by bucket.
     pub fn merge(&mut self, other: PartCounts) {
+        use rayon::prelude::*;
+        let mut joins = Vec::new();
         for (part, table) in other.owned.into_iter().zip(other.tables) {
             match self.slot_of[part] {
                 u8::MAX => {
@@ -207,12 +209,21 @@ impl PartCounts {
                     self.owned.push(part);
                     self.tables.push(table);
                 }
-                slot => {
-                    let mine = std::mem::take(&mut self.tables[slot as usize]);
-                    self.tables[slot as usize] =
-                        KeyTable::join(vec![mine, table], self.parts.part_limit);
-                }
+                slot => joins.push((slot as usize, table)),
             }
+        }
+        // Each part's tables join on their own: in parallel, the same tables.
+        let limit = self.parts.part_limit;
+        let pairs: Vec<(usize, KeyTable, KeyTable)> = joins
+            .into_iter()
+            .map(|(slot, theirs)| (slot, std::mem::take(&mut self.tables[slot]), theirs))
+            .collect();
+        let joined: Vec<(usize, KeyTable)> = pairs
+            .into_par_iter()
+            .map(|(slot, mine, theirs)| (slot, KeyTable::join(vec![mine, theirs], limit)))
+            .collect();
+        for (slot, table) in joined {
+            self.tables[slot] = table;
         }
     }
 
@@ -233,17 +244,23 @@ impl PartCounts {
     /// The counts [`PartCounts::state`] described; an error when a part is out of range or
     /// given twice.
     pub fn from_state(state: PartCountsState) -> Result<PartCounts, crate::AnalysisError> {
+        use rayon::prelude::*;
         let mut counts = PartCounts::new(state.parts, []);
-        for (part, table) in state.counted {
+        for &(part, _) in &state.counted {
             if part >= state.parts.count || counts.slot_of[part] != u8::MAX {
                 return Err(crate::AnalysisError::Config(format!(
                     "key-space part {part} is out of range or given twice in a partial result"
                 )));
             }
-            counts.slot_of[part] = counts.tables.len() as u8;
+            counts.slot_of[part] = counts.owned.len() as u8;
             counts.owned.push(part);
-            counts.tables.push(KeyTable::from_state(table));
         }
+        // Each part's table is rebuilt on its own, in parallel.
+        counts.tables = state
+            .counted
+            .into_par_iter()
+            .map(|(_, table)| KeyTable::from_state(table))
+            .collect();
         Ok(counts)
     }
 
@@ -552,28 +569,59 @@ mod tests {
         let keys: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
         let mut whole = PartCounts::new(parts, [0, 1]);
         whole.add_each(keys.iter().copied());
-        let mut merged = PartCounts::new(parts, []);
-        for half in keys.chunks(3500).rev() {
-            for part in [1, 0] {
-                let mut one = PartCounts::new(parts, [part]);
-                one.add_each(half.iter().copied());
-                let text = serde_json::to_string(&one.state()).unwrap();
-                merged.merge(PartCounts::from_state(serde_json::from_str(&text).unwrap()).unwrap());
-            }
-        }
         let join = |p: PartCounts| {
             let mut v: Vec<(usize, KeyCounts)> = p.into_parts().collect();
             v.sort_by_key(|(part, _)| *part);
             KeyCounts::join(v.into_iter().map(|(_, k)| k).collect(), parts.limit)
         };
-        let (whole, merged) = (join(whole), join(merged));
+        // Each part's table held on its own: each sample level is its part's, so a table
+        // read back into the wrong part would sample differently.
+        /// Each part number with its keys and counts, in order.
+        type Tables = Vec<(usize, Vec<(Vec<u8>, u64)>)>;
+        let tables = |p: &PartCounts| -> Tables {
+            let mut v: Vec<_> = p
+                .owned
+                .iter()
+                .zip(&p.tables)
+                .map(|(&part, t)| {
+                    let mut keys: Vec<_> = t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
+                    keys.sort();
+                    (part, keys)
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let whole_tables = tables(&whole);
+        let whole = join(whole);
         assert!(!whole.is_exact());
-        assert_eq!(merged.sorted(), whole.sorted());
-        assert_eq!(
-            (merged.total(), merged.held_total()),
-            (6000, whole.held_total())
-        );
-        assert_eq!(merged.distinct(), whole.distinct());
+        // Each half counted part by part, or both parts at once.
+        for owned in [vec![vec![1], vec![0]], vec![vec![0, 1]]] {
+            // The first one read back is the one the others merge into (as `shardlab
+            // merge` does).
+            let mut merged: Option<PartCounts> = None;
+            for half in keys.chunks(3500).rev() {
+                for counted in &owned {
+                    let mut one = PartCounts::new(parts, counted.iter().copied());
+                    one.add_each(half.iter().copied());
+                    let text = serde_json::to_string(&one.state()).unwrap();
+                    let read = PartCounts::from_state(serde_json::from_str(&text).unwrap());
+                    match merged.as_mut() {
+                        None => merged = Some(read.unwrap()),
+                        Some(m) => m.merge(read.unwrap()),
+                    }
+                }
+            }
+            let merged = merged.unwrap();
+            assert_eq!(tables(&merged), whole_tables, "{owned:?}");
+            let merged = join(merged);
+            assert_eq!(merged.sorted(), whole.sorted());
+            assert_eq!(
+                (merged.total(), merged.held_total()),
+                (6000, whole.held_total())
+            );
+            assert_eq!(merged.distinct(), whole.distinct());
+        }
         let twice = PartCountsState {
             parts,
             counted: vec![(1, KeyTable::with_limit(9).state()); 2],

@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 
 use analysis::metrics::WorkloadResult;
 
-use crate::csv_rows::{self, malformed, Lined};
+use crate::csv_rows::{self, malformed};
 use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};
 use crate::plan_csv::PlanCsvRow;
 use crate::recommendation_csv::RecommendationRow;
 use crate::summary::{ShardRow, SummaryRow};
-use crate::windows::WindowRow;
+use crate::windows::{WindowCell, WindowRow};
 use crate::{Manifest, ReportError};
 
 /// Requests per shard of one scheme on one workload at one shard count, whole-trace and per
@@ -212,26 +212,24 @@ impl RunData {
         let windows_path = files.path("windows.csv");
         match results {
             Some(results) => {
-                // Labels as a reader sees them (values are trimmed when read).
-                let trimmed = |s: String| match s.trim() {
-                    t if t.len() == s.len() => s,
-                    t => t.to_string(),
-                };
-                let rows = crate::windows::window_rows(results)
-                    .enumerate()
-                    .map(|(i, row)| Lined {
-                        line: i as u64 + 2,
-                        row: WindowRow {
-                            workload: trimmed(row.workload),
-                            scheme: trimmed(row.scheme),
-                            ..row
-                        },
-                    })
-                    .collect::<Vec<_>>();
-                gather_windows(&windows_path, &rows, &mut loads)?
+                // Labels as a reader sees them (values are trimmed when read); lines as
+                // the file numbers them.
+                let cells = crate::windows::window_cells(results).map(|c| WindowCell {
+                    workload: c.workload.trim(),
+                    scheme: c.scheme.trim(),
+                    ..c
+                });
+                let rows = results
+                    .iter()
+                    .flat_map(|r| &r.schemes)
+                    .map(|s| s.load.window_requests.len() * s.shards as usize)
+                    .sum();
+                gather_windows(&windows_path, rows, cells.zip(2..), &mut loads)?
             }
             None => files.required("windows.csv", |path, bytes| {
-                gather_windows(path, &csv_rows::parse(path, bytes)?, &mut loads)
+                let rows = csv_rows::parse::<WindowRow>(path, bytes)?;
+                let cells = rows.iter().map(|l| (l.row.cell(), l.line));
+                gather_windows(path, rows.len(), cells, &mut loads)
             })?,
         }
         let timeline = files.optional("timeline.csv", read_rows)?;
@@ -509,15 +507,11 @@ fn read_rows<R: serde::de::DeserializeOwned + Send>(
 }
 
 /// Refuses a cluster of no shards.
-fn check_count(
-    path: &Path,
-    l: &Lined<impl Sized>,
-    column: &str,
-    n: u32,
-) -> Result<(), ReportError> {
+fn check_count(path: &Path, line: u64, column: &str, n: u32) -> Result<(), ReportError> {
     if n == 0 {
-        return Err(l.error(
+        return Err(malformed(
             path,
+            line,
             format!("column '{column}': a cluster has at least 1 shard, found 0"),
         ));
     }
@@ -528,18 +522,23 @@ fn read_metrics(path: &Path, bytes: &[u8]) -> Result<Vec<SummaryRow>, ReportErro
     csv_rows::parse::<SummaryRow>(path, bytes)?
         .into_iter()
         .map(|l| {
-            check_count(path, &l, "shards", l.row.shards)?;
-            check_count(path, &l, "target_shards", l.row.target_shards)?;
+            check_count(path, l.line, "shards", l.row.shards)?;
+            check_count(path, l.line, "target_shards", l.row.target_shards)?;
             Ok(l.row)
         })
         .collect()
+}
+
+/// True for the load of (workload, scheme, shards).
+fn is_load(l: &SchemeLoad, workload: &str, scheme: &str, shards: u32) -> bool {
+    l.workload == workload && l.scheme == scheme && l.shards == shards
 }
 
 /// Finds or adds the load of (workload, scheme, shards).
 fn load_index(loads: &mut Vec<SchemeLoad>, workload: &str, scheme: &str, shards: u32) -> usize {
     match loads
         .iter()
-        .position(|l| l.workload == workload && l.scheme == scheme && l.shards == shards)
+        .position(|l| is_load(l, workload, scheme, shards))
     {
         Some(i) => i,
         None => {
@@ -561,22 +560,24 @@ fn load_index(loads: &mut Vec<SchemeLoad>, workload: &str, scheme: &str, shards:
 /// Checks that `shard` is a shard of an `shards`-shard cluster, and that the cluster is no
 /// larger than the file can describe (every shard has a row), so a corrupt count cannot make
 /// the reader allocate without bound.
-fn check_shard<R>(
+fn check_shard(
     path: &Path,
-    l: &Lined<R>,
+    line: u64,
     (shard, shards): (u32, u32),
     rows: usize,
 ) -> Result<(), ReportError> {
-    check_count(path, l, "shards", shards)?;
+    check_count(path, line, "shards", shards)?;
     if shard >= shards {
-        return Err(l.error(
+        return Err(malformed(
             path,
+            line,
             format!("shard {shard} does not exist with {shards} shards (shards are 0..{shards})"),
         ));
     }
     if shards as usize > rows {
-        return Err(l.error(
+        return Err(malformed(
             path,
+            line,
             format!("{shards} shards, but the file has only {rows} rows (one per shard expected)"),
         ));
     }
@@ -591,7 +592,7 @@ fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError
     let mut seen: HashMap<(String, String, u32, u32), ()> = HashMap::new();
     for l in &rows {
         let r = &l.row;
-        check_shard(path, l, (r.shard, r.shards), rows.len())?;
+        check_shard(path, l.line, (r.shard, r.shards), rows.len())?;
         if seen
             .insert(
                 (r.workload.clone(), r.scheme.clone(), r.shards, r.shard),
@@ -610,30 +611,37 @@ fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError
     Ok(loads)
 }
 
-/// Adds the rows of `windows.csv` (read from `path`) to the loads of `shards.csv`.
-fn gather_windows(
+/// Adds the rows of `windows.csv` (read from `path`; `rows` of them, each with its line) to
+/// the loads of `shards.csv`.
+fn gather_windows<'a>(
     path: &Path,
-    rows: &[Lined<WindowRow>],
+    rows: usize,
+    cells: impl Iterator<Item = (WindowCell<'a>, u64)>,
     loads: &mut Vec<SchemeLoad>,
 ) -> Result<(), ReportError> {
     // Per load, the (window, shard) cells read: a repeated row is ignored. A flag per cell,
     // not a set of labels, so that a long windows.csv costs no string or hash per row.
     let mut seen: Vec<Vec<bool>> = Vec::new();
-    for l in rows {
-        let r = &l.row;
+    // Consecutive rows are mostly of one load: the last one found is tried first.
+    let mut last: Option<usize> = None;
+    for (r, line) in cells {
         let (shards, window, shard) = (r.shards, r.window, r.shard);
-        check_shard(path, l, (shard, shards), rows.len())?;
+        check_shard(path, line, (shard, shards), rows)?;
         // Every window has a row per shard, so a real index is below the row count.
-        if window as usize >= rows.len() {
-            return Err(l.error(
+        if window as usize >= rows {
+            return Err(malformed(
                 path,
+                line,
                 format!(
-                    "window {window}, but the file has only {} rows (one per window and shard)",
-                    rows.len()
+                    "window {window}, but the file has only {rows} rows (one per window and shard)"
                 ),
             ));
         }
-        let i = load_index(loads, &r.workload, &r.scheme, shards);
+        let i = match last {
+            Some(i) if is_load(&loads[i], r.workload, r.scheme, shards) => i,
+            _ => load_index(loads, r.workload, r.scheme, shards),
+        };
+        last = Some(i);
         seen.resize(loads.len(), Vec::new());
         let cell = window as usize * shards as usize + shard as usize;
         if seen[i].len() <= cell {
@@ -662,8 +670,8 @@ fn read_recommendations(path: &Path, bytes: &[u8]) -> Result<Vec<RecommendationR
     csv_rows::parse::<RecommendationRow>(path, bytes)?
         .into_iter()
         .map(|l| {
-            check_count(path, &l, "shards", l.row.shards)?;
-            check_count(path, &l, "grow_to", l.row.grow_to)?;
+            check_count(path, l.line, "shards", l.row.shards)?;
+            check_count(path, l.line, "grow_to", l.row.grow_to)?;
             Ok(l.row)
         })
         .collect()
@@ -700,7 +708,7 @@ fn read_plan(path: &Path, bytes: &[u8]) -> Result<Vec<PlanCsvRow>, ReportError> 
                 ("current_shards", r.current_shards),
             ] {
                 if let Some(n) = n {
-                    check_count(path, &l, column, n)?;
+                    check_count(path, l.line, column, n)?;
                 }
             }
             Ok(l.row)

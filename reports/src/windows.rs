@@ -66,8 +66,42 @@ fn scheme_windows(results: &[WorkloadResult]) -> impl Iterator<Item = SchemeWind
     })
 }
 
-/// The rows of `windows.csv`, in file order.
-pub fn window_rows(results: &[WorkloadResult]) -> impl Iterator<Item = WindowRow> + '_ {
+/// One row of `windows.csv` borrowing its labels from the results.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowCell<'a> {
+    /// Workload label.
+    pub workload: &'a str,
+    /// Scheme label.
+    pub scheme: &'a str,
+    /// Shard count N.
+    pub shards: u32,
+    /// Window index.
+    pub window: u32,
+    /// Shard number.
+    pub shard: u32,
+    /// Requests the shard received in the window.
+    pub requests: u64,
+    /// The window's hottest shard's share of its requests.
+    pub window_hottest_share: Option<f64>,
+}
+
+impl WindowRow {
+    /// The row as a [`WindowCell`].
+    pub fn cell(&self) -> WindowCell<'_> {
+        WindowCell {
+            workload: &self.workload,
+            scheme: &self.scheme,
+            shards: self.shards,
+            window: self.window,
+            shard: self.shard,
+            requests: self.requests,
+            window_hottest_share: self.window_hottest_share,
+        }
+    }
+}
+
+/// The rows of `windows.csv`, in file order, without copying their labels.
+pub fn window_cells(results: &[WorkloadResult]) -> impl Iterator<Item = WindowCell<'_>> + '_ {
     scheme_windows(results).flat_map(|w| {
         w.windows
             .enumerate()
@@ -75,9 +109,9 @@ pub fn window_rows(results: &[WorkloadResult]) -> impl Iterator<Item = WindowRow
                 counts
                     .iter()
                     .enumerate()
-                    .map(move |(shard, &requests)| WindowRow {
-                        workload: w.workload.to_string(),
-                        scheme: w.scheme.to_string(),
+                    .map(move |(shard, &requests)| WindowCell {
+                        workload: w.workload,
+                        scheme: w.scheme,
                         shards: w.shards,
                         window: window as u32,
                         shard: shard as u32,
@@ -88,7 +122,8 @@ pub fn window_rows(results: &[WorkloadResult]) -> impl Iterator<Item = WindowRow
     })
 }
 
-/// Renders `windows.csv`: the bytes `csv_rows::write(window_rows(results))` gives, written
+/// Renders `windows.csv`: the bytes `csv_rows::write` gives for the rows of [`window_cells`],
+/// written
 /// without a row struct per line. A long trace has millions of rows, which the csv crate's
 /// serializer formats at about 300 ns each; here the labels are rendered (and quoted) once
 /// per scheme by the csv writer and the share once per window, and only the three integers
@@ -127,6 +162,19 @@ pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rows of `windows.csv` as the row struct.
+    fn window_rows(results: &[WorkloadResult]) -> impl Iterator<Item = WindowRow> + '_ {
+        window_cells(results).map(|c| WindowRow {
+            workload: c.workload.to_string(),
+            scheme: c.scheme.to_string(),
+            shards: c.shards,
+            window: c.window,
+            shard: c.shard,
+            requests: c.requests,
+            window_hottest_share: c.window_hottest_share,
+        })
+    }
 
     /// Results of one workload labelled `workload`, with `schemes` of 3 shards and 2 windows.
     fn results(workload: &str, schemes: &[&str]) -> Vec<WorkloadResult> {
