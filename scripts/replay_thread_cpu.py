@@ -8,8 +8,8 @@ the run with a CPU-clock sampler (one sample per millisecond of CPU time), then 
         target/release/shardlab run --trace TRACE --threads 2 --quiet --out OUT --force
     scripts/replay_thread_cpu.py run.data OUT/manifest.json
 
-Prints reader_ms (the thread that decodes the trace), workers_ms (all replay workers),
-worker_max_ms (the busiest) and the replay phase's wall time from the manifest. On an idle
+Prints reader_ms (the thread that reads the trace), workers_ms (all replay workers),
+worker_max_ms (the busiest), checksum_ms (the thread checksumming the input beside the replay) and the replay phase's wall time from the manifest. On an idle
 machine with C cores the replay takes about max(worker_max, reader, (workers + reader) / C).
 """
 import collections
@@ -43,17 +43,24 @@ def main(data, manifest):
         m = re.match(r"\s*(\d+)\s+(\d+):\S+\s+\[.\]\s+(.*)", line)
         if m:
             threads[m.group(2)][m.group(3)] += int(m.group(1))
-    reader, workers = 0, []
+    reader, workers, checksum = 0, [], 0
     for symbols in threads.values():
         text = " ".join(symbols)
-        decoding = sum(n for s, n in symbols.items() if "Reader" in s and "::fill" in s)
-        if "record_run" in text and ("add_hashed" in text or "add_each_routed" in text):
+        # The reader decodes (before issue 19) or moves raw pieces and profiles the
+        # trace's first events (after).
+        decoding = sum(n for s, n in symbols.items()
+                       if "Reader" in s and "::fill" in s or "Profiler" in s)
+        if "record_run" in text and ("add_hashed" in text or "add_each_hashed" in text
+                                    or "add_each_routed" in text):
             workers.append(sum(symbols.values()))
-        elif decoding > 20:
+        elif decoding > 10:
             reader = max(reader, sum(symbols.values()))
+        elif sum(n for s, n in symbols.items() if "xxh3" in s) > 10:
+            checksum = max(checksum, sum(symbols.values()))
     replay = phase_secs(json.load(open(manifest)), "replay") or 0.0
     print(f"reader_ms={reader} workers_ms={sum(workers)} "
           f"worker_max_ms={max(workers, default=0)} workers={len(workers)} "
+          f"checksum_ms={checksum} "
           f"replay_wall_s={replay:.2f}")
 
 

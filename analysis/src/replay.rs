@@ -1,22 +1,26 @@
 //! The parallel replay engine.
 //!
-//! One workload at a time: a reader thread streams the events in chunks cut at window
-//! boundaries; one worker per rayon thread routes every chunk through every scheme into its
-//! own accumulators; the accumulators are merged at the end. Counts and histograms add
+//! One workload at a time: a reader thread streams the input in pieces (raw bytes where the
+//! source can cut them undecoded, see [`workloads::Piece`]); one worker per rayon thread
+//! decodes its pieces and routes their events through every scheme into its own
+//! accumulators; the accumulators are merged at the end. Counts and histograms add
 //! exactly and windows are kept by index, so the results do not depend on the thread count.
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::bounded;
-use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
 mod key_post;
+mod positions;
 
 use key_post::Post;
+use positions::Positions;
 
 use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
 use crate::metrics::failure::FailTarget;
@@ -886,8 +890,10 @@ struct Measured {
 /// Streams the measured events through the workers and merges their accumulators; the
 /// first event is at measured position `first` (0 unless the stream is a part of one).
 ///
-/// Worker `w` of `W` routes chunks `w`, `w + W`, ... through the schemes (whole chunks, so
-/// windows are never split). It hashes the point keys of those chunks once and sorts them
+/// Worker `w` of `W` decodes and routes chunks `w`, `w + W`, ... through the schemes; each
+/// chunk's first position comes from the chunk before it ([`Positions`]), since a chunk of
+/// text lines knows its length only once decoded. A window split between chunks is added up
+/// from their counts. It hashes the point keys of those chunks once and sorts them
 /// out to the workers that count their key-space parts ([`KeyParts::owned_by`]); each
 /// worker counts the keys of its parts chunk after chunk, in stream order. Each key is thus
 /// held once, and each part sees its keys in stream order whatever the thread count.
@@ -909,83 +915,125 @@ fn replay_measured(
     };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<EventChunk>(2)).unzip();
-    // Chunks go back to the reader, which refills them: no allocation (and no fresh pages to
-    // fault in) per chunk.
-    let (recycle, recycled) = bounded::<EventChunk>(workers * 2 + 4);
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<(usize, Piece)>(2)).unzip();
+    // Pieces go back to the reader, which refills them: no allocation (and no fresh pages to
+    // fault in) per piece.
+    let (recycle, recycled) = bounded::<Piece>(workers * 2 + 4);
     let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
+    // Set by a worker that met a malformed record: the reader stops reading.
+    let failed = AtomicBool::new(false);
+    let failed = &failed;
+    let first_seq = (first / chunk_events) as usize;
+    let positions = &Positions::new(first_seq, first);
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || -> Result<(), WorkloadError> {
-            let mut next = first;
-            loop {
-                let mut chunk = recycled
+        // The reader moves bytes: a source that can hands out raw pieces (fixed-size binary
+        // records, blocks of text lines), which the workers decode. An error is kept with the
+        // number of the piece it was met in, so that the first one in the stream is reported
+        // whichever thread met it first.
+        let reader = scope.spawn(move || -> Result<(), (usize, WorkloadError)> {
+            // The position of the next event, while every piece so far was counted.
+            let (mut next, mut counted, mut seq) = (first, true, first_seq);
+            while !failed.load(Ordering::Relaxed) {
+                let mut piece = recycled
                     .try_recv()
-                    .unwrap_or_else(|_| EventChunk::with_capacity(chunk_events as usize));
-                chunk.clear();
-                // Chunks end at multiples of `chunk_events` in the whole stream (a part that
-                // starts elsewhere has a shorter first chunk), so that chunk `i` is routed by
-                // worker `i mod W` however the stream is cut.
-                let size = chunk_events - next % chunk_events;
-                while (chunk.len() as u64) < size {
-                    let room = (size - chunk.len() as u64) as usize;
-                    if source.fill(&mut chunk, room)? == 0 {
-                        break;
+                    .unwrap_or_else(|_| Piece::with_capacity(chunk_events as usize));
+                piece.clear();
+                // Counted pieces end at multiples of `chunk_events` in the whole stream (a part
+                // that starts elsewhere has a shorter first chunk), so that chunk `i` is routed
+                // by worker `i mod W` however the stream is cut. A piece of text lines ends
+                // where the source cuts it (the results do not depend on where pieces end).
+                let size = match counted {
+                    true => chunk_events - next % chunk_events,
+                    false => chunk_events,
+                };
+                let mut ended = false;
+                while piece.counted() && (piece.len() as u64) < size {
+                    let room = (size - piece.len() as u64) as usize;
+                    match source.fill_piece(&mut piece, room) {
+                        Ok(0) => {
+                            ended = true;
+                            break;
+                        }
+                        Ok(_) => {}
+                        // A malformed record among the raw bytes read before comes first.
+                        Err(e) => return Err((seq, piece.decode().err().unwrap_or(e))),
                     }
                 }
-                if chunk.is_empty() {
+                if piece.is_empty() {
                     break;
                 }
-                // Positions count measured events only (sources number from their own start).
-                chunk.first_index = next;
-                let full = chunk.len() as u64 == size;
-                let seq = (next / chunk_events) as usize;
-                next += chunk.len() as u64;
-                if txs[seq % workers].send(chunk).is_err() || !full {
+                next += piece.len() as u64;
+                counted &= piece.counted();
+                if txs[seq % workers].send((seq, piece)).is_err() || ended {
                     break;
                 }
+                seq += 1;
             }
             Ok(())
         });
         // Plain threads rather than rayon tasks: every worker must run at once, since each
-        // one waits for the keys the others sort out to it.
+        // one waits for the keys the others sort out to it. A worker returns `None` when it
+        // stopped because a piece before one of its own could not be decoded.
         let handles: Vec<_> = rxs
             .into_iter()
-            .zip(Post::all(workers, (first / chunk_events) as usize))
+            .zip(Post::all(workers, first_seq))
             .enumerate()
             .map(|(worker, (rx, mut post))| {
                 let recycle = recycle.clone();
-                scope.spawn(move || {
+                scope.spawn(move || -> Result<Option<Partial>, (usize, WorkloadError)> {
                     let owned = key_parts.owned_by(worker, workers);
                     let mut acc = Partial::new(parts, window, key_parts, owned);
                     let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
                     let limit = cfg.latency_sample as u64;
                     // A single worker counts the keys as it routes them: no one to hand off to.
                     let hand_off = workers > 1;
-                    for chunk in rx.iter() {
+                    for (seq, mut piece) in rx.iter() {
+                        if let Err(e) = piece.decode() {
+                            // Leaving drops this worker's channels: the reader's next send to
+                            // it fails and the other workers stop waiting for its keys.
+                            failed.store(true, Ordering::Relaxed);
+                            positions.fail();
+                            return Err((seq, e));
+                        }
+                        let Some(at) = positions.take(seq, piece.chunk().len()) else {
+                            return Ok(None);
+                        };
+                        piece.chunk_mut().first_index = at;
+                        let chunk = piece.chunk();
                         let outs = hand_off.then(|| (key_parts, post.outs()));
                         let buffers = (&mut routes, &mut set);
-                        acc.record_with(&chunk, parts, limit, buffers, outs);
+                        acc.record_with(chunk, parts, limit, buffers, outs);
                         progress(Progress::Events(chunk.len() as u64));
-                        let _ = recycle.try_send(chunk);
+                        let _ = recycle.try_send(piece);
                         if hand_off {
                             post.count_through(&mut acc.keys);
                         }
                     }
                     post.count_rest(&mut acc.keys);
-                    acc
+                    Ok(Some(acc))
                 })
             })
             .collect();
-        let accs = handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .map_err(|_| AnalysisError::Config("a replay worker thread panicked".into()))
-            })
-            .collect::<Result<Vec<Partial>, _>>()?;
-        reader
-            .join()
-            .map_err(|_| AnalysisError::Config("the trace reader thread panicked".into()))??;
+        let panicked = |what: &str| AnalysisError::Config(format!("a {what} thread panicked"));
+        let mut accs = Vec::with_capacity(workers);
+        let mut first_error: Option<(usize, WorkloadError)> = None;
+        let mut keep_first = |e: (usize, WorkloadError)| {
+            if first_error.as_ref().is_none_or(|f| e.0 < f.0) {
+                first_error = Some(e);
+            }
+        };
+        for handle in handles {
+            match handle.join().map_err(|_| panicked("replay worker"))? {
+                Ok(acc) => accs.extend(acc),
+                Err(e) => keep_first(e),
+            }
+        }
+        if let Err(e) = reader.join().map_err(|_| panicked("trace reader"))? {
+            keep_first(e);
+        }
+        if let Some((_, e)) = first_error {
+            return Err(e.into());
+        }
         let mut merged = Partial::new(parts, window, key_parts, []);
         for acc in accs {
             merged = merged.merge(acc)?;

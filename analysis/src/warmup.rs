@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use workloads::stats::KeyTable;
-use workloads::{EventChunk, EventSource, WorkloadError};
+use workloads::{EventChunk, EventSource, Piece, WorkloadError};
 
 /// The most distinct warm-up keys kept exactly (2^20).
 pub const WARMUP_KEY_LIMIT: usize = 1 << 20;
@@ -167,6 +167,14 @@ struct Replayed {
 }
 
 impl EventSource for Replayed {
+    /// The rest's pieces once the events read ahead are handed out.
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        if self.buffered.is_empty() {
+            return self.rest.fill_piece(piece, max);
+        }
+        piece.push_decoded(|chunk| self.fill(chunk, max))
+    }
+
     fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
         let Some(front) = self.buffered.front() else {
             return self.rest.fill(chunk, max);

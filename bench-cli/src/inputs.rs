@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use reports::manifest::InputFile;
 use workloads::trace::files::FileChain;
 use workloads::trace::TraceFormat;
-use workloads::trace::TraceOptions;
+use workloads::trace::{ByteTally, TraceOptions};
 use workloads::{EventSource, KeyType, WorkloadSpec};
 
 use crate::cli::{InputArgs, TraceArgs};
@@ -133,6 +133,8 @@ pub struct TraceInput {
     len_hint: Option<u64>,
     /// The stream opened to check the trace, until the replay takes it.
     first: Mutex<Option<Box<dyn EventSource>>>,
+    /// The bytes `first` read, when the trace is one regular file.
+    first_tally: Option<ByteTally>,
 }
 
 impl TraceInput {
@@ -176,6 +178,7 @@ impl TraceInput {
         paths.drain(..share.start);
         let mut files = Vec::with_capacity(paths.len());
         let mut first = None;
+        let mut first_tally = None;
         let mut key_type = None;
         let mut len_hint = Some(0u64);
         for given in paths {
@@ -186,7 +189,22 @@ impl TraceInput {
                     given.display()
                 )));
             }
-            let (opts, opened) = read.open_checked(&given, input.format)?;
+            let (opts, opened) = if whole == 1 && workloads::trace::rereadable(&given) {
+                // One regular file: the replay reads it whole from this stream, whose bytes
+                // are tallied for its checksum instead of reading the file a second time.
+                let opts = read
+                    .options(&given, input.format)
+                    .map_err(crate::usage::usage)?;
+                let tally = ByteTally::default();
+                let tallied = TraceOptions {
+                    tally: Some(tally.clone()),
+                    ..opts.clone()
+                };
+                first_tally = Some(tally);
+                (opts, workloads::trace::open_detected(&tallied)?)
+            } else {
+                read.open_checked(&given, input.format)?
+            };
             let first_type = *key_type.get_or_insert(opened.key_type);
             workloads::trace::files::check_key_type(&opts.shown(), opened.key_type, first_type)?;
             len_hint = len_hint.zip(opened.source.len_hint()).map(|(a, b)| a + b);
@@ -221,6 +239,7 @@ impl TraceInput {
             key_type,
             len_hint,
             first: Mutex::new(first),
+            first_tally,
         })
     }
 
@@ -250,15 +269,34 @@ impl TraceInput {
     }
 
     /// Starts checksumming the trace's files, one after the other, on their own thread (it
-    /// runs beside the replay); `None` for a trace read once, whose bytes are tallied as the
-    /// replay reads them.
+    /// runs beside the replay); `None` for a trace read once or of one regular file, whose
+    /// bytes are tallied as the replay reads them ([`TraceInput::tallied_checksum`]).
     pub fn spawn_checksum(&self) -> Option<Checksums> {
-        if self.read_once() {
+        if self.read_once() || self.first_tally.is_some() {
             return None;
         }
         Some(spawn_checksums(
             self.files.iter().map(|f| f.opts.path.clone()).collect(),
         ))
+    }
+}
+
+impl TraceInput {
+    /// The checksum of the trace's one file from the bytes its first stream read: all of
+    /// them for a trace read once; a regular file is read again unless its stream read it
+    /// whole (the replay stopped early, or read another opening).
+    fn tallied_checksum(&self) -> Result<InputFile> {
+        let path = &self.files[0].opts.path;
+        let failed = || format!("cannot checksum the trace '{}'", path.display());
+        match (&self.files[0].opts.tally, &self.first_tally) {
+            (Some(tally), _) => Ok(trace_source::tallied(tally)),
+            (None, Some(tally))
+                if std::fs::metadata(path).with_context(failed)?.len() == tally.bytes() =>
+            {
+                Ok(trace_source::tallied(tally))
+            }
+            _ => InputFile::checksum(path).with_context(failed),
+        }
     }
 }
 
@@ -300,12 +338,12 @@ pub fn input_checksums(
     let failed = |p: &Path| format!("cannot checksum input '{}'", p.display());
     let mut inputs = Vec::new();
     if let Some((t, sums)) = trace {
-        let sums = match (sums, &t.files[0].opts.tally) {
-            (Some(sums), _) => sums
+        let sums = match sums {
+            Some(sums) => sums
                 .join()
                 .map_err(|_| anyhow::anyhow!("the checksum thread panicked"))?
                 .context("cannot checksum the trace")?,
-            (None, tally) => vec![trace_source::tallied(&tally.clone().unwrap_or_default())],
+            None => vec![t.tallied_checksum()?],
         };
         for (file, sum) in t.files.iter().zip(sums) {
             let log = &file.opts.invalid.log;

@@ -9,7 +9,7 @@ use reports::manifest::InputFile;
 use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::files::FileChain;
 use workloads::trace::{ByteTally, TraceOptions};
-use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 /// Opens a workload's events from the start (called once per pass).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
@@ -115,6 +115,15 @@ impl EventSource for Watched {
             self.full = *seen == self.profile.limit;
         }
         Ok(n)
+    }
+
+    /// Decoded here while the profile takes events (it needs them decoded, in order); raw
+    /// pieces from the inner stream afterwards.
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        if self.full {
+            return self.inner.fill_piece(piece, max);
+        }
+        piece.push_decoded(|chunk| self.fill(chunk, max))
     }
 
     fn len_hint(&self) -> Option<u64> {

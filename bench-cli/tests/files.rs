@@ -282,3 +282,21 @@ fn parts_read_only_their_share_and_together_hold_every_event_once() {
     assert!(e.contains("where step replayed"), "{e}");
     assert!(!dir.path().join("merged").exists());
 }
+
+#[test]
+fn one_trace_file_is_checksummed_from_the_bytes_its_replay_reads() {
+    // One regular file: its bytes are hashed as the replay reads them (no second read).
+    let dir = tempfile::tempdir().unwrap();
+    let whole = gen(dir.path(), "zipf:keys=3000,s=0.9", 20_000);
+    cut(&whole, &[], &["t.oracleGeneral.bin.zst"]);
+    // `range-dynamic` (among the schemes `run` here replays) opens the trace a second time.
+    for (name, out) in [("whole.csv", "csv"), ("t.oracleGeneral.bin.zst", "bin")] {
+        let out = run(&[], &[name], dir.path(), out);
+        let bytes = std::fs::read(dir.path().join(name)).unwrap();
+        let m = manifest(&out);
+        let input = &m["inputs"][0];
+        assert_eq!(input["bytes"], bytes.len() as u64, "{name}");
+        let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+        assert_eq!(input["xxh3_128"], hash.as_str(), "{name}");
+    }
+}

@@ -9,10 +9,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::input::{Input, BUFFER_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
-use crate::{Event, EventChunk, EventSource, Op, WorkloadError};
+use crate::{Event, EventChunk, EventSource, Op, Piece, PieceDecoder, WorkloadError};
 
 /// One decoded binary record: keys are 64-bit integers, stored big-endian.
 #[derive(Clone, Copy, Debug)]
@@ -37,21 +38,86 @@ impl Default for BinEvent {
     }
 }
 
+/// The most raw bytes read into a piece at once (the caller asks again for more).
+const PIECE_BYTES: usize = 4 << 20;
+
 /// A fixed-size record layout.
-pub(crate) trait RecordLayout: Send {
+pub(crate) trait RecordLayout: Send + Sync + 'static {
     /// The format's name in messages.
     fn name(&self) -> &'static str;
     /// Bytes per record.
     fn record_size(&self) -> usize;
     /// Decodes one record of exactly `record_size` bytes; `Err` says what is wrong with it.
-    fn decode(&mut self, record: &[u8], out: &mut BinEvent) -> Result<(), String>;
+    fn decode(&self, record: &[u8], out: &mut BinEvent) -> Result<(), String>;
+}
+
+/// A record layout and the name of the input its records come from: decodes records on the
+/// reader's thread ([`BinaryReader`]'s `fill`) and on the replay's workers (as a
+/// [`PieceDecoder`]).
+struct Records<L> {
+    layout: L,
+    shown: PathBuf,
+}
+
+impl<L: RecordLayout> Records<L> {
+    /// Appends the events of the whole records `bytes`, which start at byte `offset` of the
+    /// input, to `chunk` and returns how many; a malformed record goes to `invalid`, which
+    /// skips it (`Ok`) or stops the decoding with its error.
+    fn decode_into(
+        &self,
+        bytes: &[u8],
+        offset: u64,
+        chunk: &mut EventChunk,
+        mut invalid: impl FnMut(WorkloadError) -> Result<(), WorkloadError>,
+    ) -> Result<usize, WorkloadError> {
+        let size = self.layout.record_size();
+        let run = bytes.len() / size;
+        chunk.reserve(run, run * 8);
+        let mut event = BinEvent::default();
+        let mut n = 0;
+        for (i, record) in bytes.chunks_exact(size).enumerate() {
+            match self.layout.decode(record, &mut event) {
+                Ok(()) => {
+                    let key = event.key.to_be_bytes();
+                    let end = event.end.to_be_bytes();
+                    chunk.push(Event {
+                        op: event.op,
+                        key: &key,
+                        end: (event.op == Op::Scan).then_some(&end[..]),
+                        timestamp: event.timestamp,
+                        size: event.size,
+                    });
+                    n += 1;
+                }
+                Err(message) => invalid(WorkloadError::Invalid {
+                    path: self.shown.clone(),
+                    location: format!("byte offset {}", offset + (i * size) as u64),
+                    message,
+                })?,
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl<L: RecordLayout> PieceDecoder for Records<L> {
+    fn decode(
+        &self,
+        bytes: &[u8],
+        offset: u64,
+        chunk: &mut EventChunk,
+    ) -> Result<(), WorkloadError> {
+        self.decode_into(bytes, offset, chunk, Err).map(|_| ())
+    }
 }
 
 /// A binary trace of fixed-size records.
 pub(crate) struct BinaryReader<L> {
     shown: PathBuf,
     reader: Box<dyn Read + Send>,
-    layout: L,
+    records: Arc<Records<L>>,
+    /// `records`, handed to the pieces whose raw bytes it decodes.
+    decoder: Arc<dyn PieceDecoder>,
     buf: Vec<u8>,
     /// Unread bytes are `buf[start..end]`.
     start: usize,
@@ -61,7 +127,7 @@ pub(crate) struct BinaryReader<L> {
     eof: bool,
     done: bool,
     emitted: u64,
-    records: Option<u64>,
+    records_total: Option<u64>,
     invalid: InvalidCounter,
 }
 
@@ -91,15 +157,20 @@ impl<L: RecordLayout> BinaryReader<L> {
                 )));
             }
         }
-        let records = input
+        let records_total = input
             .plain_size
             .filter(|_| !policy.skips())
             .map(|b| b / size);
         let capacity = (BUFFER_BYTES / layout.record_size()).max(1) * layout.record_size();
+        let records = Arc::new(Records {
+            layout,
+            shown: shown.to_path_buf(),
+        });
         Ok(BinaryReader {
             shown: shown.to_path_buf(),
             reader: input.reader,
-            layout,
+            decoder: records.clone(),
+            records,
             buf: vec![0; capacity],
             start: 0,
             end: 0,
@@ -107,36 +178,54 @@ impl<L: RecordLayout> BinaryReader<L> {
             eof: false,
             done: false,
             emitted: 0,
-            records,
+            records_total,
             invalid: InvalidCounter::new(policy),
         })
     }
 
+    /// Bytes per record.
+    fn record_size(&self) -> usize {
+        self.records.layout.record_size()
+    }
+
+    /// An I/O error reading the input.
+    fn io_error(&self, source: std::io::Error) -> WorkloadError {
+        WorkloadError::Io {
+            path: self.shown.clone(),
+            source,
+        }
+    }
+
+    /// Reads into `buf` until it is full or the input ends (then sets `eof`); returns the
+    /// bytes read.
+    fn read_into(&mut self, buf: &mut [u8]) -> Result<usize, WorkloadError> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.reader.read(&mut buf[got..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(source) => return Err(self.io_error(source)),
+            }
+        }
+        Ok(got)
+    }
+
     /// Makes at least one whole record available unless the input has ended.
     fn refill(&mut self) -> Result<(), WorkloadError> {
-        let size = self.layout.record_size();
-        if self.end - self.start >= size || self.eof {
+        if self.end - self.start >= self.record_size() || self.eof {
             return Ok(());
         }
         self.buf.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
-        while self.end < self.buf.len() {
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(source) => {
-                    return Err(WorkloadError::Io {
-                        path: self.shown.clone(),
-                        source,
-                    })
-                }
-            }
-        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let read = self.read_into(&mut buf[self.end..]);
+        self.buf = buf;
+        self.end += read?;
         Ok(())
     }
 }
@@ -146,9 +235,8 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
         if chunk.is_empty() {
             chunk.first_index = self.emitted;
         }
-        let size = self.layout.record_size();
+        let size = self.record_size();
         let mut n = 0;
-        let mut event = BinEvent::default();
         while n < max && !self.done {
             if let Err(e) = self.refill() {
                 self.done = true;
@@ -166,7 +254,7 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
                     message: format!(
                         "the trace ends {available} bytes into a {size}-byte {} record: the file is \
                          truncated or is not in this format",
-                        self.layout.name()
+                        self.records.layout.name()
                     ),
                 };
                 self.invalid.handle(error)?;
@@ -175,33 +263,16 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
             // The whole records in the buffer, up to `max`: decoded in one run, with the
             // reader's position updated once per run rather than once per record.
             let run = ((self.end - self.start) / size).min(max - n);
-            chunk.reserve(run, run * 8);
             let records = &self.buf[self.start..self.start + run * size];
-            for (i, record) in records.chunks_exact(size).enumerate() {
-                match self.layout.decode(record, &mut event) {
-                    Ok(()) => {
-                        let key = event.key.to_be_bytes();
-                        let end = event.end.to_be_bytes();
-                        chunk.push(Event {
-                            op: event.op,
-                            key: &key,
-                            end: (event.op == Op::Scan).then_some(&end[..]),
-                            timestamp: event.timestamp,
-                            size: event.size,
-                        });
-                        n += 1;
-                    }
-                    Err(message) => {
-                        let error = WorkloadError::Invalid {
-                            path: self.shown.clone(),
-                            location: format!("byte offset {}", self.offset + (i * size) as u64),
-                            message,
-                        };
-                        if let Err(e) = self.invalid.handle(error) {
-                            self.done = true;
-                            return Err(e);
-                        }
-                    }
+            let invalid = &mut self.invalid;
+            match self
+                .records
+                .decode_into(records, self.offset, chunk, |e| invalid.handle(e))
+            {
+                Ok(decoded) => n += decoded,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
                 }
             }
             self.start += run * size;
@@ -211,8 +282,55 @@ impl<L: RecordLayout> EventSource for BinaryReader<L> {
         Ok(n)
     }
 
+    /// Whole records as raw bytes, decoded by the thread that takes the piece; decoded here
+    /// when malformed records are skipped (the events are then not counted by their bytes)
+    /// and for the end of the input (a truncated last record is reported by `fill`).
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        let size = self.record_size();
+        if self.invalid.skips() || self.done || max == 0 {
+            return piece.push_decoded(|chunk| self.fill(chunk, max));
+        }
+        let want = max.min((PIECE_BYTES / size).max(1)) * size;
+        let room = piece.raw_room(want);
+        let pending = (self.end - self.start).min(want);
+        room[..pending].copy_from_slice(&self.buf[self.start..self.start + pending]);
+        self.start += pending;
+        let mut got = pending;
+        if got < want && !self.eof {
+            // Straight from the input into the piece: the bytes are copied once.
+            match self.read_into(&mut room[got..]) {
+                Ok(n) => got += n,
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
+        let whole = got / size * size;
+        if whole < got {
+            // The input ended within a record (after every buffered byte was taken): it goes
+            // back to the reader's buffer, for `fill` to report.
+            let tail = got - whole;
+            self.buf[..tail].copy_from_slice(&room[whole..got]);
+            (self.start, self.end) = (0, tail);
+        }
+        if whole == 0 {
+            if self.eof && self.start == self.end {
+                // The end: the raw bytes of the piece stay for its decoder.
+                self.done = true;
+                return Ok(0);
+            }
+            return piece.push_decoded(|chunk| self.fill(chunk, max));
+        }
+        let events = whole / size;
+        piece.push_raw(&self.decoder, whole, self.offset, Some(events));
+        self.offset += whole as u64;
+        self.emitted += events as u64;
+        Ok(events)
+    }
+
     fn len_hint(&self) -> Option<u64> {
-        self.records
+        self.records_total
     }
 }
 

@@ -101,6 +101,7 @@ struct Positions {
 
 /// Decodes records through a column mapping; used by `csv` and, with fixed positions, by
 /// `twitter`.
+#[derive(Clone)]
 pub(crate) struct ColumnsDecoder {
     columns: CsvColumns,
     key_type: KeyType,

@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ::csv::{ByteRecord, ErrorKind, Reader, ReaderBuilder};
 
@@ -16,7 +17,7 @@ use super::fields::Fields;
 use super::input::{Input, BUFFER_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
 use super::plain_records::PlainRecords;
-use crate::{Event, EventChunk, EventSource, Op, WorkloadError};
+use crate::{Event, EventChunk, EventSource, Op, Piece, PieceDecoder, WorkloadError};
 
 /// The delimiters recognised when `--delimiter` is not given, in order of preference.
 pub const DELIMITERS: [u8; 4] = [b',', b'\t', b'|', b';'];
@@ -56,7 +57,7 @@ impl Scratch {
 }
 
 /// Turns records of one format into events.
-pub(crate) trait Decoder: Send {
+pub(crate) trait Decoder: Send + Sync + Clone + 'static {
     /// Sees the header line, or with `is_header` false the first record of a headerless
     /// file (to check column numbers against its width); `Err` is a message about the trace.
     fn start(&mut self, first: &ByteRecord, is_header: bool) -> Result<(), String>;
@@ -98,6 +99,8 @@ pub(crate) struct DelimitedReader<D> {
     done: bool,
     emitted: u64,
     invalid: InvalidCounter,
+    /// Decodes blocks of plain lines on the replay's workers, once the field count is known.
+    blocks: Option<Arc<dyn PieceDecoder>>,
 }
 
 impl<D: Decoder> DelimitedReader<D> {
@@ -156,6 +159,7 @@ impl<D: Decoder> DelimitedReader<D> {
             done: false,
             emitted: 0,
             invalid: InvalidCounter::new(policy),
+            blocks: None,
         };
         if layout.header {
             let header = match &mut this.records {
@@ -321,6 +325,76 @@ impl<D: Decoder> EventSource for DelimitedReader<D> {
             }
         }
         Ok(n)
+    }
+
+    /// Blocks of whole plain lines as raw bytes, decoded by the thread that takes the piece
+    /// ([`PlainBlocks`]); decoded here for quoted records, the record read at open and when
+    /// malformed records are skipped (the skips are counted in stream order).
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        let raw = !(self.pending || self.done || self.invalid.skips() || max == 0);
+        let (Records::Plain(records, Some(width)), true) = (&mut self.records, raw) else {
+            return piece.push_decoded(|chunk| self.fill(chunk, max));
+        };
+        let (delimiter, width) = (records.delimiter(), *width);
+        let taken = records.take_lines(max).map_err(|source| WorkloadError::Io {
+            path: self.shown.clone(),
+            source,
+        });
+        let Some((line, bytes)) = taken? else {
+            return piece.push_decoded(|chunk| self.fill(chunk, max));
+        };
+        let blocks = self.blocks.get_or_insert_with(|| {
+            Arc::new(PlainBlocks {
+                decoder: self.decoder.clone(),
+                shown: self.shown.clone(),
+                delimiter,
+                width,
+            })
+        });
+        piece.raw_room(bytes.len()).copy_from_slice(bytes);
+        piece.push_raw(blocks, bytes.len(), line, None);
+        // The events are counted once decoded: at least one line was taken.
+        Ok(1)
+    }
+}
+
+/// Decodes a block of whole plain lines ([`PlainRecords::take_lines`]) into events: the
+/// reader's `fill` without the skip policy (blocks are cut only when records are not
+/// skipped), on whichever thread takes the piece.
+struct PlainBlocks<D> {
+    decoder: D,
+    shown: PathBuf,
+    delimiter: u8,
+    /// The field count of the first line, which every record must have.
+    width: usize,
+}
+
+impl<D: Decoder> PieceDecoder for PlainBlocks<D> {
+    fn decode(&self, bytes: &[u8], line: u64, chunk: &mut EventChunk) -> Result<(), WorkloadError> {
+        let mut records = PlainRecords::over(bytes.to_vec(), self.delimiter, line);
+        let mut decoder = self.decoder.clone();
+        let mut scratch = Scratch::new();
+        let invalid = |line: u64, message: String| WorkloadError::Invalid {
+            path: self.shown.clone(),
+            location: format!("line {line}"),
+            message,
+        };
+        loop {
+            let next = records.next().map_err(|source| WorkloadError::Io {
+                path: self.shown.clone(),
+                source,
+            })?;
+            let Some((line, fields)) = next else {
+                return Ok(());
+            };
+            if fields.len() != self.width {
+                return Err(unequal(&self.shown, line, fields.len(), self.width));
+            }
+            decoder
+                .decode(&fields, &mut scratch)
+                .map_err(|message| invalid(line, message))?;
+            chunk.push(scratch.event());
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::trace::{open_detected, TraceOptions};
-use crate::{EventChunk, EventSource, KeyType, WorkloadError};
+use crate::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 /// The files that `--trace` arguments name, in order: an argument that names an existing
 /// path is taken as it is; one with glob characters (`*`, `?`, `[`) is expanded in our code
@@ -124,8 +124,14 @@ pub fn check_key_type(file: &Path, found: KeyType, first: KeyType) -> Result<(),
     })
 }
 
-impl EventSource for FileChain {
-    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+impl FileChain {
+    /// Appends events with `fill` from the file being read, going on to the next file at
+    /// the end of one.
+    fn fill_with(
+        &mut self,
+        max: usize,
+        mut fill: impl FnMut(&mut dyn EventSource) -> Result<usize, WorkloadError>,
+    ) -> Result<usize, WorkloadError> {
         loop {
             let source = match &mut self.current {
                 Some(source) => source,
@@ -135,19 +141,30 @@ impl EventSource for FileChain {
                 }
                 None => return Ok(0),
             };
-            let empty = chunk.is_empty();
-            let n = source.fill(chunk, max)?;
+            let n = fill(source.as_mut())?;
             if n > 0 || max == 0 {
-                // The file's reader numbers its events from its own start.
-                if empty {
-                    chunk.first_index = self.emitted;
-                }
                 self.emitted += n as u64;
                 self.left = self.left.map(|l| l.saturating_sub(n as u64));
                 return Ok(n);
             }
             self.current = None;
         }
+    }
+}
+
+impl EventSource for FileChain {
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        let (empty, first) = (chunk.is_empty(), self.emitted);
+        let n = self.fill_with(max, |source| source.fill(chunk, max))?;
+        // The file's reader numbers its events from its own start.
+        if empty {
+            chunk.first_index = first;
+        }
+        Ok(n)
+    }
+
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        self.fill_with(max, |source| source.fill_piece(piece, max))
     }
 
     fn len_hint(&self) -> Option<u64> {

@@ -89,6 +89,11 @@ impl InvalidCounter {
         }
     }
 
+    /// True when malformed records are skipped rather than stopping the stream.
+    pub(crate) fn skips(&self) -> bool {
+        self.policy.skips()
+    }
+
     /// Decides about one malformed record: `Ok(())` to skip it, or the error to stop with.
     pub(crate) fn handle(&mut self, error: WorkloadError) -> Result<(), WorkloadError> {
         if !self.policy.skips() {

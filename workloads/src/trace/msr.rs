@@ -29,6 +29,7 @@ pub fn key_of(disk: u64, block: u64) -> u64 {
 }
 
 /// Decodes MSR records.
+#[derive(Clone)]
 pub(crate) struct MsrDecoder {
     block_size: u64,
 }

@@ -25,7 +25,7 @@ impl RecordLayout for OracleGeneral {
         RECORD_BYTES
     }
 
-    fn decode(&mut self, r: &[u8], out: &mut BinEvent) -> Result<(), String> {
+    fn decode(&self, r: &[u8], out: &mut BinEvent) -> Result<(), String> {
         *out = BinEvent {
             op: Op::Get,
             key: u64_at(r, 4),

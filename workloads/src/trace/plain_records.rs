@@ -20,6 +20,19 @@ use super::input::BUFFER_BYTES;
 /// The byte order mark the csv crate drops from the start of its input.
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// The physical lines that `bytes` ends (`\n`, `\r\n` and a lone `\r` each end one).
+fn line_breaks(bytes: &[u8]) -> u64 {
+    let lf = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return lf;
+    }
+    let cr = memchr::memchr_iter(b'\r', bytes).count() as u64;
+    let crlf = memchr::memchr_iter(b'\r', bytes)
+        .filter(|&i| bytes.get(i + 1) == Some(&b'\n'))
+        .count() as u64;
+    lf + cr - crlf
+}
+
 /// One record's fields, in the reader's buffers.
 pub(crate) struct Split<'a> {
     bytes: &'a [u8],
@@ -101,6 +114,68 @@ impl PlainRecords {
             splits: Vec::new(),
             started: false,
         }
+    }
+
+    /// The field delimiter.
+    pub(crate) fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// Records from `bytes` alone, whose first byte starts physical line `line` (a block
+    /// of whole lines cut by [`PlainRecords::take_lines`]).
+    pub(crate) fn over(bytes: Vec<u8>, delimiter: u8, line: u64) -> Self {
+        let mut records = PlainRecords::new(Box::new(io::empty()), delimiter);
+        records.end = bytes.len();
+        records.buf = bytes;
+        records.eof = true;
+        records.started = true;
+        records.line = line;
+        records
+    }
+
+    /// The next whole lines, up to `max` line breaks, as raw bytes with the physical line
+    /// the first starts on, for reading elsewhere ([`PlainRecords::over`]); `None` at the end
+    /// of the input and when the lines hold a quote (a quoted field may span lines: read
+    /// those with [`PlainRecords::next`]).
+    pub(crate) fn take_lines(&mut self, max: usize) -> io::Result<Option<(u64, &[u8])>> {
+        if !self.started {
+            return Ok(None);
+        }
+        // Line breaks before the first line (the previous record's terminator, blank lines).
+        loop {
+            if self.start == self.end && !self.refill()? {
+                return Ok(None);
+            }
+            match self.buf[self.start] {
+                b'\n' => self.line += u64::from(!self.after_cr),
+                b'\r' => self.line += 1,
+                _ => break,
+            }
+            self.after_cr = self.buf[self.start] == b'\r';
+            self.start += 1;
+        }
+        self.after_cr = false;
+        if !self.eof && self.end - self.start < self.buf.len() / 2 {
+            self.refill()?;
+        }
+        let cut = loop {
+            let rest = &self.buf[self.start..self.end];
+            match memchr::memchr_iter(b'\n', rest).take(max.max(1)).last() {
+                Some(i) => break i + 1,
+                None if self.eof => break rest.len(),
+                None => {
+                    self.refill()?;
+                }
+            }
+        };
+        let block = &self.buf[self.start..self.start + cut];
+        if memchr::memchr(b'"', block).is_some() {
+            return Ok(None);
+        }
+        let line = self.line;
+        self.line += line_breaks(block);
+        self.start += cut;
+        Ok(Some((line, &self.buf[self.start - cut..self.start])))
     }
 
     /// Reads the next record; its physical line and fields, or `None` at the end.

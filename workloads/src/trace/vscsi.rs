@@ -111,7 +111,7 @@ impl RecordLayout for Vscsi {
         self.at.size
     }
 
-    fn decode(&mut self, r: &[u8], out: &mut BinEvent) -> Result<(), String> {
+    fn decode(&self, r: &[u8], out: &mut BinEvent) -> Result<(), String> {
         let at = self.at;
         let version = u16_at(r, at.ver) >> 8;
         if version != self.version.number() {
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(op_of_command(0x28), Some(Op::Get));
         assert_eq!(op_of_command(0x8a), Some(Op::Put));
         assert_eq!(op_of_command(0x12), None);
-        let mut layout = Vscsi::new(VscsiVersion::V1);
+        let layout = Vscsi::new(VscsiVersion::V1);
         let mut r = [0u8; 32];
         r[12] = 0x12;
         r[15] = 1;
