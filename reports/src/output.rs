@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{Exporter, ReportError, RunReport};
+use crate::ReportError;
 
 /// A report directory; files are written to a temporary name and renamed when complete.
 ///
@@ -197,16 +197,6 @@ impl OutputDir {
             }
         }
         unreachable!("a free name is found before u32::MAX attempts")
-    }
-
-    /// Renders every exporter first (so a rendering error writes nothing), then writes each
-    /// file atomically. Returns the paths written.
-    pub fn write_all(
-        &self,
-        report: &RunReport,
-        exporters: &[Box<dyn Exporter>],
-    ) -> Result<Vec<PathBuf>, ReportError> {
-        self.write_files(&crate::exporters::render(report, exporters)?)
     }
 
     /// Writes each file (name inside the directory, bytes) atomically, in order. Returns the

@@ -194,7 +194,8 @@ pub fn write_run(dir: &Path, variant: Variant) {
         results,
     };
     let out = OutputDir::claim(dir, true).unwrap();
-    out.write_all(&report, &exporters::all()).unwrap();
+    out.write_files(&exporters::render(&report, &exporters::all()).unwrap())
+        .unwrap();
     // The headers the range-dynamics exporter writes (reports/src/dynamic_csv.rs).
     let mut timeline = String::from(
         "window,ranges,splits,merges,ownership_moves,data_moves,bytes_moved,hottest_node_share,\
