@@ -259,8 +259,15 @@ impl PartCounts {
         counts.tables = state
             .counted
             .into_par_iter()
-            .map(|(_, table)| KeyTable::from_state(table))
-            .collect();
+            .map(|(part, table)| {
+                KeyTable::from_state(table).ok_or_else(|| {
+                    crate::AnalysisError::Config(format!(
+                        "the table of key-space part {part} in a partial result is damaged \
+                         (its keys, lengths and counts do not fit together)"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(counts)
     }
 
