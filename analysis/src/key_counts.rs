@@ -394,13 +394,33 @@ impl KeyCounts {
         self.tables.iter().flat_map(KeyTable::iter)
     }
 
-    /// The keys held and their counts, for work whose result does not depend on their
-    /// order: read in key order from the sorted copy once [`sorted`](KeyCounts::sorted) has
-    /// made it (in parallel, from one buffer), collected from the table otherwise.
-    pub fn entries(&self) -> Vec<(&[u8], u64)> {
+    /// The keys held and their counts in parallel, for work whose result does not depend on
+    /// their order (sums in integers): read from the sorted copy once
+    /// [`sorted`](KeyCounts::sorted) has made it, else from the tables in pieces of slots.
+    /// Nothing is copied.
+    pub fn par_iter(&self) -> impl ParallelIterator<Item = (&[u8], u64)> + '_ {
+        use rayon::iter::Either;
+        /// Slots of a table read by one task.
+        const PIECE: usize = 1 << 15;
         match self.sorted.get() {
-            Some(sorted) => sorted.pairs(),
-            None => self.iter().collect(),
+            Some(SortedKeys::Wide8(wide)) => {
+                Either::Left(Either::Left(wide.par_iter().map(|(key, c)| (&key[..], *c))))
+            }
+            Some(sorted @ SortedKeys::Bytes { ends, .. }) => Either::Left(Either::Right(
+                (0..ends.len()).into_par_iter().map(|i| sorted.pair(i)),
+            )),
+            None => {
+                let pieces: Vec<(&KeyTable, usize)> = self
+                    .tables
+                    .iter()
+                    .flat_map(|t| (0..t.slot_count()).step_by(PIECE).map(move |at| (t, at)))
+                    .collect();
+                Either::Right(
+                    pieces
+                        .into_par_iter()
+                        .flat_map_iter(|(t, at)| t.iter_slots(at..at + PIECE)),
+                )
+            }
         }
     }
 
@@ -484,15 +504,15 @@ enum SortedKeys {
 impl SortedKeys {
     /// Sorts the keys of `keys`, in parallel.
     fn of(keys: &KeyCounts) -> SortedKeys {
-        if keys.iter().all(|(key, _)| key.len() == 8) {
+        if keys.par_iter().all(|(key, _)| key.len() == 8) {
             let mut wide: Vec<([u8; 8], u64)> = keys
-                .iter()
+                .par_iter()
                 .filter_map(|(key, count)| Some((<[u8; 8]>::try_from(key).ok()?, count)))
                 .collect();
             wide.par_sort_unstable_by_key(|(key, _)| u64::from_be_bytes(*key));
             return SortedKeys::Wide8(wide);
         }
-        let mut entries: Vec<(&[u8], u64)> = keys.iter().collect();
+        let mut entries: Vec<(&[u8], u64)> = keys.par_iter().collect();
         entries.par_sort_unstable();
         let mut bytes = Vec::with_capacity(entries.iter().map(|(key, _)| key.len()).sum());
         let ends = entries
@@ -514,17 +534,25 @@ impl SortedKeys {
     fn pairs(&self) -> Vec<(&[u8], u64)> {
         match self {
             SortedKeys::Wide8(wide) => wide.par_iter().map(|(key, c)| (&key[..], *c)).collect(),
+            SortedKeys::Bytes { ends, .. } => (0..ends.len())
+                .into_par_iter()
+                .map(|i| self.pair(i))
+                .collect(),
+        }
+    }
+
+    /// The `i`-th key in key order and its count.
+    fn pair(&self, i: usize) -> (&[u8], u64) {
+        match self {
+            SortedKeys::Wide8(wide) => (&wide[i].0[..], wide[i].1),
             SortedKeys::Bytes {
                 bytes,
                 ends,
                 counts,
-            } => (0..ends.len())
-                .into_par_iter()
-                .map(|i| {
-                    let start = if i == 0 { 0 } else { ends[i - 1] };
-                    (&bytes[start..ends[i]], counts[i])
-                })
-                .collect(),
+            } => {
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                (&bytes[start..ends[i]], counts[i])
+            }
         }
     }
 }
@@ -607,6 +635,22 @@ mod tests {
     }
 
     #[test]
+    fn a_large_table_read_in_parallel_pieces_gives_every_key_once() {
+        // 100,000 keys: a table of more slots than one piece holds.
+        let mut counts = KeyCounts::new();
+        for i in 0..100_000u64 {
+            counts.add(&(i * 7).to_be_bytes(), 1 + i % 5);
+        }
+        assert!(counts.tables[0].slot_count() > 1 << 16);
+        let mut read: Vec<(&[u8], u64)> = counts.par_iter().collect();
+        read.sort_unstable();
+        assert_eq!(read.len(), 100_000);
+        assert_eq!(read, counts.sorted());
+        let sum: u64 = counts.par_iter().map(|(_, c)| c).sum();
+        assert_eq!(sum, counts.total());
+    }
+
+    #[test]
     fn exact_parts_kept_apart_answer_as_the_one_table_join() {
         // Four parts; the limit fits every key (kept apart) or not (joined into one table,
         // which samples); keys of 8 bytes, shorter and longer; ties for the hottest key.
@@ -664,7 +708,7 @@ mod tests {
                 )
             };
             assert_eq!(answers(&kept), answers(&one), "limit {limit}");
-            let mut entries = kept.entries();
+            let mut entries: Vec<(&[u8], u64)> = kept.par_iter().collect();
             entries.sort_unstable();
             assert_eq!(entries, kept.sorted());
             // Counting on after the join counts as the one table does.
@@ -770,15 +814,22 @@ mod tests {
                 counts.add(k, 1 + i as u64 % 3);
             }
             let mut want: Vec<(&[u8], u64)> = counts.iter().collect();
-            assert_eq!(
-                counts.entries(),
-                want,
-                "before any sort, in the table's order"
-            );
+            // In parallel, from the table before any sort and from the sorted copy after.
+            let par = |counts: &KeyCounts| -> Vec<(Vec<u8>, u64)> {
+                let mut v: Vec<_> = counts.par_iter().map(|(k, c)| (k.to_vec(), c)).collect();
+                v.sort();
+                v
+            };
+            let owned = |v: &[(&[u8], u64)]| -> Vec<(Vec<u8>, u64)> {
+                let mut v: Vec<_> = v.iter().map(|&(k, c)| (k.to_vec(), c)).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(par(&counts), owned(&want), "before any sort");
             want.sort();
             assert_eq!(counts.sorted(), want);
             assert_eq!(counts.sorted(), want, "the second call reuses the order");
-            assert_eq!(counts.entries(), want, "entries read the sorted copy");
+            assert_eq!(par(&counts), owned(&want), "from the sorted copy");
             counts.add(b"\x00new", 4);
             let mut want: Vec<(Vec<u8>, u64)> =
                 counts.iter().map(|(k, c)| (k.to_vec(), c)).collect();

@@ -202,17 +202,15 @@ pub fn measure(
 
 /// Point requests per shard: every key's count added to its owner (exact integer sums).
 pub fn requests_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
-    let entries: Vec<(&[u8], u64)> = keys.iter().collect();
     let n = part.shard_count() as usize;
-    entries
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut loads = vec![0u64; n];
-            for &(key, count) in chunk {
+    keys.par_iter()
+        .fold(
+            || vec![0u64; n],
+            |mut loads, (key, count)| {
                 loads[part.shard_of(key) as usize] += count;
-            }
-            loads
-        })
+                loads
+            },
+        )
         .reduce(
             || vec![0; n],
             |mut a, b| {

@@ -47,32 +47,27 @@ impl Remap {
 /// Compares the owners of every distinct key before and after resizing, and counts where
 /// their point requests land after it.
 pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCounts) -> Remap {
-    let entries = keys.entries();
     let (n, m) = (before.shard_count(), after.shard_count());
     // (moved keys, moved requests, moved to a new shard), summed exactly in integers.
-    let ((moved, moved_traffic, to_new), grown) = entries
-        .par_chunks(4096)
-        .map(|part| {
-            let mut acc = (0u64, 0u64, 0u64);
-            let mut grown = GrowthAccumulator::new(n, m);
-            for &(key, count) in part {
-                let (a, b) = (before.shard_of(key), after.shard_of(key));
-                grown.add(b, count);
-                if a != b {
-                    acc.0 += 1;
-                    acc.1 += count;
-                    acc.2 += (b >= n) as u64;
-                }
+    let start = || ((0u64, 0u64, 0u64), GrowthAccumulator::new(n, m));
+    let ((moved, moved_traffic, to_new), grown) = keys
+        .par_iter()
+        .fold(start, |(mut acc, mut grown), (key, count)| {
+            let (a, b) = (before.shard_of(key), after.shard_of(key));
+            grown.add(b, count);
+            if a != b {
+                acc.0 += 1;
+                acc.1 += count;
+                acc.2 += (b >= n) as u64;
             }
             (acc, grown)
         })
-        .reduce(
-            || ((0, 0, 0), GrowthAccumulator::new(n, m)),
-            |(x, gx), (y, gy)| ((x.0 + y.0, x.1 + y.1, x.2 + y.2), gx.merge(gy)),
-        );
+        .reduce(start, |(x, gx), (y, gy)| {
+            ((x.0 + y.0, x.1 + y.1, x.2 + y.2), gx.merge(gy))
+        });
     Remap {
         target_shards: m,
-        remap_fraction: ratio(moved, entries.len() as u64),
+        remap_fraction: ratio(moved, keys.len() as u64),
         // Over the keys held: all of them, or the sample (then an estimate of the share).
         remap_fraction_traffic: ratio(moved_traffic, keys.held_total()),
         remap_ideal: ideal(n, m),

@@ -231,6 +231,19 @@ impl EntryTable {
         self.slots.iter().filter(|e| !e.is_vacant())
     }
 
+    /// The number of slots (held entries and vacant ones).
+    pub(super) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The entries of slots `range` (clamped to the slots), in slot order.
+    pub(super) fn iter_slots(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &Entry> {
+        let end = range.end.min(self.slots.len());
+        self.slots[range.start.min(end)..end]
+            .iter()
+            .filter(|e| !e.is_vacant())
+    }
+
     /// Every entry, in slot order, to change where a long key's bytes are (not its hash).
     pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Entry> + '_ {
         self.slots.iter_mut().filter(|e| !e.is_vacant())

@@ -456,6 +456,19 @@ impl KeyTable {
         self.index.iter().map(|e| (e.key(&self.arena), e.count()))
     }
 
+    /// The number of slots [`KeyTable::iter_slots`] cuts [`KeyTable::iter`] by.
+    pub fn slot_count(&self) -> usize {
+        self.index.slot_count()
+    }
+
+    /// The keys held in slots `range` and their counts: [`KeyTable::iter`] is the pieces of
+    /// any cut of `0..slot_count()` one after another, so that pieces can be read in parallel.
+    pub fn iter_slots(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (&[u8], u64)> {
+        self.index
+            .iter_slots(range)
+            .map(|e| (e.key(&self.arena), e.count()))
+    }
+
     /// The number of distinct keys: exact, or estimated from the sample with its 95% interval.
     pub fn distinct(&self) -> Estimate {
         distinct_estimate(self.index.len() as u64, self.sample_rate())

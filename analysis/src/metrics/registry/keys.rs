@@ -48,17 +48,15 @@ impl Metric for Keys {
 
 /// Distinct keys owned by each shard.
 fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
-    let entries: Vec<&[u8]> = keys.iter().map(|(k, _)| k).collect();
     let n = part.shard_count() as usize;
-    entries
-        .par_chunks(4096)
-        .map(|keys| {
-            let mut counts = vec![0u64; n];
-            for k in keys {
+    keys.par_iter()
+        .fold(
+            || vec![0u64; n],
+            |mut counts, (k, _)| {
                 counts[part.shard_of(k) as usize] += 1;
-            }
-            counts
-        })
+                counts
+            },
+        )
         .reduce(
             || vec![0; n],
             |mut a, b| {
