@@ -784,7 +784,7 @@ mod tests {
         ) {
             // Two cuts of one stream (a key may be in both), exact or sampling, short or long keys.
             let name = |k: u64| -> Vec<u8> {
-                if long && k % 3 == 0 { format!("a-longer-key-{k}").into_bytes() } else { key(k).to_vec() }
+                if long && k.is_multiple_of(3) { format!("a-longer-key-{k}").into_bytes() } else { key(k).to_vec() }
             };
             let (mut a, mut b) = (KeyTable::with_limit(limit), KeyTable::with_limit(limit));
             for (i, &k) in keys.iter().enumerate() {
