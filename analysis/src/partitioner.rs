@@ -29,6 +29,21 @@ pub trait Partitioner: Send + Sync {
         out.extend(keys.iter().map(|key| self.shard_of(key)));
     }
 
+    /// True when the scheme places a key through its placement hash
+    /// ([`crate::schemes::pinned_hash::hash64`]), which a replay then computes once per key
+    /// for every such scheme ([`Partitioner::shards_of_hashed`]). False by default.
+    fn uses_placement_hash(&self) -> bool {
+        false
+    }
+
+    /// [`Partitioner::shards_of`] given each key's placement hash beside it (`hashes[i]` is
+    /// `hash64(keys[i])`): the same owners, without hashing every key again for each scheme.
+    /// The default ignores the hashes.
+    fn shards_of_hashed(&self, keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
+        let _ = hashes;
+        self.shards_of(keys, out);
+    }
+
     /// Adds to `out` every shard that a scan of `[start, end)` must contact. A scan whose end
     /// is not after its start still contacts the owner of `start`, so at least one shard is
     /// added.

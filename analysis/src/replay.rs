@@ -29,6 +29,7 @@ use crate::metrics::{
     confidence, router, LatencyConfig, Remap, RouterCost, SchemeResult, ShardLoad, WorkloadResult,
     REGISTRY,
 };
+use crate::schemes::pinned_hash::hash64;
 use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
@@ -673,6 +674,8 @@ pub struct PartialState {
 /// Reused buffers of one worker: where one chunk's events go under one scheme.
 #[derive(Default)]
 struct Routes {
+    /// The placement hashes of the point keys, when more than one scheme places by them.
+    hashes: Vec<u64>,
     point_shards: Vec<ShardId>,
     scan_shards: Vec<ShardId>,
     scan_ends: Vec<u32>,
@@ -782,9 +785,17 @@ impl Partial {
             None => self.count_keys(points.iter().copied()),
         }
         let has_scans = points.len() < chunk.len();
+        // The placement hash of each point key, once for every scheme that places by it.
+        routes.hashes.clear();
+        if parts.iter().filter(|p| p.uses_placement_hash()).count() > 1 {
+            routes.hashes.extend(points.iter().map(|key| hash64(key)));
+        }
         for (part, accs) in parts.iter().zip(&mut self.schemes) {
             routes.point_shards.clear();
-            part.shards_of(&points, &mut routes.point_shards);
+            match part.uses_placement_hash() && !routes.hashes.is_empty() {
+                true => part.shards_of_hashed(&points, &routes.hashes, &mut routes.point_shards),
+                false => part.shards_of(&points, &mut routes.point_shards),
+            }
             routes.scan_shards.clear();
             routes.scan_ends.clear();
             if has_scans {

@@ -2,6 +2,7 @@
 //! keeps, the range growth rule and the errors users see. Every scheme is built the way the
 //! CLI builds it, through `SchemeSpec::parse_list(..).build(..)`.
 
+use analysis::schemes::pinned_hash::hash64;
 use analysis::schemes::{BuildContext, SchemeSpec};
 use analysis::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 use proptest::prelude::*;
@@ -272,7 +273,48 @@ fn check_placement(
         prop_assert_eq!(s, p.shard_of(k));
         prop_assert_eq!(s, again.shard_of(k));
     }
+    let [one_by_one, batch, hashed] = batch_placements(p, probes);
+    prop_assert_eq!(&batch, &one_by_one, "{}: shards_of", p.label());
+    prop_assert_eq!(&hashed, &one_by_one, "{}: shards_of_hashed", p.label());
     Ok(())
+}
+
+/// The owners of `keys` one by one, by `shards_of` and by `shards_of_hashed` (given their
+/// placement hashes, as a replay gives them).
+fn batch_placements(p: &dyn Partitioner, keys: &[Vec<u8>]) -> [Vec<ShardId>; 3] {
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let hashes: Vec<u64> = refs.iter().map(|k| hash64(k)).collect();
+    let (mut batch, mut hashed) = (Vec::new(), Vec::new());
+    p.shards_of(&refs, &mut batch);
+    p.shards_of_hashed(&refs, &hashes, &mut hashed);
+    let one_by_one = refs.iter().map(|k| p.shard_of(k)).collect();
+    [one_by_one, batch, hashed]
+}
+
+#[test]
+fn integer_keys_are_placed_alike_one_by_one_in_batches_and_given_their_hashes() {
+    let warmup: Vec<Vec<u8>> = splitmix(3, 2000)
+        .iter()
+        .map(|&x| encode_u64(x).to_vec())
+        .collect();
+    let probes: Vec<Vec<u8>> = splitmix(4, 5000)
+        .iter()
+        .map(|&x| encode_u64(x % 100_000).to_vec())
+        .chain(uniform_keys(300).iter().map(|k| k.to_vec()))
+        .collect();
+    for spec in SchemeSpec::parse_list(EVERY_SCHEME).unwrap() {
+        let p = spec
+            .build(&BuildContext {
+                shards: 7,
+                warmup_keys: &warmup,
+                key_type: KeyType::U64,
+                weights: None,
+            })
+            .unwrap();
+        let [one_by_one, batch, hashed] = batch_placements(&*p, &probes);
+        assert_eq!(batch, one_by_one, "{}", p.label());
+        assert_eq!(hashed, one_by_one, "{}", p.label());
+    }
 }
 
 /// Every scan contacts 1..=N shards, among them the owner of every key it covers.

@@ -89,6 +89,14 @@ impl Partitioner for ModHashPartitioner {
         reduce(hash64(key), self.shards) as ShardId
     }
 
+    fn uses_placement_hash(&self) -> bool {
+        true
+    }
+
+    fn shards_of_hashed(&self, _keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
+        out.extend(hashes.iter().map(|&h| reduce(h, self.shards) as ShardId));
+    }
+
     /// Every shard (see [`super::scan_every_shard`]).
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
         super::scan_every_shard(self, start, end, out);

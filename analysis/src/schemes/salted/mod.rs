@@ -314,6 +314,18 @@ impl Partitioner for SaltedRangePartitioner {
         self.inner.owner_of_range(self.range_index_of(key))
     }
 
+    fn uses_placement_hash(&self) -> bool {
+        true
+    }
+
+    fn shards_of_hashed(&self, keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
+        out.extend(keys.iter().zip(hashes).map(|(key, &hash)| {
+            let bucket = reduce(hash, self.buckets) as u16;
+            self.inner
+                .owner_of_range(self.by_bucket.range_index_of(bucket, key))
+        }));
+    }
+
     /// The union over every bucket of the shards of `[bucket || start, bucket || end)`. An
     /// empty scan (`end <= start`) contacts only the owner of `start`.
     fn scan_shards(&self, start: &[u8], end: &[u8], out: &mut ShardSet) {
