@@ -426,6 +426,15 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
     })
 }
 
+/// The UTF-8 byte order mark that some editors put at the start of a text file; every text
+/// reader drops it, as the csv crate does.
+pub const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// `first` (the first line or bytes of a text input) without a [`UTF8_BOM`] at its start.
+pub fn without_bom(first: &[u8]) -> &[u8] {
+    first.strip_prefix(UTF8_BOM).unwrap_or(first)
+}
+
 /// The header names of a csv trace (`None` for other formats and with `--no-header`), e.g.
 /// to suggest a column in an error message.
 pub fn csv_header(opts: &TraceOptions) -> Result<Option<Vec<String>>, WorkloadError> {
@@ -539,6 +548,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_text_trace_drops_a_byte_order_mark_at_its_start() {
+        // The mark made the first key "\u{feff}a" (a third distinct key), and with u64 keys an
+        // error about '5' that showed nothing wrong.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.txt");
+        for (key_type, text, want) in [
+            (
+                KeyType::Bytes,
+                &b"\xef\xbb\xbfa\r\nb\r\na\r\n"[..],
+                vec![b"a".to_vec(), b"b".to_vec(), b"a".to_vec()],
+            ),
+            (
+                KeyType::U64,
+                b"\xef\xbb\xbf5\n6\n",
+                vec![5u64.to_be_bytes().to_vec(), 6u64.to_be_bytes().to_vec()],
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let opts = TraceOptions::new(&path, key_type);
+            let chunk = crate::collect(open(&opts).unwrap().as_mut()).unwrap();
+            let keys: Vec<Vec<u8>> = chunk.iter().map(|e| e.key.to_vec()).collect();
+            assert_eq!(keys, want);
+        }
+        // Only at the start: a mark inside the file is part of its key.
+        std::fs::write(&path, b"a\n\xef\xbb\xbfa\n").unwrap();
+        let chunk = crate::collect(
+            open(&TraceOptions::new(&path, KeyType::Bytes))
+                .unwrap()
+                .as_mut(),
+        );
+        assert_eq!(chunk.unwrap().iter().nth(1).unwrap().key, b"\xef\xbb\xbfa");
     }
 
     /// A small valid trace of each format, to corrupt.
