@@ -202,11 +202,16 @@ mod tests {
         for (s, e) in sampled.schemes.iter().zip(&exact.schemes) {
             assert_eq!(exact.estimate_of(e, "grow_added_share"), None);
             let truth = e.remap.growth.added_share.unwrap();
-            let est = sampled.estimate_of(s, "grow_added_share").expect("an estimate");
+            let est = sampled
+                .estimate_of(s, "grow_added_share")
+                .expect("an estimate");
             assert_eq!(est.sample_rate, rate);
             let (lo, hi) = est.ci.unwrap();
             let slack = 0.25 * (hi - lo);
-            assert!(lo - slack <= truth && truth <= hi + slack, "{lo} {hi} {truth}");
+            assert!(
+                lo - slack <= truth && truth <= hi + slack,
+                "{lo} {hi} {truth}"
+            );
             for name in [
                 "hottest_shard_share_grown",
                 "fail_remap_fraction",
@@ -216,14 +221,29 @@ mod tests {
             ] {
                 assert_eq!(exact.estimate_of(e, name), None, "{name}");
                 let est = sampled.estimate_of(s, name);
-                assert_eq!(est.map(|m| m.sample_rate), Some(rate), "{} {name}", s.scheme);
+                assert_eq!(
+                    est.map(|m| m.sample_rate),
+                    Some(rate),
+                    "{} {name}",
+                    s.scheme
+                );
             }
             let fail_remap = s.extra_value("fail_remap_fraction").flatten().unwrap();
             let truth = e.extra_value("fail_remap_fraction").flatten().unwrap();
-            let (lo, hi) = sampled.estimate_of(s, "fail_remap_fraction").unwrap().ci.unwrap();
-            assert!(lo <= fail_remap && fail_remap <= hi, "{lo} {fail_remap} {hi}");
+            let (lo, hi) = sampled
+                .estimate_of(s, "fail_remap_fraction")
+                .unwrap()
+                .ci
+                .unwrap();
+            assert!(
+                lo <= fail_remap && fail_remap <= hi,
+                "{lo} {fail_remap} {hi}"
+            );
             let slack = 0.25 * (hi - lo);
-            assert!(lo - slack <= truth && truth <= hi + slack, "{lo} {hi} {truth}");
+            assert!(
+                lo - slack <= truth && truth <= hi + slack,
+                "{lo} {hi} {truth}"
+            );
             // The shard count of the failure is not an estimate.
             assert_eq!(sampled.estimate_of(s, "fail_shard"), None);
         }

@@ -265,7 +265,11 @@ mod tests {
         // About 16 (binomial, sd 3.5); 64 before.
         assert!((4..32).contains(&on_zero), "{on_zero} of 64: {homes:?}");
         // With room everywhere (c = 10) every key stays home: the loads are spread as well.
-        assert!(p.loads().iter().all(|&l| (4..32).contains(&l)), "{:?}", p.loads());
+        assert!(
+            p.loads().iter().all(|&l| (4..32).contains(&l)),
+            "{:?}",
+            p.loads()
+        );
     }
 
     #[test]

@@ -314,12 +314,18 @@ mod tests {
             per_shard[ring.shard_of(&key) as usize] += 1;
         }
         // About 64 each (binomial, sd 7); 256 on shard 0 before the fix.
-        assert!(per_shard.iter().all(|&n| (30..110).contains(&n)), "{per_shard:?}");
+        assert!(
+            per_shard.iter().all(|&n| (30..110).contains(&n)),
+            "{per_shard:?}"
+        );
         // A key on a point belongs to the next point clockwise; past the last, the first.
         let hand = RingPartitioner::from_points("ring", 3, vec![(100, 0), (200, 1), (300, 2)]);
         let hand = hand.unwrap();
         let owner = |h: u64| hand.owner_of_hash(key_position(h));
-        assert_eq!([99, 100, 199, 200, 300, u64::MAX].map(owner), [0, 1, 1, 2, 0, 0]);
+        assert_eq!(
+            [99, 100, 199, 200, 300, u64::MAX].map(owner),
+            [0, 1, 1, 2, 0, 0]
+        );
     }
 
     #[test]
