@@ -220,7 +220,7 @@ impl PartCounts {
             .collect();
         let joined: Vec<(usize, KeyTable)> = pairs
             .into_par_iter()
-            .map(|(slot, mine, theirs)| (slot, KeyTable::join(vec![mine, theirs], limit)))
+            .map(|(slot, mine, theirs)| (slot, KeyTable::join_pair(mine, theirs, limit)))
             .collect();
         for (slot, table) in joined {
             self.tables[slot] = table;
@@ -259,8 +259,15 @@ impl PartCounts {
         counts.tables = state
             .counted
             .into_par_iter()
-            .map(|(_, table)| KeyTable::from_state(table))
-            .collect();
+            .map(|(part, table)| {
+                KeyTable::from_state(table).ok_or_else(|| {
+                    crate::AnalysisError::Config(format!(
+                        "the table of key-space part {part} in a partial result is damaged \
+                         (its keys, lengths and counts do not fit together)"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(counts)
     }
 
@@ -268,10 +275,7 @@ impl PartCounts {
     pub fn into_parts(self) -> impl Iterator<Item = (usize, KeyCounts)> {
         self.owned
             .into_iter()
-            .zip(self.tables.into_iter().map(|table| KeyCounts {
-                table,
-                sorted: OnceLock::new(),
-            }))
+            .zip(self.tables.into_iter().map(KeyCounts::of_table))
     }
 }
 
@@ -285,12 +289,23 @@ pub struct PartCountsState {
 }
 
 /// Distinct keys with the number of point requests each received.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct KeyCounts {
-    table: KeyTable,
+    /// Tables of disjoint parts of the key space: one table, or the parts' own tables as
+    /// [`KeyCounts::join`] keeps them when every one is exact and together they fit the
+    /// limit (then more than one table implies exact counts).
+    tables: Vec<KeyTable>,
+    /// The limit of the whole: the one table's, or the joined count's.
+    limit: usize,
     /// The held keys in key order: sorted once, when first asked, for every scheme and
     /// target that asks after (cleared by [`KeyCounts::add`]).
     sorted: OnceLock<SortedKeys>,
+}
+
+impl Default for KeyCounts {
+    fn default() -> Self {
+        KeyCounts::with_limit(DEFAULT_DISTINCT_LIMIT)
+    }
 }
 
 impl KeyCounts {
@@ -301,8 +316,14 @@ impl KeyCounts {
 
     /// An empty table, exact up to `limit` distinct keys.
     pub fn with_limit(limit: usize) -> Self {
+        KeyCounts::of_table(KeyTable::with_limit(limit))
+    }
+
+    /// The counts of one table.
+    fn of_table(table: KeyTable) -> Self {
         KeyCounts {
-            table: KeyTable::with_limit(limit),
+            limit: table.limit(),
+            tables: vec![table],
             sorted: OnceLock::new(),
         }
     }
@@ -310,48 +331,67 @@ impl KeyCounts {
     /// Counts `n` more requests for `key`.
     #[inline]
     pub fn add(&mut self, key: &[u8], n: u64) {
-        self.table.add(key, n);
+        if self.tables.len() > 1 {
+            // Joined parts become the one table `KeyTable::join` makes of them, which then
+            // counts on as a table that had counted everything.
+            let parts = std::mem::take(&mut self.tables);
+            self.tables = vec![KeyTable::join(parts, self.limit)];
+        }
+        self.tables[0].add(key, n);
         self.sorted.take();
     }
 
     /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
+    ///
+    /// Parts that are all exact and together hold at most `limit` keys are kept as they are
+    /// and read one after another: their keys are disjoint, so the keys and counts are those
+    /// of [`KeyTable::join`], without copying every key into a new table (a serial pass over
+    /// all of them at the end of every replay and merge). Otherwise they are joined into one
+    /// table (which samples the union as one table would).
     pub fn join(parts: Vec<KeyCounts>, limit: usize) -> KeyCounts {
-        KeyCounts {
-            table: KeyTable::join(parts.into_iter().map(|p| p.table).collect(), limit),
-            sorted: OnceLock::new(),
+        let tables: Vec<KeyTable> = parts.into_iter().flat_map(|p| p.tables).collect();
+        let held: usize = tables.iter().map(KeyTable::len).sum();
+        if !tables.is_empty() && held <= limit && tables.iter().all(KeyTable::is_exact) {
+            return KeyCounts {
+                tables,
+                limit,
+                sorted: OnceLock::new(),
+            };
         }
+        KeyCounts::of_table(KeyTable::join(tables, limit))
     }
 
     /// Number of distinct keys held: all of them while exact, the sample otherwise (see
     /// [`distinct`](KeyCounts::distinct) for the estimate).
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.tables.iter().map(KeyTable::len).sum()
     }
 
     /// True when no key is held.
     pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
+        self.tables.iter().all(KeyTable::is_empty)
     }
 
     /// Sum of all counts, sampled or not (exact).
     pub fn total(&self) -> u64 {
-        self.table.total()
+        self.tables.iter().map(KeyTable::total).sum()
     }
 
     /// Sum of the counts of the keys held (equal to [`total`](KeyCounts::total) while exact):
     /// the denominator of traffic shares computed over [`iter`](KeyCounts::iter).
     pub fn held_total(&self) -> u64 {
-        self.table.held_total()
+        self.tables.iter().map(KeyTable::held_total).sum()
     }
 
     /// The count of one key (0 when unseen, or outside the sample).
     pub fn count(&self, key: &[u8]) -> u64 {
-        self.table.count(key)
+        // A key is held by one table at most.
+        self.tables.iter().map(|t| t.count(key)).sum()
     }
 
     /// The keys held and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
-        self.table.iter()
+        self.tables.iter().flat_map(KeyTable::iter)
     }
 
     /// The keys held and their counts, for work whose result does not depend on their
@@ -383,29 +423,41 @@ impl KeyCounts {
 
     /// True while every key is held.
     pub fn is_exact(&self) -> bool {
-        self.table.is_exact()
+        self.tables.iter().all(KeyTable::is_exact)
     }
 
     /// Share of the key space held: 1 while exact.
     pub fn sample_rate(&self) -> f64 {
-        self.table.sample_rate()
+        match &self.tables[..] {
+            [table] => table.sample_rate(),
+            _ => 1.0,
+        }
     }
 
     /// The number of distinct keys, exact or estimated with its 95% interval.
     pub fn distinct(&self) -> Estimate {
-        self.table.distinct()
+        match &self.tables[..] {
+            [table] => table.distinct(),
+            _ => Estimate::exact(self.len() as f64),
+        }
     }
 
     /// The most requested key, its count and how much the count may overstate (0 while
     /// exact). Ties go to the smaller key.
     pub fn hottest(&self) -> Option<HeavyHitter> {
-        self.table.hottest()
+        match &self.tables[..] {
+            [table] => table.hottest(),
+            tables => tables
+                .iter()
+                .filter_map(KeyTable::hottest)
+                .max_by(|a, b| a.count.cmp(&b.count).then_with(|| b.key.cmp(&a.key))),
+        }
     }
 
     /// The effective number of keys behind a traffic-weighted share over the keys held:
     /// (sum of counts)^2 / sum of squared counts.
     pub fn effective_keys(&self) -> f64 {
-        let squares = self.table.held_sum_of_squares();
+        let squares: f64 = self.tables.iter().map(KeyTable::held_sum_of_squares).sum();
         if squares == 0.0 {
             0.0
         } else {
@@ -552,6 +604,78 @@ mod tests {
             [b"w".to_vec(), b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
         );
         assert_eq!(m.hottest().unwrap().key, b"x");
+    }
+
+    #[test]
+    fn exact_parts_kept_apart_answer_as_the_one_table_join() {
+        // Four parts; the limit fits every key (kept apart) or not (joined into one table,
+        // which samples); keys of 8 bytes, shorter and longer; ties for the hottest key.
+        let names: Vec<Vec<u8>> = (0..2000u64)
+            .map(|i| match i % 3 {
+                0 => i.to_be_bytes().to_vec(),
+                1 => i.to_string().into_bytes(),
+                _ => format!("a-longer-key-{i}").into_bytes(),
+            })
+            .collect();
+        let keys: Vec<&[u8]> = (0..7000).map(|i| &names[(i * 7) % 2000][..]).collect();
+        for limit in [2000, 5000, 1999, 700] {
+            let parts = KeyParts {
+                count: 4,
+                part_limit: 1000,
+                limit,
+            };
+            let mut counts = PartCounts::new(parts, 0..4);
+            counts.add_each(keys.iter().copied());
+            let split = || -> Vec<KeyCounts> {
+                counts
+                    .tables
+                    .iter()
+                    .cloned()
+                    .map(KeyCounts::of_table)
+                    .collect()
+            };
+            let kept = KeyCounts::join(split(), limit);
+            assert_eq!(kept.tables.len() > 1, limit >= 2000, "limit {limit}");
+            let one = KeyCounts::of_table(KeyTable::join(
+                split().into_iter().flat_map(|k| k.tables).collect(),
+                limit,
+            ));
+            assert_eq!(one.tables.len(), 1);
+            let answers = |k: &KeyCounts| {
+                (
+                    (
+                        k.len(),
+                        k.is_empty(),
+                        k.total(),
+                        k.held_total(),
+                        k.is_exact(),
+                    ),
+                    (
+                        k.sample_rate(),
+                        k.distinct(),
+                        k.hottest(),
+                        k.effective_keys(),
+                    ),
+                    (k.count(b"7"), k.count(&names[9]), k.count(b"absent")),
+                    k.sorted()
+                        .iter()
+                        .map(|&(key, n)| (key.to_vec(), n))
+                        .collect::<Vec<_>>(),
+                )
+            };
+            assert_eq!(answers(&kept), answers(&one), "limit {limit}");
+            let mut entries = kept.entries();
+            entries.sort_unstable();
+            assert_eq!(entries, kept.sorted());
+            // Counting on after the join counts as the one table does.
+            let (mut kept, mut one) = (kept, one);
+            for k in [&b"7"[..], b"new", &names[5]] {
+                kept.add(k, 3);
+                one.add(k, 3);
+            }
+            assert_eq!(kept.tables.len(), 1);
+            assert_eq!(answers(&kept), answers(&one), "limit {limit}, after adding");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// The version of the partial-result format; a merge refuses any other.
-pub const PARTIAL_FORMAT_VERSION: u32 = 1;
+pub const PARTIAL_FORMAT_VERSION: u32 = 2;
 
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";

@@ -358,11 +358,8 @@ fn bad_partial_results_are_refused_and_nothing_is_written() {
     // Another format version, and a damaged state file.
     let header = dir.path().join("work-2/part-1/partial.json");
     let text = std::fs::read_to_string(&header).unwrap();
-    std::fs::write(
-        &header,
-        text.replace("\"format_version\": 1", "\"format_version\": 99"),
-    )
-    .unwrap();
+    let version = format_version_field(&text);
+    std::fs::write(&header, text.replace(&version, "\"format_version\": 99")).unwrap();
     merge_refused(&["work-2/part-*"], "format version 99");
     std::fs::write(&header, text).unwrap();
     std::fs::write(dir.path().join("work-2/part-1/state-0.bin"), b"garbage").unwrap();
@@ -384,4 +381,15 @@ fn bad_partial_results_are_refused_and_nothing_is_written() {
         .assert()
         .code(2);
     assert!(stderr_of(&assert).contains("simulated"));
+}
+
+/// The `"format_version": N` field of a partial header's text.
+fn format_version_field(header: &str) -> String {
+    let at = header
+        .find("\"format_version\":")
+        .expect("a format version");
+    let end = header[at..]
+        .find([',', '\n', '}'])
+        .expect("the field's end");
+    header[at..at + end].to_string()
 }

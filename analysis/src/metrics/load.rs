@@ -8,10 +8,9 @@ use statrs::statistics::Statistics;
 pub struct LoadAccumulator {
     shards: usize,
     window: u64,
-    /// Requests per shard over everything recorded.
-    pub totals: Vec<u64>,
     /// Per window index, the requests per shard (a window longer than a chunk comes in parts,
-    /// added up by [`LoadAccumulator::finish`]).
+    /// added up by [`LoadAccumulator::finish`]). The whole-trace counts are their sums,
+    /// added up once at the end rather than counted a second time for every request.
     windows: Vec<(u64, Vec<u32>)>,
 }
 
@@ -21,7 +20,6 @@ impl LoadAccumulator {
         LoadAccumulator {
             shards: shards as usize,
             window: window.max(1),
-            totals: vec![0; shards as usize],
             windows: Vec::new(),
         }
     }
@@ -29,7 +27,6 @@ impl LoadAccumulator {
     /// Counts one request to `shard` made by the event at measured position `index`.
     #[inline]
     pub fn record(&mut self, index: u64, shard: u32) {
-        self.totals[shard as usize] += 1;
         let w = index / self.window;
         if self.windows.last().is_none_or(|(idx, _)| *idx != w) {
             self.windows.push((w, vec![0; self.shards]));
@@ -55,7 +52,6 @@ impl LoadAccumulator {
             if let Some((_, counts)) = self.windows.last_mut() {
                 for &shard in now {
                     counts[shard as usize] += 1;
-                    self.totals[shard as usize] += 1;
                 }
             }
             index += in_window as u64;
@@ -65,9 +61,6 @@ impl LoadAccumulator {
 
     /// Adds another accumulator's counts (parts of one window are added up at the end).
     pub fn merge(&mut self, other: LoadAccumulator) {
-        for (t, o) in self.totals.iter_mut().zip(&other.totals) {
-            *t += o;
-        }
         self.windows.extend(other.windows);
     }
 
@@ -85,7 +78,14 @@ impl LoadAccumulator {
                 _ => windows.push((w, counts)),
             }
         }
-        ShardLoad::from_counts(self.totals, windows.into_iter().map(|(_, c)| c).collect())
+        let mut totals = vec![0u64; self.shards];
+        for (_, counts) in &windows {
+            totals
+                .iter_mut()
+                .zip(counts)
+                .for_each(|(t, &c)| *t += u64::from(c));
+        }
+        ShardLoad::from_counts(totals, windows.into_iter().map(|(_, c)| c).collect())
     }
 }
 
@@ -245,8 +245,9 @@ mod tests {
         }
         run.record_run(13, &shards[..4]);
         run.record_run(17, &shards[4..]);
-        assert_eq!(one.totals, run.totals);
         let (one, run) = (one.finish(), run.finish());
+        assert_eq!(one.shard_requests, run.shard_requests);
+        assert_eq!(run.shard_requests, [8, 8, 7]);
         assert_eq!(one.window_requests, run.window_requests);
         assert_eq!(run.window_requests.len(), 6); // events 13..36: windows 2 to 7
     }

@@ -128,8 +128,13 @@ pub struct KeyTableState {
     pub level: u32,
     /// The sum of every count added, sampled or not.
     pub total: u64,
-    /// The keys held and their counts.
-    pub keys: Vec<(Vec<u8>, u64)>,
+    /// The keys held, one after another (key `i` is `key_lens[i]` bytes long): one buffer
+    /// rather than one per key, read back without an allocation per key.
+    pub key_bytes: Vec<u8>,
+    /// The length of each key held, in order.
+    pub key_lens: Vec<u32>,
+    /// The count of each key held, in order.
+    pub counts: Vec<u64>,
     /// The sketch of the keys outside the sample, once sampling.
     pub outside: Option<SpaceSavingState>,
 }
@@ -267,6 +272,23 @@ impl KeyTable {
         joined
     }
 
+    /// [`KeyTable::join`] of two tables. When neither samples and together they hold at
+    /// most `limit` keys (so that no key can be dropped), the smaller one is added into the
+    /// larger in place: the keys, counts and total are those of the join (only the order of
+    /// iteration may differ), for about half its work and no second table in memory.
+    pub fn join_pair(a: KeyTable, b: KeyTable, limit: usize) -> KeyTable {
+        let limit = limit.max(1);
+        if a.len() + b.len() > limit || !a.is_exact() || !b.is_exact() {
+            return KeyTable::join(vec![a, b], limit);
+        }
+        let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+        big.limit = limit;
+        for e in small.index.iter() {
+            big.add(e.key(&small.arena), e.count());
+        }
+        big
+    }
+
     /// [`KeyTable::add`] with the key's sample hash already computed.
     #[inline(always)]
     fn add_hashed(&mut self, key: &[u8], sample: u64, n: u64) {
@@ -337,26 +359,50 @@ impl KeyTable {
     /// back a table with the same keys, counts and estimates (for partial results merged on
     /// another machine).
     pub fn state(&self) -> KeyTableState {
+        let n = self.len();
+        let (mut key_bytes, mut key_lens, mut counts) = (
+            Vec::with_capacity(n * 8),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for (key, count) in self.iter() {
+            key_bytes.extend_from_slice(key);
+            // Keys are stored at most u32::MAX bytes long (`store_long`).
+            key_lens.push(key.len() as u32);
+            counts.push(count);
+        }
         KeyTableState {
             limit: self.limit,
             level: self.level,
             total: self.total,
-            keys: self.iter().map(|(k, c)| (k.to_vec(), c)).collect(),
+            key_bytes,
+            key_lens,
+            counts,
             outside: self.outside.as_ref().map(|o| o.state()),
         }
     }
 
-    /// The table [`KeyTable::state`] described.
-    pub fn from_state(state: KeyTableState) -> KeyTable {
+    /// The table [`KeyTable::state`] described; `None` when its keys, lengths and counts do
+    /// not fit together (a damaged state).
+    pub fn from_state(state: KeyTableState) -> Option<KeyTable> {
+        if state.key_lens.len() != state.counts.len() {
+            return None;
+        }
         let mut table = KeyTable::with_limit(state.limit);
         table.level = state.level.min(64);
-        table.index = EntryTable::with_capacity(state.keys.len().min(table.limit + 1));
-        for (key, count) in &state.keys {
-            table.add(key, *count);
+        table.index = EntryTable::with_capacity(state.counts.len().min(table.limit + 1));
+        let mut rest = &state.key_bytes[..];
+        for (&len, &count) in state.key_lens.iter().zip(&state.counts) {
+            let (key, after) = rest.split_at_checked(len as usize)?;
+            table.add(key, count);
+            rest = after;
+        }
+        if !rest.is_empty() {
+            return None;
         }
         table.total = state.total;
         table.outside = state.outside.map(|o| Box::new(SpaceSaving::from_state(o)));
-        table
+        Some(table)
     }
 
     /// Distinct keys held (all of them while exact; the sample otherwise).
@@ -623,6 +669,46 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_table_read_back_from_its_state_is_the_same_and_a_damaged_state_is_refused() {
+        for limit in [10_000, 300] {
+            // Exact, then sampling; keys of 8 bytes, shorter and longer.
+            let mut t = KeyTable::with_limit(limit);
+            for i in 0..5000u64 {
+                let k = match i % 3 {
+                    0 => key(i % 1700).to_vec(),
+                    1 => (i % 900).to_string().into_bytes(),
+                    _ => format!("a-longer-key-{}", i % 1100).into_bytes(),
+                };
+                t.add(&k, 1 + i % 4);
+            }
+            let state = t.state();
+            assert_eq!(state.key_lens.len(), t.len());
+            let back = KeyTable::from_state(state.clone()).expect("a whole state");
+            let sorted = |t: &KeyTable| {
+                let mut v: Vec<(Vec<u8>, u64)> = t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(sorted(&back), sorted(&t), "limit {limit}");
+            assert_eq!(back.state().outside, state.outside);
+            assert_eq!(
+                (back.total(), back.len(), back.level, back.limit),
+                (t.total(), t.len(), t.level, t.limit)
+            );
+            assert_eq!(back.top(5), t.top(5));
+            let mut short = state.clone();
+            short.key_bytes.pop();
+            let mut long = state.clone();
+            long.key_bytes.push(0);
+            let mut uncounted = state.clone();
+            uncounted.counts.pop();
+            for damaged in [short, long, uncounted] {
+                assert!(KeyTable::from_state(damaged).is_none(), "limit {limit}");
+            }
+        }
+    }
+
     proptest! {
         #[test]
         fn adding_in_blocks_equals_adding_one_by_one(
@@ -674,6 +760,36 @@ mod tests {
                 prop_assert_eq!(x, y);
                 prop_assert_eq!(a.top(5), b.top(5));
             }
+        }
+
+        #[test]
+        fn a_pair_joined_in_place_equals_the_join(
+            keys in proptest::collection::vec(0u64..400, 0..1500),
+            cut in 0usize..1500,
+            limit in 20usize..600,
+            long in any::<bool>(),
+        ) {
+            // Two cuts of one stream (a key may be in both), exact or sampling, short or long keys.
+            let name = |k: u64| -> Vec<u8> {
+                if long && k % 3 == 0 { format!("a-longer-key-{k}").into_bytes() } else { key(k).to_vec() }
+            };
+            let (mut a, mut b) = (KeyTable::with_limit(limit), KeyTable::with_limit(limit));
+            for (i, &k) in keys.iter().enumerate() {
+                if i < cut { a.add(&name(k), 1) } else { b.add(&name(k), 1) }
+            }
+            let want = KeyTable::join(vec![a.clone(), b.clone()], limit);
+            let got = KeyTable::join_pair(a, b, limit);
+            prop_assert_eq!(
+                (got.total(), got.len(), got.level, got.limit),
+                (want.total(), want.len(), want.level, want.limit)
+            );
+            let mut x: Vec<(&[u8], u64)> = got.iter().collect();
+            let mut y: Vec<(&[u8], u64)> = want.iter().collect();
+            x.sort_unstable();
+            y.sort_unstable();
+            prop_assert_eq!(x, y);
+            prop_assert_eq!(got.top(5), want.top(5));
+            prop_assert_eq!(got.hottest(), want.hottest());
         }
 
         #[test]
