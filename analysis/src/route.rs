@@ -236,7 +236,7 @@ impl<R: BufRead> KeyLines<R> {
         let text = self.text.strip_suffix(b"\n").unwrap_or(&self.text);
         let mut text = text.strip_suffix(b"\r").unwrap_or(text);
         if self.line == 1 {
-            text = workloads::trace::without_bom(text);
+            text = workloads::trace::input::without_bom(text);
         }
         self.key.clear();
         let parsed = if text.is_empty() {

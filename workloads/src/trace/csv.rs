@@ -259,7 +259,7 @@ fn untyped(name: &[u8]) -> &[u8] {
 /// The header names of the first line of `head` (a csv trace's first bytes), split at
 /// `delimiter` or the detected one.
 pub fn header_names(head: &[u8], delimiter: Option<u8>) -> Vec<String> {
-    let head = super::without_bom(head);
+    let head = super::input::without_bom(head);
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let delimiter = delimiter.unwrap_or_else(|| super::delimited::detect_delimiter(head));
     line.split(|&b| b == delimiter)

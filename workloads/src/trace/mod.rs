@@ -426,15 +426,6 @@ pub fn open_detected(opts: &TraceOptions) -> Result<OpenedTrace, WorkloadError> 
     })
 }
 
-/// The UTF-8 byte order mark that some editors put at the start of a text file; every text
-/// reader drops it, as the csv crate does.
-pub const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
-
-/// `first` (the first line or bytes of a text input) without a [`UTF8_BOM`] at its start.
-pub fn without_bom(first: &[u8]) -> &[u8] {
-    first.strip_prefix(UTF8_BOM).unwrap_or(first)
-}
-
 /// The header names of a csv trace (`None` for other formats and with `--no-header`), e.g.
 /// to suggest a column in an error message.
 pub fn csv_header(opts: &TraceOptions) -> Result<Option<Vec<String>>, WorkloadError> {

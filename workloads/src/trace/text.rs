@@ -82,7 +82,7 @@ impl EventSource for TextReader {
             let mut text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
             text = text.strip_suffix(b"\r").unwrap_or(text);
             if self.line_no == 1 {
-                text = super::without_bom(text);
+                text = super::input::without_bom(text);
             }
             if text.trim_ascii().is_empty() {
                 continue;
