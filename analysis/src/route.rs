@@ -195,7 +195,8 @@ impl Router {
 pub type TextAndKey<'a> = (&'a [u8], &'a [u8]);
 
 /// Keys read one per line from a file or standard input, as `key_type` reads them. A `\r`
-/// before the newline and a missing final newline are accepted; an empty line is an error.
+/// before the newline, a UTF-8 byte order mark at the start and a missing final newline are
+/// accepted; an empty line is an error.
 pub struct KeyLines<R> {
     reader: R,
     shown: PathBuf,
@@ -233,7 +234,10 @@ impl<R: BufRead> KeyLines<R> {
         }
         self.line += 1;
         let text = self.text.strip_suffix(b"\n").unwrap_or(&self.text);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let mut text = text.strip_suffix(b"\r").unwrap_or(text);
+        if self.line == 1 {
+            text = workloads::trace::input::without_bom(text);
+        }
         self.key.clear();
         let parsed = if text.is_empty() {
             Err("empty line; expected one key per line".to_string())
@@ -328,6 +332,16 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("line 2: empty line"));
+    }
+
+    #[test]
+    fn key_lines_drop_a_byte_order_mark_at_the_start_only() {
+        let mut lines = KeyLines::new(&b"\xef\xbb\xbf7\r\n8\n"[..], "keys.txt", KeyType::U64);
+        let (text, key) = lines.next_key().unwrap().unwrap();
+        assert_eq!((text, key), (&b"7"[..], &7u64.to_be_bytes()[..]));
+        let mut bytes = KeyLines::new(&b"\xef\xbb\xbfa\n\xef\xbb\xbfa\n"[..], "k", KeyType::Bytes);
+        assert_eq!(bytes.next_key().unwrap().unwrap().1, b"a");
+        assert_eq!(bytes.next_key().unwrap().unwrap().1, b"\xef\xbb\xbfa");
     }
 
     #[test]

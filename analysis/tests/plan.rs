@@ -200,11 +200,12 @@ fn six_keys_by_hash() -> Vec<(Vec<u8>, u64)> {
 
 #[test]
 fn a_hand_built_ring_that_loses_a_node_gives_its_arcs_to_the_successors() {
-    // Keys k0..k5 in hash order with 1, 2, 4, 8, 16, 32 requests. Vnodes sit exactly on key
-    // hashes (a key at a vnode belongs to it): A(0) at k1, B(1) at k3, C(2) at k4, B at k5.
+    // Keys k0..k5 in hash order with 1, 2, 4, 8, 16, 32 requests. Vnodes sit just after key
+    // hashes (a key belongs to the first vnode after its hash): A(0) at k1, B(1) at k3, C(2) at
+    // k4, B at k5.
     // Owners: k0, k1 -> A; k2, k3 -> B; k4 -> C; k5 -> B. Loads A 3, B 44, C 16.
     let keys = six_keys_by_hash();
-    let at = |i: usize| hash64(&keys[i].0);
+    let at = |i: usize| hash64(&keys[i].0) + 1;
     let ring = RingPartitioner::from_points(
         "ring",
         3,
@@ -277,7 +278,7 @@ fn replicas_on_the_hand_built_ring_carry_the_hand_computed_loads() {
     )
     .unwrap();
     let traffic = Traffic::read(source.as_mut(), &windows, 0, &|_| {}).unwrap();
-    let at = |i: usize| hash64(&keys[i].0);
+    let at = |i: usize| hash64(&keys[i].0) + 1;
     let ring = RingPartitioner::from_points(
         "ring",
         3,

@@ -165,7 +165,7 @@ pub struct GenArgs {
     pub workload: String,
 
     /// Events to generate (the default of `run --events`).
-    #[arg(short, long, default_value_t = 1_000_000, help_heading = INPUT)]
+    #[arg(short, long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = INPUT)]
     pub events: u64,
 
     /// Seed (the default of `run --seed`): same seed, same events.
@@ -281,7 +281,8 @@ pub struct RunArgs {
 
     /// Shard count M for the remap measurement (default +1; below N measures a shrink): a
     /// comma-separated list of counts (17,20,24,32) or steps relative to N (+1,x2,-1).
-    #[arg(long, value_name = "M[,M...]", value_parser = sweep::parse_grow, help_heading = SCHEMES)]
+    // Hyphen values: `--grow -1` is a step, not an unknown option.
+    #[arg(long, value_name = "M[,M...]", value_parser = sweep::parse_grow, allow_hyphen_values = true, help_heading = SCHEMES)]
     pub grow: Option<sweep::GrowSteps>,
 
     /// Also measure the load after one shard fails: a shard number, or `worst` (the shard
@@ -366,7 +367,7 @@ pub struct InputArgs {
     pub trace: Vec<PathBuf>,
 
     /// Events per synthetic workload.
-    #[arg(short, long, default_value_t = 1_000_000)]
+    #[arg(short, long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub events: u64,
 
     /// Seed of the synthetic workloads (same seed, same events).

@@ -147,6 +147,8 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         (vec!["run", "--schemes", ""], 2),
         (vec!["run", "--shards", "0"], 2),
         (vec!["run", "--grow=-20"], 2),
+        (vec!["run", "--shards", "4", "--grow", "-4"], 2),
+        (vec!["run", "--workload", "uniform", "--events", "0"], 2),
         (vec!["run", "--workload", "pareto"], 2),
         (vec!["run", "--workload", "zipf:s=-1"], 2),
         (vec!["run", "--out", &p("existing")], 2),
@@ -165,6 +167,10 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         ),
         (vec!["plan", "--rate", "5", "--capacity", "0"], 2),
         (
+            vec!["plan", "--rate", "5", "--capacity", "10", "--events", "0"],
+            2,
+        ),
+        (
             vec!["plan", "--rate", "5", "--capacity", "10", "--current", "0"],
             2,
         ),
@@ -181,6 +187,10 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         (vec!["inspect", &p("bad.csv")], 1),
         // gen
         (vec!["gen", "pareto", "-o", &p("g.csv")], 2),
+        (
+            vec!["gen", "uniform", "--events", "0", "-o", &p("g.csv")],
+            2,
+        ),
         (vec!["gen", "uniform", "-o", &p("exists.csv")], 2),
         (
             vec![
@@ -249,6 +259,42 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         );
         assert!(!Path::new(&never).exists(), "{args:?} wrote a report");
     }
+}
+
+#[test]
+fn a_negative_grow_step_is_a_value_not_an_unknown_option() {
+    // `--grow -1` (a documented shrink step) was refused as "unexpected argument '-1'".
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args = [
+        "run",
+        "--workload",
+        "uniform:keys=1000",
+        "--events",
+        "2000",
+        "--shards",
+        "4",
+    ];
+    shardlab()
+        .args(args)
+        .args([
+            "--grow",
+            "-1",
+            "--schemes",
+            "hash",
+            "--quiet",
+            "--no-latency",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let row = summary.lines().nth(1).unwrap();
+    assert!(
+        row.contains(",hash,4,events_measured,2000,events,3,"),
+        "{row}"
+    );
 }
 
 /// `inspect.csv` of `trace` (with `args`) as metric -> value.

@@ -91,6 +91,11 @@ pub fn bootstrap(
             taken += end - start;
         }
         let resampled = ShardLoad::from_counts(totals.clone(), Vec::new());
+        // Measured per weight as the value is (`--weights`: ratio and spread).
+        let resampled = match &load.weights {
+            Some(w) => resampled.per_weight(w),
+            None => resampled,
+        };
         let hottest_windowed = hot_sum / w as f64;
         let values = [
             resampled.hottest_shard_share,
@@ -229,6 +234,23 @@ mod tests {
             );
         }
         assert!(bootstrap(&load(5, 30), 100, 500, 7).is_empty());
+    }
+
+    #[test]
+    fn with_weights_the_ratio_and_spread_are_resampled_per_weight_as_measured() {
+        // Shard 0 takes about 35% of each window on a weight share of 2/5: per weight its
+        // ratio is about 0.875, where share x N is about 1.4.
+        let weighted = load(200, 30).per_weight(&[2.0, 1.0, 1.0, 1.0]);
+        let intervals = bootstrap(&weighted, 100, 20_000, 7);
+        for (name, value) in [
+            ("hottest_shard_ratio", weighted.hottest_shard_ratio),
+            ("load_cv", weighted.load_cv),
+        ] {
+            let (lo, hi) = intervals.iter().find(|(n, _)| *n == name).unwrap().1;
+            // Before, the interval was of the unweighted figure, widened to reach the value.
+            assert!(lo <= value && value <= hi, "{name}: {lo} {value} {hi}");
+            assert!(hi < 1.25 * value, "{name}: [{lo}, {hi}] around {value}");
+        }
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! | `remap_to_new_shards`       | share of moved sampled keys going to new shards       | Wilson, n = moved sampled keys |
 //! | `hottest_key_share`         | space-saving count of the hottest key / requests      | [count - error, count] / requests (exact when the key is in the sample) |
 //! | `split_balance*`            | computed over the sampled keys of the hottest range   | none given |
+//! | `grow_added_share`          | share of sampled keys' requests on the added shards   | Wilson, n = effective keys |
+//! | `hottest_shard_share_grown` | the busiest shard's share of sampled keys' requests   | none given |
+//! | `fail_remap_fraction`       | share of sampled keys that move on the failure        | Wilson, n = sampled keys |
+//! | `fail_remap_fraction_traffic` | share of sampled keys' requests that move           | Wilson, n = effective keys |
+//! | `fail_hottest_surviving_*`  | the busiest survivor's share of sampled keys' requests | none given |
 //!
 //! Everything else (requests, shard loads, windows, scans, fan-out, latency) counts every
 //! event and stays exact.
@@ -46,6 +51,11 @@ impl WorkloadResult {
         let ks = self.key_sample.as_ref()?;
         let rate = ks.sample_rate;
         let share = |p: f64, n: f64| Some(MetricEstimate::from(share_estimate(p, n, rate)));
+        // Computed over the sampled keys, without an interval of its own.
+        let no_interval = Some(MetricEstimate {
+            sample_rate: rate,
+            ci: None,
+        });
         match name {
             "distinct_keys" => Some(ks.distinct.into()),
             "remap_fraction" => share(s.remap.remap_fraction, ks.sampled_keys as f64),
@@ -74,11 +84,17 @@ impl WorkloadResult {
                     )),
                 })
             }
-            "split_balance" | "split_balance_optimal" if s.split.is_some() => {
-                Some(MetricEstimate {
-                    sample_rate: rate,
-                    ci: None,
-                })
+            "grow_added_share" => share(s.remap.growth.added_share?, ks.effective_keys),
+            "fail_remap_fraction" => share(s.extra_value(name)??, ks.sampled_keys as f64),
+            "fail_remap_fraction_traffic" => share(s.extra_value(name)??, ks.effective_keys),
+            "split_balance" | "split_balance_optimal" if s.split.is_some() => no_interval,
+            "hottest_shard_share_grown" if s.remap.growth.hottest_share_after.is_some() => {
+                no_interval
+            }
+            "fail_hottest_surviving_share" | "fail_hottest_surviving_ratio"
+                if s.extra_value(name).flatten().is_some() =>
+            {
+                no_interval
             }
             _ => None,
         }
@@ -96,11 +112,16 @@ impl WorkloadResult {
 
 #[cfg(test)]
 mod tests {
+    use crate::metrics::failure::FailTarget;
     use crate::replay::{replay, ReplayConfig, WorkloadInput};
     use crate::schemes::SchemeSpec;
     use workloads::{KeyType, WorkloadSpec};
 
     fn run(limit: usize) -> super::WorkloadResult {
+        run_with(limit, None)
+    }
+
+    fn run_with(limit: usize, fail: Option<FailTarget>) -> super::WorkloadResult {
         let spec = WorkloadSpec::parse("uniform:keys=200000,scans=0.01").unwrap();
         let open = move || spec.open(7, 300_000);
         let input = WorkloadInput {
@@ -112,6 +133,7 @@ mod tests {
         let cfg = ReplayConfig {
             latency: None,
             distinct_key_limit: limit,
+            fail,
             ..ReplayConfig::default()
         };
         replay(
@@ -168,5 +190,62 @@ mod tests {
             );
         }
         assert_eq!(sampled.estimate_of(&sampled.schemes[0], "requests"), None);
+    }
+
+    #[test]
+    fn growth_and_failure_figures_of_a_key_sample_are_marked_as_estimates() {
+        // They are computed over the sampled keys (the grown layout and the survivors are
+        // replayed on the key table), so past the limit they are estimates like the remap.
+        let fail = Some(FailTarget::Shard(1));
+        let (exact, sampled) = (run_with(10_000_000, fail), run_with(20_000, fail));
+        let rate = sampled.key_sample.as_ref().expect("sampled").sample_rate;
+        for (s, e) in sampled.schemes.iter().zip(&exact.schemes) {
+            assert_eq!(exact.estimate_of(e, "grow_added_share"), None);
+            let truth = e.remap.growth.added_share.unwrap();
+            let est = sampled
+                .estimate_of(s, "grow_added_share")
+                .expect("an estimate");
+            assert_eq!(est.sample_rate, rate);
+            let (lo, hi) = est.ci.unwrap();
+            let slack = 0.25 * (hi - lo);
+            assert!(
+                lo - slack <= truth && truth <= hi + slack,
+                "{lo} {hi} {truth}"
+            );
+            for name in [
+                "hottest_shard_share_grown",
+                "fail_remap_fraction",
+                "fail_remap_fraction_traffic",
+                "fail_hottest_surviving_share",
+                "fail_hottest_surviving_ratio",
+            ] {
+                assert_eq!(exact.estimate_of(e, name), None, "{name}");
+                let est = sampled.estimate_of(s, name);
+                assert_eq!(
+                    est.map(|m| m.sample_rate),
+                    Some(rate),
+                    "{} {name}",
+                    s.scheme
+                );
+            }
+            let fail_remap = s.extra_value("fail_remap_fraction").flatten().unwrap();
+            let truth = e.extra_value("fail_remap_fraction").flatten().unwrap();
+            let (lo, hi) = sampled
+                .estimate_of(s, "fail_remap_fraction")
+                .unwrap()
+                .ci
+                .unwrap();
+            assert!(
+                lo <= fail_remap && fail_remap <= hi,
+                "{lo} {fail_remap} {hi}"
+            );
+            let slack = 0.25 * (hi - lo);
+            assert!(
+                lo - slack <= truth && truth <= hi + slack,
+                "{lo} {hi} {truth}"
+            );
+            // The shard count of the failure is not an estimate.
+            assert_eq!(sampled.estimate_of(s, "fail_shard"), None);
+        }
     }
 }

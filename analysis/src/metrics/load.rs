@@ -108,6 +108,10 @@ pub struct ShardLoad {
     pub window_hottest_share: Vec<f64>,
     /// The mean of `window_hottest_share`.
     pub hottest_shard_share_windowed: f64,
+    /// The weights the balance is measured per ([`ShardLoad::per_weight`]), so that a
+    /// resample of the windows measures it the same way.
+    #[serde(skip)]
+    pub weights: Option<Vec<f64>>,
 }
 
 impl ShardLoad {
@@ -145,6 +149,7 @@ impl ShardLoad {
             load_cv,
             window_hottest_share,
             hottest_shard_share_windowed,
+            weights: None,
         }
     }
 }
@@ -175,6 +180,7 @@ impl ShardLoad {
         } else {
             normalised.iter().population_std_dev() / normalised.iter().mean()
         };
+        self.weights = Some(weights.to_vec());
         self
     }
 

@@ -135,10 +135,7 @@ pub trait Metric: Sync {
     /// `None` = undefined. By default, the value the metric put in
     /// [`SchemeResult::extra_metrics`].
     fn value(&self, name: &str, _w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
-        s.extra_metrics
-            .iter()
-            .find(|v| v.name == name)
-            .map(|v| v.value)
+        s.extra_value(name)
     }
 }
 

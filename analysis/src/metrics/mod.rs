@@ -65,6 +65,15 @@ pub struct SchemeResult {
 }
 
 impl SchemeResult {
+    /// The value of a row of [`SchemeResult::extra_metrics`]: outer `None` when there is no
+    /// such row, inner `None` when its value is undefined.
+    pub fn extra_value(&self, name: &str) -> Option<Option<f64>> {
+        self.extra_metrics
+            .iter()
+            .find(|v| v.name == name)
+            .map(|v| v.value)
+    }
+
     /// The 95% interval of a metric, when one was estimated.
     pub fn interval(&self, name: &str) -> Option<confidence::Interval> {
         self.intervals

@@ -3,7 +3,7 @@
 //!
 //! Keys are placed in the order they first appear in the trace. When the m-th distinct key
 //! arrives, every shard may hold `ceil(C x m / N)` distinct keys; the key goes to the first
-//! point at or after its hash (as on `ring`) whose shard still has room, walking clockwise.
+//! point after its hash (as on `ring`) whose shard still has room, walking clockwise.
 //! Capacities only grow as keys arrive, so a placement is never revised, and at the end no
 //! shard holds more than `ceil(C x average)` distinct keys. The price is that a key's owner
 //! depends on the keys that came before it, so growth and removal move more keys than a
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use workloads::Spec;
 
 use super::pinned_hash::hash64;
-use super::ring::RingPartitioner;
+use super::ring::{key_position, RingPartitioner};
 use super::{weights, BuildContext, SchemeKind};
 use crate::key_counts::DEFAULT_DISTINCT_LIMIT;
 use crate::placement::check_removable;
@@ -122,7 +122,7 @@ impl BoundedPartitioner {
     /// `capacity` above the mean load one exists; otherwise the home shard).
     fn first_with_room(&self, hash: u64, capacity: u64) -> ShardId {
         let points = self.ring.points();
-        let home = points.partition_point(|p| p.0 < hash);
+        let home = self.ring.points_before(key_position(hash));
         (0..points.len())
             .map(|step| points[(home + step) % points.len()].1)
             .find(|&shard| self.loads[shard as usize] < capacity)
@@ -178,7 +178,7 @@ impl Partitioner for BoundedPartitioner {
 
     /// The key's ring owner before overflow (`home`) and the capacity per shard now.
     fn detail(&self, key: &[u8]) -> Option<String> {
-        let home = self.ring.owner_of_hash(hash64(key));
+        let home = self.ring.owner_of_hash(key_position(hash64(key)));
         let capacity = self.capacity(self.order.len() as u64);
         Some(format!("home={home} capacity={capacity}"))
     }
@@ -252,6 +252,24 @@ mod tests {
         let ring = RingPartitioner::new("ring", 16, 64).unwrap();
         let ring_max = shares(&ring, &keys).into_iter().fold(0.0, f64::max) * 16.0;
         assert!(ring_max > 1.1, "{ring_max}");
+    }
+
+    #[test]
+    fn small_integer_keys_have_their_home_spread_over_the_shards() {
+        // The u64 keys 0..63 have the bytes of shard 0's 64 vnodes (see `ring::key_position`):
+        // their home was shard 0 for all 64, filling it first.
+        let keys: Vec<Vec<u8>> = (0..64u64).map(|k| k.to_be_bytes().to_vec()).collect();
+        let p = taught(10.0, 4, &keys);
+        let homes: Vec<String> = keys.iter().filter_map(|k| p.detail(k)).collect();
+        let on_zero = homes.iter().filter(|d| d.starts_with("home=0 ")).count();
+        // About 16 (binomial, sd 3.5); 64 before.
+        assert!((4..32).contains(&on_zero), "{on_zero} of 64: {homes:?}");
+        // With room everywhere (c = 10) every key stays home: the loads are spread as well.
+        assert!(
+            p.loads().iter().all(|&l| (4..32).contains(&l)),
+            "{:?}",
+            p.loads()
+        );
     }
 
     #[test]

@@ -259,6 +259,7 @@ fn untyped(name: &[u8]) -> &[u8] {
 /// The header names of the first line of `head` (a csv trace's first bytes), split at
 /// `delimiter` or the detected one.
 pub fn header_names(head: &[u8], delimiter: Option<u8>) -> Vec<String> {
+    let head = super::input::without_bom(head);
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let delimiter = delimiter.unwrap_or_else(|| super::delimited::detect_delimiter(head));
     line.split(|&b| b == delimiter)
@@ -418,6 +419,22 @@ mod tests {
             event(Op::Get, &k3, 310, Some(16)),
         ];
         assert_eq!(chunk.iter().collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_a_typed_header_still_declares_integer_keys() {
+        // An editor's byte order mark hid `key:u64`: the keys were read as the bytes "10", "9".
+        let (k10, k9) = (encode_u64(10), encode_u64(9));
+        for text in [
+            "key:u64,op\n10,get\n9,put\n",
+            "\u{feff}key:u64,op\n10,get\n9,put\n",
+        ] {
+            let chunk = read_with(text, |o| o.key_type = KeyType::Bytes).unwrap();
+            let keys: Vec<&[u8]> = chunk.iter().map(|e| e.key).collect();
+            assert_eq!(keys, [&k10[..], &k9[..]], "{text:?}");
+        }
+        let names = header_names(b"\xef\xbb\xbfkey:u64,op\n", None);
+        assert_eq!(names, ["key:u64", "op"]);
     }
 
     #[test]

@@ -301,6 +301,15 @@ impl<R: Read> Read for Tallied<R> {
     }
 }
 
+/// The UTF-8 byte order mark that some editors put at the start of a text file; every text
+/// reader drops it, as the csv crate does.
+pub const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// `first` (the first line or bytes of a text input) without a [`UTF8_BOM`] at its start.
+pub fn without_bom(first: &[u8]) -> &[u8] {
+    first.strip_prefix(UTF8_BOM).unwrap_or(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -541,6 +541,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_text_trace_drops_a_byte_order_mark_at_its_start() {
+        // The mark made the first key "\u{feff}a" (a third distinct key), and with u64 keys an
+        // error about '5' that showed nothing wrong.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.txt");
+        for (key_type, text, want) in [
+            (
+                KeyType::Bytes,
+                &b"\xef\xbb\xbfa\r\nb\r\na\r\n"[..],
+                vec![b"a".to_vec(), b"b".to_vec(), b"a".to_vec()],
+            ),
+            (
+                KeyType::U64,
+                b"\xef\xbb\xbf5\n6\n",
+                vec![5u64.to_be_bytes().to_vec(), 6u64.to_be_bytes().to_vec()],
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let opts = TraceOptions::new(&path, key_type);
+            let chunk = crate::collect(open(&opts).unwrap().as_mut()).unwrap();
+            let keys: Vec<Vec<u8>> = chunk.iter().map(|e| e.key.to_vec()).collect();
+            assert_eq!(keys, want);
+        }
+        // Only at the start: a mark inside the file is part of its key.
+        std::fs::write(&path, b"a\n\xef\xbb\xbfa\n").unwrap();
+        let chunk = crate::collect(
+            open(&TraceOptions::new(&path, KeyType::Bytes))
+                .unwrap()
+                .as_mut(),
+        );
+        assert_eq!(chunk.unwrap().iter().nth(1).unwrap().key, b"\xef\xbb\xbfa");
+    }
+
     /// A small valid trace of each format, to corrupt.
     fn samples() -> Vec<(TraceFormat, Vec<u8>)> {
         let mut og = Vec::new();

@@ -15,10 +15,7 @@ use ::csv::ByteRecord;
 use csv_core::ReadRecordResult;
 
 use super::fields::Fields;
-use super::input::BUFFER_BYTES;
-
-/// The byte order mark the csv crate drops from the start of its input.
-const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+use super::input::{BUFFER_BYTES, UTF8_BOM};
 
 /// The physical lines that `bytes` ends (`\n`, `\r\n` and a lone `\r` each end one).
 fn line_breaks(bytes: &[u8]) -> u64 {

@@ -1,5 +1,6 @@
-//! `text`: one key per line, every event a get. A trailing `\r` is dropped and blank lines
-//! are skipped; keys are read with `--key-type` (bytes as written, or decimal integers).
+//! `text`: one key per line, every event a get. A trailing `\r` and a UTF-8 byte order mark
+//! at the start are dropped and blank lines are skipped; keys are read with `--key-type`
+//! (bytes as written, or decimal integers).
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -80,6 +81,9 @@ impl EventSource for TextReader {
             self.line_no += 1;
             let mut text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
             text = text.strip_suffix(b"\r").unwrap_or(text);
+            if self.line_no == 1 {
+                text = super::input::without_bom(text);
+            }
             if text.trim_ascii().is_empty() {
                 continue;
             }

@@ -1,7 +1,7 @@
 //! Consistent hashing with virtual nodes.
 //!
-//! Each shard places `vnodes` points on a 64-bit ring; a key belongs to the first point at or
-//! after `hash64(key)`, wrapping past the top. A point's position depends only on its shard
+//! Each shard places `vnodes` points on a 64-bit ring; a key belongs to the first point after
+//! `hash64(key)` ([`key_position`]), wrapping past the top. A point's position depends only on its shard
 //! and vnode number, so adding shards never moves existing points: a key that moves always
 //! moves to a new shard, and one new shard out of N+1 takes about 1/(N+1) of the keys.
 
@@ -54,6 +54,16 @@ pub fn vnode_position(shard: ShardId, vnode: u32) -> u64 {
     bytes[..4].copy_from_slice(&shard.to_be_bytes());
     bytes[4..].copy_from_slice(&vnode.to_be_bytes());
     hash64(&bytes)
+}
+
+/// Where the owner of a key whose hash is `hash` is looked up: one past the hash, so the key
+/// belongs to the first point strictly after it (wrapping). A point's position is the hash of
+/// 8 bytes that are also the u64 key `shard x 2^32 + vnode` ([`vnode_position`]): looked up
+/// at or after its hash, every such key (keys 0..vnodes-1 for shard 0) would sit on a point of
+/// one shard, and the small integer keys of a trace would all belong to shard 0.
+#[inline]
+pub fn key_position(hash: u64) -> u64 {
+    hash.wrapping_add(1)
 }
 
 /// A consistent-hash ring: points `(position, shard)` sorted by position.
@@ -245,13 +255,13 @@ impl Partitioner for RingPartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.owner_of_hash(hash64(key))
+        self.owner_of_hash(key_position(hash64(key)))
     }
 
     /// The key's ring position and the position of the point that owns it.
     fn detail(&self, key: &[u8]) -> Option<String> {
         let hash = hash64(key);
-        let i = self.points.partition_point(|p| p.0 < hash) % self.points.len();
+        let i = self.points.partition_point(|p| p.0 <= hash) % self.points.len();
         Some(format!(
             "hash={hash:#018x} point={:#018x}",
             self.points[i].0
@@ -289,6 +299,32 @@ mod tests {
         assert_eq!(
             ring.shard_of(b"user42"),
             ring.owner_of_hash(0x9fdc_8e44_c5b9_267c)
+        );
+    }
+
+    #[test]
+    fn small_integer_keys_whose_bytes_name_a_vnode_spread_over_the_shards() {
+        // The u64 keys 0..255 have the 8 bytes of shard 0's vnodes 0..255: each hashes exactly
+        // to one of shard 0's points, and at-or-after put all 256 of them on shard 0.
+        let ring = RingPartitioner::new("ring", 4, 256).unwrap();
+        let mut per_shard = [0u32; 4];
+        for k in 0..256u64 {
+            let key = k.to_be_bytes();
+            assert_eq!(hash64(&key), vnode_position(0, k as u32));
+            per_shard[ring.shard_of(&key) as usize] += 1;
+        }
+        // About 64 each (binomial, sd 7); 256 on shard 0 before the fix.
+        assert!(
+            per_shard.iter().all(|&n| (30..110).contains(&n)),
+            "{per_shard:?}"
+        );
+        // A key on a point belongs to the next point clockwise; past the last, the first.
+        let hand = RingPartitioner::from_points("ring", 3, vec![(100, 0), (200, 1), (300, 2)]);
+        let hand = hand.unwrap();
+        let owner = |h: u64| hand.owner_of_hash(key_position(h));
+        assert_eq!(
+            [99, 100, 199, 200, 300, u64::MAX].map(owner),
+            [0, 1, 1, 2, 0, 0]
         );
     }
 

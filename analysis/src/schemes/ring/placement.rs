@@ -7,11 +7,12 @@ use crate::schemes::pinned_hash::hash64;
 use crate::{AnalysisError, Partitioner, ShardId};
 
 impl RingPartitioner {
-    /// Adds the replicas of `key`: walking clockwise from the first point at or after
-    /// `hash64(key)` (wrapping around), the shards of the points met, each counted once, until
-    /// `rf` shards are found or every point was visited. The first is the owner.
+    /// Adds the replicas of `key`: walking clockwise from the first point after `hash64(key)`
+    /// (wrapping around, see [`super::key_position`]), the shards of the points met, each
+    /// counted once, until `rf` shards are found or every point was visited. The first is the
+    /// owner.
     pub fn replicas_clockwise(&self, key: &[u8], rf: u32, out: &mut Vec<ShardId>) {
-        self.replicas_at(hash64(key), rf, out);
+        self.replicas_at(super::key_position(hash64(key)), rf, out);
     }
 
     /// Adds the replicas of ring position `position`: the shards of the points met walking
