@@ -258,6 +258,14 @@ impl Partitioner for RingPartitioner {
         self.owner_of_hash(key_position(hash64(key)))
     }
 
+    fn uses_placement_hash(&self) -> bool {
+        true
+    }
+
+    fn shards_of_hashed(&self, _keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
+        out.extend(hashes.iter().map(|&h| self.owner_of_hash(key_position(h))));
+    }
+
     /// The key's ring position and the position of the point that owns it.
     fn detail(&self, key: &[u8]) -> Option<String> {
         let hash = hash64(key);
