@@ -116,6 +116,8 @@ pub fn parse(text: &str) -> Result<Vec<f64>, AnalysisError> {
             path.display()
         ))
     })?;
+    // A byte order mark (an editor may add one) is not part of the first weight.
+    let body = body.strip_prefix('\u{feff}').unwrap_or(&body);
     body.lines()
         .enumerate()
         .map(|(i, line)| {
@@ -158,6 +160,8 @@ mod tests {
         let err = parse(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(err.contains("w.txt:3: bad weight: '-1'"), "{err}");
         std::fs::write(&file, "1\r\n3\n").unwrap();
+        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
+        std::fs::write(&file, "\u{feff}1\r\n3\n").unwrap();
         assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
     }
 
