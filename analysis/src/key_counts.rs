@@ -504,15 +504,17 @@ enum SortedKeys {
 impl SortedKeys {
     /// Sorts the keys of `keys`, in parallel.
     fn of(keys: &KeyCounts) -> SortedKeys {
-        if keys.par_iter().all(|(key, _)| key.len() == 8) {
-            let mut wide: Vec<([u8; 8], u64)> = keys
-                .par_iter()
-                .filter_map(|(key, count)| Some((<[u8; 8]>::try_from(key).ok()?, count)))
-                .collect();
+        if keys.iter().all(|(key, _)| key.len() == 8) {
+            let mut wide: Vec<([u8; 8], u64)> = Vec::with_capacity(keys.len());
+            wide.extend(
+                keys.iter()
+                    .filter_map(|(key, count)| Some((<[u8; 8]>::try_from(key).ok()?, count))),
+            );
             wide.par_sort_unstable_by_key(|(key, _)| u64::from_be_bytes(*key));
             return SortedKeys::Wide8(wide);
         }
-        let mut entries: Vec<(&[u8], u64)> = keys.par_iter().collect();
+        let mut entries: Vec<(&[u8], u64)> = Vec::with_capacity(keys.len());
+        entries.extend(keys.iter());
         entries.par_sort_unstable();
         let mut bytes = Vec::with_capacity(entries.iter().map(|(key, _)| key.len()).sum());
         let ends = entries
