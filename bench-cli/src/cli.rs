@@ -484,6 +484,25 @@ impl SchemeArgs {
         }
         Ok(schemes)
     }
+
+    /// What `--warmup 0` does to a run's schemes that learn boundaries from the warm-up:
+    /// they learn none, so every key falls in their first range, on one shard. `None` when
+    /// no scheme learns or there is a warm-up.
+    pub fn without_warmup(&self, schemes: &[SchemeSpec]) -> Option<String> {
+        let learning: Vec<String> = schemes
+            .iter()
+            .filter(|s| s.needs_warmup())
+            .map(SchemeSpec::label)
+            .collect();
+        (self.warmup == 0.0 && !learning.is_empty()).then(|| {
+            format!(
+                "--warmup 0 leaves {} without a warm-up to learn boundaries from: every key \
+                 falls in one range, on one shard; give --warmup a share such as 0.1 (the \
+                 default), or fixed boundaries (range:boundaries=FILE)",
+                learning.join(", ")
+            )
+        })
+    }
 }
 
 /// `--schemes`'s short help: the registered schemes by name.
@@ -678,6 +697,25 @@ mod tests {
     #[test]
     fn the_cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_run_without_warm_up_warns_about_the_schemes_that_learn_from_it() {
+        let args = |schemes: &str, warmup: f64| SchemeArgs {
+            schemes: schemes.into(),
+            warmup,
+        };
+        let schemes = |a: &SchemeArgs| SchemeSpec::parse_list(&a.schemes).unwrap();
+        let none = args("range,hash,salted:buckets=4", 0.0);
+        let warning = none.without_warmup(&schemes(&none)).expect("a warning");
+        assert!(
+            warning.contains("leaves range, salted:buckets=4 without a warm-up")
+                && warning.contains("--warmup"),
+            "{warning}"
+        );
+        for quiet in [args("range,hash", 0.1), args("hash,ring", 0.0)] {
+            assert_eq!(quiet.without_warmup(&schemes(&quiet)), None);
+        }
     }
 
     #[test]

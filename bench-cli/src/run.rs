@@ -155,6 +155,9 @@ impl RunSetup {
         let schemes = args
             .schemes
             .checked(&args.shards.0, key_type, weights.as_deref())?;
+        if let Some(warning) = args.schemes.without_warmup(&schemes) {
+            eprintln!("warning: {warning}");
+        }
         let sweep = args
             .shards
             .0

@@ -452,3 +452,24 @@ fn the_report_shows_the_options_given_and_folds_the_defaults() {
         html.contains("<details>\n<summary>") && html.contains("more options, at their defaults")
     );
 }
+
+#[test]
+fn a_run_without_warm_up_says_which_schemes_learn_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |warmup: &str| {
+        let assert = shardlab()
+            .args(["run", "--workload", "uniform:keys=1000", "--events", "2000"])
+            .args(["--schemes", "range,hash", "--quiet", "--no-latency"])
+            .args(["--warmup", warmup, "--out"])
+            .arg(dir.path().join(format!("out-{warmup}")))
+            .assert()
+            .success();
+        stderr_of(&assert)
+    };
+    let warned = run("0");
+    assert!(
+        warned.contains("warning: --warmup 0 leaves range without a warm-up"),
+        "{warned}"
+    );
+    assert!(!run("0.1").contains("warning"));
+}
