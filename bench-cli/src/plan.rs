@@ -356,10 +356,10 @@ pub fn plan_table(p: &WorkloadPlan) -> String {
         p.workload,
         p.events_measured,
         p.window_secs,
-        whole(p.peak_rate),
-        whole(p.p99_rate),
-        whole(p.mean_rate),
-        whole(first.rate_limit_per_shard),
+        rate(p.peak_rate),
+        rate(p.p99_rate),
+        rate(p.mean_rate),
+        rate(first.rate_limit_per_shard),
         first.bytes_limit_per_shard.map(|b| format!(", {} bytes", whole(b))).unwrap_or_default(),
         first.replicas,
         first.reads.name(),
@@ -385,8 +385,8 @@ pub fn plan_table(p: &WorkloadPlan) -> String {
             r.shards_needed
                 .map_or("none".to_string(), |n| n.to_string()),
             r.binding.name().to_string(),
-            opt(r.peak_rate_per_shard, whole),
-            opt(r.p99_rate_per_shard, whole),
+            opt(r.peak_rate_per_shard, rate),
+            opt(r.p99_rate_per_shard, rate),
             opt(r.hottest_share, |s| format!("{s:.4}")),
             r.balanced_shards.to_string(),
             opt(r.moved_fraction_from_current, |s| format!("{s:.4}")),
@@ -409,6 +409,23 @@ pub fn plan_table(p: &WorkloadPlan) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A rate: a whole number with thousands separators from 100 up, or when it is whole;
+/// below, with the decimals that keep it from rounding to another number (a limit of 0.8
+/// requests/s is not "1").
+fn rate(x: f64) -> String {
+    if x.abs() >= 100.0 || x.fract() == 0.0 || !x.is_finite() {
+        return whole(x);
+    }
+    // Two significant digits below 1 (0.8, 0.004), two decimals below 10, one below 100.
+    let decimals = match x.abs() {
+        a if a >= 10.0 => 1,
+        a if a >= 1.0 => 2,
+        a => (1 - a.log10().floor() as i32).clamp(2, 12) as usize,
+    };
+    let text = format!("{x:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A whole number with thousands separators.
@@ -484,6 +501,17 @@ mod tests {
             parse_bytes("0").is_err()
                 && parse_bytes("5 parsecs").is_err()
                 && parse_bytes("MB").is_err()
+        );
+    }
+
+    #[test]
+    fn small_rates_keep_the_decimals_that_tell_them_apart() {
+        let shown: Vec<String> = [0.8, 0.04, 0.005, 12.34, 99.95, 100.4, 1234.5, 60.0, 0.0]
+            .map(rate)
+            .to_vec();
+        assert_eq!(
+            shown,
+            ["0.8", "0.04", "0.005", "12.3", "100", "100", "1,234", "60", "0"]
         );
     }
 

@@ -173,7 +173,7 @@ fn a_trace_burst_sets_the_peak_rate_in_the_trace_time_unit() {
         .success();
     let stdout = stdout_of(&assert);
     assert!(
-        stdout.contains("busiest 1 s window 1,000/s") && stdout.contains("mean 60/s"),
+        stdout.contains("busiest 1 s window 1,000/s") && stdout.contains("mean 59.5/s"),
         "{stdout}"
     );
     let (header, rows) = plan_csv(&out);
