@@ -212,7 +212,7 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
             t,
             "  {:>3}  {:<40} {:>12}{bound}  {:.2}%",
             k.rank,
-            key_type.display(&k.key),
+            key_type.display_short(&k.key, 40),
             thousands(k.count),
             100.0 * k.share
         );

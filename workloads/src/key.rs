@@ -65,6 +65,16 @@ impl KeyType {
         display_bytes(key)
     }
 
+    /// [`KeyType::display`] cut to at most `max` characters for a terminal line: a longer
+    /// key shows its first `max` characters and its length (`...(1048576 bytes)`).
+    pub fn display_short(self, key: &[u8], max: usize) -> String {
+        let shown = self.display(key);
+        match shown.char_indices().nth(max) {
+            Some((cut, _)) => format!("{}...({} bytes)", &shown[..cut], key.len()),
+            None => shown,
+        }
+    }
+
     /// The bytes a text-keyed system receives for `key`: the decimal digits of an 8-byte
     /// `u64` key (as a client sends an integer key to Redis, or an integer as an
     /// Elasticsearch `_id`), written into `digits`; the key itself otherwise.
@@ -160,6 +170,21 @@ pub fn decode_u64(key: &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_long_key_is_cut_for_a_terminal_line_with_its_length() {
+        let long = vec![b'a'; 1 << 20];
+        assert_eq!(
+            KeyType::Bytes.display_short(&long, 5),
+            "aaaaa...(1048576 bytes)"
+        );
+        assert_eq!(KeyType::Bytes.display_short(b"abcde", 5), "abcde");
+        assert_eq!(
+            KeyType::U64.display_short(&encode_u64(123_456), 3),
+            "123...(8 bytes)"
+        );
+        assert_eq!(KeyType::Bytes.display_short(&[0, 1], 40), "0x0001");
+    }
 
     proptest! {
         #[test]

@@ -12,6 +12,9 @@ use workloads::KeyType;
 use super::traffic::Traffic;
 use super::window_load::{ReadPolicy, ReplicaPolicy};
 
+/// Characters of a key quoted in a note (its `hot_key` column keeps the whole key).
+pub(super) const NOTE_KEY_CHARS: usize = 64;
+
 /// The key whose busiest replica is busiest, in its busiest window.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HotKey {
@@ -107,7 +110,7 @@ impl HotKey {
             "No shard count works: key '{}' alone needs {} requests/s on one shard in its busiest \
              {} s window ({} reads/s, {} writes/s, growth x{}), above the {} requests/s one shard \
              may serve (capacity x headroom). Adding shards never splits a key.",
-            key_type.display(&self.key),
+            key_type.display_short(&self.key, NOTE_KEY_CHARS),
             round(growth * self.rate_per_replica),
             window_secs,
             round(reads),

@@ -401,7 +401,7 @@ impl<'a> SchemeSearch<'a> {
                 row.note = format!(
                     "No shard count works: key '{}' alone stores {} bytes (growth x{growth}), above the {} \
                      bytes one shard may hold (capacity-bytes x headroom); split the value or raise --capacity-bytes.",
-                    self.key_type.display(&key),
+                    self.key_type.display_short(&key, super::hot_key::NOTE_KEY_CHARS),
                     growth * bytes as f64,
                     limit
                 );
