@@ -242,7 +242,7 @@ impl<R: BufRead> KeyLines<R> {
         let parsed = if text.is_empty() {
             Err("empty line; expected one key per line".to_string())
         } else {
-            self.key_type.parse_into(text, &mut self.key)
+            self.key_type.parse_written(text, &mut self.key)
         };
         parsed.map_err(|message| WorkloadError::Invalid {
             path: self.shown.clone(),
@@ -332,6 +332,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("line 2: empty line"));
+    }
+
+    #[test]
+    fn integer_keys_may_be_padded_as_in_a_trace_and_byte_keys_are_taken_as_written() {
+        let mut lines = KeyLines::new(&b" 5\n7 \r\n"[..], "keys.txt", KeyType::U64);
+        assert_eq!(lines.next_key().unwrap().unwrap().1, 5u64.to_be_bytes());
+        assert_eq!(lines.next_key().unwrap().unwrap().1, 7u64.to_be_bytes());
+        let mut bytes = KeyLines::new(&b" 5\n"[..], "k", KeyType::Bytes);
+        assert_eq!(bytes.next_key().unwrap().unwrap().1, b" 5");
     }
 
     #[test]

@@ -65,6 +65,15 @@ impl KeyType {
         display_bytes(key)
     }
 
+    /// [`KeyType::parse_into`] for a key as a trace writes it (a field, a line): integer keys
+    /// may be padded with spaces; byte keys are taken exactly as written.
+    pub fn parse_written(self, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        match self {
+            KeyType::U64 => self.parse_into(text.trim_ascii(), out),
+            KeyType::Bytes => self.parse_into(text, out),
+        }
+    }
+
     /// [`KeyType::display`] cut to at most `max` characters for a terminal line: a longer
     /// key shows its first `max` characters and its length (`...(1048576 bytes)`).
     pub fn display_short(self, key: &[u8], max: usize) -> String {

@@ -196,7 +196,8 @@ impl Decoder for ColumnsDecoder {
                 .ok_or_else(|| format!("unknown op '{}'; {}", shown(op_text), self.ops.help()))?
         };
         out.key.clear();
-        parse_key(self.key_type, field(Some(at.key)), &mut out.key)
+        self.key_type
+            .parse_written(field(Some(at.key)), &mut out.key)
             .map_err(|e| format!("key: {e}"))?;
         out.has_end = out.op == Op::Scan;
         if out.has_end {
@@ -214,7 +215,9 @@ impl Decoder for ColumnsDecoder {
                 );
             }
             out.end.clear();
-            parse_key(self.key_type, end_text, &mut out.end).map_err(|e| format!("end: {e}"))?;
+            self.key_type
+                .parse_written(end_text, &mut out.end)
+                .map_err(|e| format!("end: {e}"))?;
             if out.end <= out.key {
                 return Err(format!(
                     "the scan end '{}' is not after its start '{}' (the end is exclusive)",
@@ -288,14 +291,6 @@ pub(crate) fn declares_u64_keys(head: &[u8], delimiter: Option<u8>, key: Option<
 fn listed(header: &ByteRecord) -> String {
     let names: Vec<String> = header.iter().map(|n| format!("'{}'", shown(n))).collect();
     names.join(", ")
-}
-
-/// Integer keys may be padded with spaces; byte keys are taken exactly as written.
-pub(crate) fn parse_key(key_type: KeyType, text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    match key_type {
-        KeyType::U64 => key_type.parse_into(text.trim_ascii(), out),
-        KeyType::Bytes => key_type.parse_into(text, out),
-    }
 }
 
 /// An optional whole number no greater than `max`; an empty cell is `None`.

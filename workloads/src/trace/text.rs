@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::csv::parse_key;
 use super::delimited::check_text;
 use super::input::{Input, BUFFER_BYTES, HEAD_BYTES};
 use super::invalid::{InvalidCounter, InvalidPolicy};
@@ -88,7 +87,7 @@ impl EventSource for TextReader {
                 continue;
             }
             self.key.clear();
-            match parse_key(self.key_type, text, &mut self.key) {
+            match self.key_type.parse_written(text, &mut self.key) {
                 Ok(()) => {
                     chunk.push(Event {
                         op: Op::Get,
