@@ -139,8 +139,14 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
                 Some(100) => "x100ns",
                 Some(_) | None => "trace units",
             };
+            // The span is max - min: say so when those are not the first and last.
+            let range = if (time.min, time.max) == (time.first, time.last) {
+                String::new()
+            } else {
+                format!("; min {} .. max {}", time.min, time.max)
+            };
             let mut text = format!(
-                "{} .. {} ({} {unit})",
+                "{} .. {}{range} ({} {unit})",
                 time.first,
                 time.last,
                 thousands(time.span)

@@ -473,3 +473,20 @@ fn a_run_without_warm_up_says_which_schemes_learn_nothing() {
     );
     assert!(!run("0.1").contains("warning"));
 }
+
+#[test]
+fn inspect_shows_the_smallest_and_largest_time_when_timestamps_go_backwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("back.csv");
+    std::fs::write(&trace, "timestamp,key\n100,a\n50,b\n300,c\n200,d\n").unwrap();
+    let shown = stdout_of(&shardlab().arg("inspect").arg(&trace).assert().success());
+    assert!(
+        shown.contains("100 .. 200; min 50 .. max 300 (250 trace units)")
+            && shown.contains("2 go backwards"),
+        "{shown}"
+    );
+    let ordered = dir.path().join("ordered.csv");
+    std::fs::write(&ordered, "timestamp,key\n100,a\n300,b\n").unwrap();
+    let shown = stdout_of(&shardlab().arg("inspect").arg(&ordered).assert().success());
+    assert!(shown.contains("100 .. 300 (200 trace units)"), "{shown}");
+}

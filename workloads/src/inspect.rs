@@ -158,6 +158,10 @@ pub struct TimeSpan {
     pub first: u64,
     /// Last timestamp.
     pub last: u64,
+    /// Smallest timestamp (below `first` when timestamps go backwards).
+    pub min: u64,
+    /// Largest timestamp (above `last` when timestamps go backwards).
+    pub max: u64,
     /// max - min, in the trace's unit.
     pub span: u64,
     /// Consecutive timestamps that go backwards.
@@ -369,6 +373,8 @@ impl Profiler {
                 events: self.timed,
                 first: x.first,
                 last: x.last,
+                min: x.min,
+                max: x.max,
                 span: x.max - x.min,
                 decreases: self.time_decreases,
                 unit_ns: time_unit_ns,
