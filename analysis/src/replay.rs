@@ -792,9 +792,10 @@ impl Partial {
         }
         for (part, accs) in parts.iter().zip(&mut self.schemes) {
             routes.point_shards.clear();
-            match part.uses_placement_hash() && !routes.hashes.is_empty() {
-                true => part.shards_of_hashed(&points, &routes.hashes, &mut routes.point_shards),
-                false => part.shards_of(&points, &mut routes.point_shards),
+            if part.uses_placement_hash() && !routes.hashes.is_empty() {
+                part.shards_of_hashed(&points, &routes.hashes, &mut routes.point_shards);
+            } else {
+                part.shards_of(&points, &mut routes.point_shards);
             }
             routes.scan_shards.clear();
             routes.scan_ends.clear();

@@ -178,7 +178,7 @@ impl Partitioner for BoundedPartitioner {
 
     /// The key's ring owner before overflow (`home`) and the capacity per shard now.
     fn detail(&self, key: &[u8]) -> Option<String> {
-        let home = self.ring.owner_of_hash(key_position(hash64(key)));
+        let home = self.ring.owner_of_key_hash(hash64(key));
         let capacity = self.capacity(self.order.len() as u64);
         Some(format!("home={home} capacity={capacity}"))
     }

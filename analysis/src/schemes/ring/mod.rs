@@ -166,7 +166,16 @@ impl RingPartitioner {
         })
     }
 
-    /// The owner of ring position `hash`: the first point at or after it, wrapping around.
+    /// The owner of a key whose placement hash is `hash`: the first point strictly after the
+    /// hash ([`key_position`]), wrapping around. Every key lookup goes through here.
+    #[inline]
+    pub fn owner_of_key_hash(&self, hash: u64) -> ShardId {
+        self.owner_of_hash(key_position(hash))
+    }
+
+    /// The owner of ring position `hash`: the first point at or after it, wrapping around
+    /// (a raw position, as Cassandra's tokens are; keys go through
+    /// [`RingPartitioner::owner_of_key_hash`]).
     ///
     /// The first point at or after `hash` comes after the points below it, which a
     /// [`RadixIndex`] over the positions counts from one cache line of fingerprints; the
@@ -255,7 +264,7 @@ impl Partitioner for RingPartitioner {
 
     #[inline]
     fn shard_of(&self, key: &[u8]) -> ShardId {
-        self.owner_of_hash(key_position(hash64(key)))
+        self.owner_of_key_hash(hash64(key))
     }
 
     fn uses_placement_hash(&self) -> bool {
@@ -263,7 +272,7 @@ impl Partitioner for RingPartitioner {
     }
 
     fn shards_of_hashed(&self, _keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
-        out.extend(hashes.iter().map(|&h| self.owner_of_hash(key_position(h))));
+        out.extend(hashes.iter().map(|&h| self.owner_of_key_hash(h)));
     }
 
     /// The key's ring position and the position of the point that owns it.
