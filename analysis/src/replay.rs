@@ -17,9 +17,11 @@ use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
 mod key_post;
+mod pieces;
 mod positions;
 
 use key_post::Post;
+use pieces::{PieceCutter, PieceError, PieceRouter};
 use positions::Positions;
 
 use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
@@ -908,9 +910,10 @@ struct Measured {
 /// from their counts. It hashes the point keys of those chunks once and sorts them
 /// out to the workers that count their key-space parts ([`KeyParts::owned_by`]); each
 /// worker counts the keys of its parts chunk after chunk, in stream order. Each key is thus
-/// held once, and each part sees its keys in stream order whatever the thread count.
+/// held once, and each part sees its keys in stream order whatever the thread count. A
+/// single worker reads the stream itself, piece after piece, on its one thread.
 fn replay_measured(
-    mut source: Box<dyn EventSource>,
+    source: Box<dyn EventSource>,
     parts: &[Box<dyn Partitioner>],
     cfg: &ReplayConfig,
     first: u64,
@@ -927,59 +930,41 @@ fn replay_measured(
     };
     let workers = rayon::current_num_threads().max(1);
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
+    let first_seq = (first / chunk_events) as usize;
+    let positions = &Positions::new(first_seq, first);
+    let mut cutter = PieceCutter::new(source, chunk_events, first, first_seq);
+    let limit = cfg.latency_sample as u64;
+    if workers == 1 {
+        let acc = Partial::new(parts, window, key_parts, key_parts.owned_by(0, 1));
+        let mut router = PieceRouter::new((acc, parts), limit, None, positions, progress);
+        let mut piece = Piece::with_capacity(chunk_events as usize);
+        while let Some((seq, next)) = cutter.cut(piece).map_err(|(_, e)| e)? {
+            piece = next;
+            router.route(seq, &mut piece).map_err(|(_, e)| e)?;
+        }
+        return Ok(router.finish());
+    }
     let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<(usize, Piece)>(2)).unzip();
     // Pieces go back to the reader, which refills them: no allocation (and no fresh pages to
     // fault in) per piece.
     let (recycle, recycled) = bounded::<Piece>(workers * 2 + 4);
-    let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
     // Set by a worker that met a malformed record: the reader stops reading.
     let failed = AtomicBool::new(false);
     let failed = &failed;
-    let first_seq = (first / chunk_events) as usize;
-    let positions = &Positions::new(first_seq, first);
     std::thread::scope(|scope| {
         // The reader moves bytes: a source that can hands out raw pieces (fixed-size binary
-        // records, blocks of text lines), which the workers decode. An error is kept with the
-        // number of the piece it was met in, so that the first one in the stream is reported
-        // whichever thread met it first.
-        let reader = scope.spawn(move || -> Result<(), (usize, WorkloadError)> {
-            // The position of the next event, while every piece so far was counted.
-            let (mut next, mut counted, mut seq) = (first, true, first_seq);
+        // records, blocks of text lines), which the workers decode.
+        let reader = scope.spawn(move || -> Result<(), PieceError> {
             while !failed.load(Ordering::Relaxed) {
-                let mut piece = recycled
+                let piece = recycled
                     .try_recv()
                     .unwrap_or_else(|_| Piece::with_capacity(chunk_events as usize));
-                piece.clear();
-                // Counted pieces end at multiples of `chunk_events` in the whole stream (a part
-                // that starts elsewhere has a shorter first chunk), so that chunk `i` is routed
-                // by worker `i mod W` however the stream is cut. A piece of text lines ends
-                // where the source cuts it (the results do not depend on where pieces end).
-                let size = match counted {
-                    true => chunk_events - next % chunk_events,
-                    false => chunk_events,
+                let Some((seq, piece)) = cutter.cut(piece)? else {
+                    break;
                 };
-                let mut ended = false;
-                while piece.counted() && (piece.len() as u64) < size {
-                    let room = (size - piece.len() as u64) as usize;
-                    match source.fill_piece(&mut piece, room) {
-                        Ok(0) => {
-                            ended = true;
-                            break;
-                        }
-                        Ok(_) => {}
-                        // A malformed record among the raw bytes read before comes first.
-                        Err(e) => return Err((seq, piece.decode().err().unwrap_or(e))),
-                    }
-                }
-                if piece.is_empty() {
+                if txs[seq % workers].send((seq, piece)).is_err() {
                     break;
                 }
-                next += piece.len() as u64;
-                counted &= piece.counted();
-                if txs[seq % workers].send((seq, piece)).is_err() || ended {
-                    break;
-                }
-                seq += 1;
             }
             Ok(())
         });
@@ -990,46 +975,37 @@ fn replay_measured(
             .into_iter()
             .zip(Post::all(workers, first_seq))
             .enumerate()
-            .map(|(worker, (rx, mut post))| {
+            .map(|(worker, (rx, post))| {
                 let recycle = recycle.clone();
-                scope.spawn(move || -> Result<Option<Partial>, (usize, WorkloadError)> {
+                scope.spawn(move || -> Result<Option<Partial>, PieceError> {
                     let owned = key_parts.owned_by(worker, workers);
-                    let mut acc = Partial::new(parts, window, key_parts, owned);
-                    let (mut routes, mut set) = (Routes::default(), ShardSet::new(max_shards));
-                    let limit = cfg.latency_sample as u64;
-                    // A single worker counts the keys as it routes them: no one to hand off to.
-                    let hand_off = workers > 1;
+                    let acc = Partial::new(parts, window, key_parts, owned);
+                    let post = Some((key_parts, post));
+                    let mut router =
+                        PieceRouter::new((acc, parts), limit, post, positions, progress);
                     for (seq, mut piece) in rx.iter() {
-                        if let Err(e) = piece.decode() {
-                            // Leaving drops this worker's channels: the reader's next send to
-                            // it fails and the other workers stop waiting for its keys.
-                            failed.store(true, Ordering::Relaxed);
-                            positions.fail();
-                            return Err((seq, e));
+                        match router.route(seq, &mut piece) {
+                            Ok(true) => {}
+                            Ok(false) => return Ok(None),
+                            Err(e) => {
+                                // Leaving drops this worker's channels: the reader's next send
+                                // to it fails and the other workers stop waiting for its keys.
+                                failed.store(true, Ordering::Relaxed);
+                                positions.fail();
+                                return Err(e);
+                            }
                         }
-                        let Some(at) = positions.take(seq, piece.chunk().len()) else {
-                            return Ok(None);
-                        };
-                        piece.chunk_mut().first_index = at;
-                        let chunk = piece.chunk();
-                        let outs = hand_off.then(|| (key_parts, post.outs()));
-                        let buffers = (&mut routes, &mut set);
-                        acc.record_with(chunk, parts, limit, buffers, outs);
-                        progress(Progress::Events(chunk.len() as u64));
                         let _ = recycle.try_send(piece);
-                        if hand_off {
-                            post.count_through(&mut acc.keys);
-                        }
+                        router.count_handed();
                     }
-                    post.count_rest(&mut acc.keys);
-                    Ok(Some(acc))
+                    Ok(Some(router.finish()))
                 })
             })
             .collect();
         let panicked = |what: &str| AnalysisError::Config(format!("a {what} thread panicked"));
         let mut accs = Vec::with_capacity(workers);
-        let mut first_error: Option<(usize, WorkloadError)> = None;
-        let mut keep_first = |e: (usize, WorkloadError)| {
+        let mut first_error: Option<PieceError> = None;
+        let mut keep_first = |e: PieceError| {
             if first_error.as_ref().is_none_or(|f| e.0 < f.0) {
                 first_error = Some(e);
             }

@@ -3,13 +3,16 @@
 //! thread count, and the first malformed record of the trace reported (with its byte offset
 //! or line) whichever worker meets it first.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use analysis::replay::{replay, ReplayConfig, WorkloadInput};
 use analysis::schemes::SchemeSpec;
 use workloads::trace::files::FileChain;
 use workloads::trace::{self, oracle, TraceOptions};
-use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 /// A stream that only decodes (no raw pieces): what every source did before.
 struct DecodedHere(Box<dyn EventSource>);
@@ -21,6 +24,37 @@ impl EventSource for DecodedHere {
 
     fn len_hint(&self) -> Option<u64> {
         self.0.len_hint()
+    }
+}
+
+/// A stream that notes the threads that read it.
+struct Watched {
+    inner: Box<dyn EventSource>,
+    readers: Arc<Mutex<HashSet<ThreadId>>>,
+}
+
+impl Watched {
+    fn note(&self) {
+        self.readers
+            .lock()
+            .unwrap()
+            .insert(std::thread::current().id());
+    }
+}
+
+impl EventSource for Watched {
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        self.note();
+        self.inner.fill(chunk, max)
+    }
+
+    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
+        self.note();
+        self.inner.fill_piece(piece, max)
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        self.inner.len_hint()
     }
 }
 
@@ -121,6 +155,44 @@ fn a_binary_trace_decoded_on_the_workers_replays_as_decoded_on_the_reader() {
 }
 
 /// A VSCSI v1 trace of `n` one-block reads, with an invalid SCSI command at each of `bad`.
+#[test]
+fn one_thread_reads_and_replays_the_trace_on_that_thread_alone() {
+    // `--threads 1` uses one core: no reader thread beside the worker.
+    let dir = tempfile::tempdir().unwrap();
+    let files = oracle_files(dir.path(), &[5_000, 3_000]);
+    let readers = Arc::new(Mutex::new(HashSet::new()));
+    let open = || -> Result<Box<dyn EventSource>, WorkloadError> {
+        Ok(Box::new(Watched {
+            inner: chain(&files),
+            readers: Arc::clone(&readers),
+        }))
+    };
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let input = WorkloadInput {
+        label: "t".into(),
+        description: String::new(),
+        key_type: KeyType::U64,
+        open: &open,
+    };
+    let schemes = SchemeSpec::parse_list("range,hash").unwrap();
+    let replaying = single.install(|| {
+        replay(&input, &schemes, &cfg(), &|_| {}).unwrap();
+        std::thread::current().id()
+    });
+    assert_eq!(*readers.lock().unwrap(), HashSet::from([replaying]));
+    // With two workers the reader has its own thread.
+    readers.lock().unwrap().clear();
+    assert!(on_threads(2, &open).contains("events_measured"));
+    let seen = readers.lock().unwrap().clone();
+    assert!(
+        seen.len() == 2,
+        "the warm-up and the reader thread: {seen:?}"
+    );
+}
+
 fn vscsi_bytes(n: usize, bad: &[usize]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(n * 32);
     for i in 0..n {

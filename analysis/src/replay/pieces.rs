@@ -1,0 +1,156 @@
+//! The two sides of the replay's stream: [`PieceCutter`] cuts the measured events into
+//! numbered pieces (moving bytes only, where the source can), and [`PieceRouter`] decodes a
+//! piece and routes its events through the schemes. With several workers the cutter runs on
+//! its own thread and hands pieces out; with one, the same thread cuts and routes in turn,
+//! so that `--threads 1` uses one core.
+
+use workloads::{EventSource, Piece, WorkloadError};
+
+use super::key_post::Post;
+use super::positions::Positions;
+use super::{Partial, Progress, Routes};
+use crate::key_counts::KeyParts;
+use crate::{Partitioner, ShardSet};
+
+/// An error and the number of the piece it was met in (the first in the stream is reported,
+/// whichever thread met it first).
+pub(super) type PieceError = (usize, WorkloadError);
+
+/// Cuts a stream into pieces of whole chunks, numbered in stream order.
+pub(super) struct PieceCutter {
+    source: Box<dyn EventSource>,
+    chunk_events: u64,
+    /// The position of the next event, while every piece so far was counted.
+    next: u64,
+    counted: bool,
+    /// The number of the next piece.
+    seq: usize,
+    ended: bool,
+}
+
+impl PieceCutter {
+    /// Cuts `source`, whose first event is at position `first`, into pieces ending at
+    /// multiples of `chunk_events` in the whole stream; the first piece is number `first_seq`.
+    pub(super) fn new(
+        source: Box<dyn EventSource>,
+        chunk_events: u64,
+        first: u64,
+        first_seq: usize,
+    ) -> Self {
+        PieceCutter {
+            source,
+            chunk_events,
+            next: first,
+            counted: true,
+            seq: first_seq,
+            ended: false,
+        }
+    }
+
+    /// Refills `piece` with the next piece of the stream and its number; `None` at the end.
+    pub(super) fn cut(&mut self, mut piece: Piece) -> Result<Option<(usize, Piece)>, PieceError> {
+        if self.ended {
+            return Ok(None);
+        }
+        piece.clear();
+        // Counted pieces end at multiples of `chunk_events` in the whole stream (a part that
+        // starts elsewhere has a shorter first chunk), so that chunk `i` is routed by worker
+        // `i mod W` however the stream is cut. A piece of text lines ends where the source
+        // cuts it (the results do not depend on where pieces end).
+        let size = match self.counted {
+            true => self.chunk_events - self.next % self.chunk_events,
+            false => self.chunk_events,
+        };
+        while piece.counted() && (piece.len() as u64) < size {
+            let room = (size - piece.len() as u64) as usize;
+            match self.source.fill_piece(&mut piece, room) {
+                Ok(0) => {
+                    self.ended = true;
+                    break;
+                }
+                Ok(_) => {}
+                // A malformed record among the raw bytes read before comes first.
+                Err(e) => return Err((self.seq, piece.decode().err().unwrap_or(e))),
+            }
+        }
+        if piece.is_empty() {
+            self.ended = true;
+            return Ok(None);
+        }
+        self.next += piece.len() as u64;
+        self.counted &= piece.counted();
+        self.seq += 1;
+        Ok(Some((self.seq - 1, piece)))
+    }
+}
+
+/// One worker's side: decodes pieces and routes their events into its accumulators.
+pub(super) struct PieceRouter<'a> {
+    acc: Partial,
+    parts: &'a [Box<dyn Partitioner>],
+    routes: Routes,
+    set: ShardSet,
+    /// Point keys at positions below this are kept for timing lookups.
+    sample_limit: u64,
+    /// The key hand-off to the other workers; `None` for a single worker, which counts the
+    /// keys as it routes them.
+    post: Option<(KeyParts, Post)>,
+    positions: &'a Positions,
+    progress: &'a (dyn Fn(Progress<'_>) + Sync),
+}
+
+impl<'a> PieceRouter<'a> {
+    /// A worker adding to `acc` (of the schemes `parts`), handing keys off through `post`.
+    pub(super) fn new(
+        (acc, parts): (Partial, &'a [Box<dyn Partitioner>]),
+        sample_limit: u64,
+        post: Option<(KeyParts, Post)>,
+        positions: &'a Positions,
+        progress: &'a (dyn Fn(Progress<'_>) + Sync),
+    ) -> Self {
+        let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
+        PieceRouter {
+            acc,
+            parts,
+            routes: Routes::default(),
+            set: ShardSet::new(max_shards),
+            sample_limit,
+            post,
+            positions,
+            progress,
+        }
+    }
+
+    /// Decodes piece `seq` and routes its events; `Ok(false)` when a piece before it could
+    /// not be decoded (the pieces after that one are not measured). On an error the caller
+    /// stops the other workers ([`Positions::fail`]).
+    pub(super) fn route(&mut self, seq: usize, piece: &mut Piece) -> Result<bool, PieceError> {
+        piece.decode().map_err(|e| (seq, e))?;
+        let Some(at) = self.positions.take(seq, piece.chunk().len()) else {
+            return Ok(false);
+        };
+        piece.chunk_mut().first_index = at;
+        let chunk = piece.chunk();
+        let outs = self.post.as_mut().map(|(keys, post)| (*keys, post.outs()));
+        let buffers = (&mut self.routes, &mut self.set);
+        self.acc
+            .record_with(chunk, self.parts, self.sample_limit, buffers, outs);
+        (self.progress)(Progress::Events(chunk.len() as u64));
+        Ok(true)
+    }
+
+    /// Counts the keys the other workers have sorted out to this one so far.
+    pub(super) fn count_handed(&mut self) {
+        if let Some((_, post)) = &mut self.post {
+            post.count_through(&mut self.acc.keys);
+        }
+    }
+
+    /// The accumulators, once every key handed to this worker is counted.
+    pub(super) fn finish(mut self) -> Partial {
+        if let Some((_, post)) = self.post {
+            post.count_rest(&mut self.acc.keys);
+        }
+        self.acc
+    }
+}
