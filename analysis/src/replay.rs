@@ -1,16 +1,13 @@
 //! The parallel replay engine.
 //!
-//! One workload at a time: a reader thread streams the input in pieces (raw bytes where the
-//! source can cut them undecoded, see [`workloads::Piece`]); one worker per rayon thread
-//! decodes its pieces and routes their events through every scheme into its own
-//! accumulators; the accumulators are merged at the end. Counts and histograms add
+//! One workload at a time: one worker per rayon thread cuts its pieces of the input in turn
+//! (raw bytes where the source can cut them undecoded, see [`workloads::Piece`]), decodes
+//! them and routes their events through every scheme into its own accumulators; the accumulators are merged at the end. Counts and histograms add
 //! exactly and windows are kept by index, so the results do not depend on the thread count.
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crossbeam_channel::bounded;
 use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 use crate::dynamic::{DynamicOptions, DynamicRun};
@@ -21,7 +18,7 @@ mod pieces;
 mod positions;
 
 use key_post::Post;
-use pieces::{PieceCutter, PieceError, PieceRouter};
+use pieces::{PieceCutter, PieceError, PieceRouter, Turns};
 use positions::Positions;
 
 use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
@@ -904,14 +901,16 @@ struct Measured {
 /// Streams the measured events through the workers and merges their accumulators; the
 /// first event is at measured position `first` (0 unless the stream is a part of one).
 ///
-/// Worker `w` of `W` decodes and routes chunks `w`, `w + W`, ... through the schemes; each
-/// chunk's first position comes from the chunk before it ([`Positions`]), since a chunk of
-/// text lines knows its length only once decoded. A window split between chunks is added up
-/// from their counts. It hashes the point keys of those chunks once and sorts them
-/// out to the workers that count their key-space parts ([`KeyParts::owned_by`]); each
-/// worker counts the keys of its parts chunk after chunk, in stream order. Each key is thus
-/// held once, and each part sees its keys in stream order whatever the thread count. A
-/// single worker reads the stream itself, piece after piece, on its one thread.
+/// Worker `w` of `W` cuts chunks `w`, `w + W`, ... from the stream in its turn ([`Turns`]:
+/// it reads their bytes itself, into its own cache) and decodes and routes them through the
+/// schemes; each chunk's first position comes from the chunk before it ([`Positions`]),
+/// since a chunk of text lines knows its length only once decoded. A window split between
+/// chunks is added up from their counts. It hashes the point keys of those chunks once and
+/// sorts them out to the workers that count their key-space parts
+/// ([`KeyParts::owned_by`]); each worker counts the keys of its parts chunk after chunk, in
+/// stream order. Each key is thus held once, and each part sees its keys in stream order
+/// whatever the thread count. Worker 0 runs on the calling thread, so one worker uses one
+/// thread.
 fn replay_measured(
     source: Box<dyn EventSource>,
     parts: &[Box<dyn Partitioner>],
@@ -932,102 +931,73 @@ fn replay_measured(
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
     let first_seq = (first / chunk_events) as usize;
     let positions = &Positions::new(first_seq, first);
-    let mut cutter = PieceCutter::new(source, chunk_events, first, first_seq);
-    let limit = cfg.latency_sample as u64;
-    if workers == 1 {
-        let acc = Partial::new(parts, window, key_parts, key_parts.owned_by(0, 1));
-        let mut router = PieceRouter::new((acc, parts), limit, None, positions, progress);
+    let turns = &Turns::new(PieceCutter::new(source, chunk_events, first, first_seq));
+    // Worker `w`'s run: `None` when it stopped because a piece before one of its own could
+    // not be decoded; an error with the number of the piece it was met in.
+    let work = |worker: usize, post: Post| -> Result<Option<Partial>, PieceError> {
+        let owned = key_parts.owned_by(worker, workers);
+        let acc = Partial::new(parts, window, key_parts, owned);
+        // A single worker counts the keys as it routes them: no one to hand off to.
+        let post = (workers > 1).then_some((key_parts, post));
+        let limit = cfg.latency_sample as u64;
+        let mut router = PieceRouter::new((acc, parts), limit, post, positions, progress);
         let mut piece = Piece::with_capacity(chunk_events as usize);
-        while let Some((seq, next)) = cutter.cut(piece).map_err(|(_, e)| e)? {
+        loop {
+            // An error cutting the stream stops the cutting; the pieces cut before it are
+            // still routed, so that a malformed record among them is the one reported.
+            let Some((seq, next)) = turns.cut(worker, workers, piece)? else {
+                break;
+            };
             piece = next;
-            router.route(seq, &mut piece).map_err(|(_, e)| e)?;
-        }
-        return Ok(router.finish());
-    }
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..workers).map(|_| bounded::<(usize, Piece)>(2)).unzip();
-    // Pieces go back to the reader, which refills them: no allocation (and no fresh pages to
-    // fault in) per piece.
-    let (recycle, recycled) = bounded::<Piece>(workers * 2 + 4);
-    // Set by a worker that met a malformed record: the reader stops reading.
-    let failed = AtomicBool::new(false);
-    let failed = &failed;
-    std::thread::scope(|scope| {
-        // The reader moves bytes: a source that can hands out raw pieces (fixed-size binary
-        // records, blocks of text lines), which the workers decode.
-        let reader = scope.spawn(move || -> Result<(), PieceError> {
-            while !failed.load(Ordering::Relaxed) {
-                let piece = recycled
-                    .try_recv()
-                    .unwrap_or_else(|_| Piece::with_capacity(chunk_events as usize));
-                let Some((seq, piece)) = cutter.cut(piece)? else {
-                    break;
-                };
-                if txs[seq % workers].send((seq, piece)).is_err() {
-                    break;
+            match router.route(seq, &mut piece) {
+                Ok(true) => router.count_handed(),
+                Ok(false) => return Ok(None),
+                Err(e) => {
+                    turns.stop();
+                    positions.fail();
+                    return Err(e);
                 }
             }
-            Ok(())
-        });
-        // Plain threads rather than rayon tasks: every worker must run at once, since each
-        // one waits for the keys the others sort out to it. A worker returns `None` when it
-        // stopped because a piece before one of its own could not be decoded.
-        let handles: Vec<_> = rxs
-            .into_iter()
-            .zip(Post::all(workers, first_seq))
-            .enumerate()
-            .map(|(worker, (rx, post))| {
-                let recycle = recycle.clone();
-                scope.spawn(move || -> Result<Option<Partial>, PieceError> {
-                    let owned = key_parts.owned_by(worker, workers);
-                    let acc = Partial::new(parts, window, key_parts, owned);
-                    let post = Some((key_parts, post));
-                    let mut router =
-                        PieceRouter::new((acc, parts), limit, post, positions, progress);
-                    for (seq, mut piece) in rx.iter() {
-                        match router.route(seq, &mut piece) {
-                            Ok(true) => {}
-                            Ok(false) => return Ok(None),
-                            Err(e) => {
-                                // Leaving drops this worker's channels: the reader's next send
-                                // to it fails and the other workers stop waiting for its keys.
-                                failed.store(true, Ordering::Relaxed);
-                                positions.fail();
-                                return Err(e);
-                            }
-                        }
-                        let _ = recycle.try_send(piece);
-                        router.count_handed();
-                    }
-                    Ok(Some(router.finish()))
-                })
-            })
-            .collect();
-        let panicked = |what: &str| AnalysisError::Config(format!("a {what} thread panicked"));
-        let mut accs = Vec::with_capacity(workers);
-        let mut first_error: Option<PieceError> = None;
-        let mut keep_first = |e: PieceError| {
-            if first_error.as_ref().is_none_or(|f| e.0 < f.0) {
-                first_error = Some(e);
+        }
+        Ok(Some(router.finish()))
+    };
+    let mut posts = Post::all(workers, first_seq).into_iter();
+    let Some(own_post) = posts.next() else {
+        return Err(AnalysisError::Config("a replay needs one worker".into()));
+    };
+    let runs =
+        std::thread::scope(|scope| {
+            // Plain threads rather than rayon tasks: every worker must run at once, since each
+            // one waits for its turn and for the keys the others sort out to it.
+            let others: Vec<_> = posts
+                .enumerate()
+                .map(|(i, post)| scope.spawn(move || work(i + 1, post)))
+                .collect();
+            let mut runs = vec![work(0, own_post)];
+            for handle in others {
+                runs.push(handle.join().map_err(|_| {
+                    AnalysisError::Config("a replay worker thread panicked".into())
+                })?);
             }
-        };
-        for handle in handles {
-            match handle.join().map_err(|_| panicked("replay worker"))? {
-                Ok(acc) => accs.extend(acc),
-                Err(e) => keep_first(e),
-            }
+            Ok::<_, AnalysisError>(runs)
+        })?;
+    let mut accs = Vec::with_capacity(workers);
+    let mut first_error: Option<PieceError> = None;
+    for run in runs {
+        match run {
+            Ok(acc) => accs.extend(acc),
+            Err(e) if first_error.as_ref().is_none_or(|f| e.0 < f.0) => first_error = Some(e),
+            Err(_) => {}
         }
-        if let Err(e) = reader.join().map_err(|_| panicked("trace reader"))? {
-            keep_first(e);
-        }
-        if let Some((_, e)) = first_error {
-            return Err(e.into());
-        }
-        let mut merged = Partial::new(parts, window, key_parts, []);
-        for acc in accs {
-            merged = merged.merge(acc)?;
-        }
-        Ok(merged)
-    })
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e.into());
+    }
+    let mut merged = Partial::new(parts, window, key_parts, []);
+    for acc in accs {
+        merged = merged.merge(acc)?;
+    }
+    Ok(merged)
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! The two sides of the replay's stream: [`PieceCutter`] cuts the measured events into
 //! numbered pieces (moving bytes only, where the source can), and [`PieceRouter`] decodes a
-//! piece and routes its events through the schemes. With several workers the cutter runs on
-//! its own thread and hands pieces out; with one, the same thread cuts and routes in turn,
-//! so that `--threads 1` uses one core.
+//! piece and routes its events through the schemes. The workers share the cutter and take
+//! turns with it ([`Turns`]): piece `i` is cut by worker `i mod W`, the one that routes it,
+//! so that its bytes are read into the cache of the core that decodes them and no thread
+//! only reads (`--threads 1` uses one core).
+
+use std::sync::{Condvar, Mutex};
 
 use workloads::{EventSource, Piece, WorkloadError};
 
@@ -47,6 +50,11 @@ impl PieceCutter {
         }
     }
 
+    /// The number of the next piece.
+    fn next_seq(&self) -> usize {
+        self.seq
+    }
+
     /// Refills `piece` with the next piece of the stream and its number; `None` at the end.
     pub(super) fn cut(&mut self, mut piece: Piece) -> Result<Option<(usize, Piece)>, PieceError> {
         if self.ended {
@@ -81,6 +89,52 @@ impl PieceCutter {
         self.counted &= piece.counted();
         self.seq += 1;
         Ok(Some((self.seq - 1, piece)))
+    }
+}
+
+/// The cutter, shared by the workers in turn: piece `i` is cut by worker `i mod W`.
+pub(super) struct Turns {
+    /// The cutter, and whether cutting has stopped (the stream ended, or an error).
+    cutter: Mutex<(PieceCutter, bool)>,
+    next: Condvar,
+}
+
+impl Turns {
+    /// Turns at `cutter`, starting with the worker of its next piece.
+    pub(super) fn new(cutter: PieceCutter) -> Self {
+        Turns {
+            cutter: Mutex::new((cutter, false)),
+            next: Condvar::new(),
+        }
+    }
+
+    /// Waits for worker `worker`'s (of `workers`) turn, then refills `piece` with the next
+    /// piece and its number; `None` once the stream has ended or cutting has stopped. An
+    /// error stops the cutting for every worker.
+    pub(super) fn cut(
+        &self,
+        worker: usize,
+        workers: usize,
+        piece: Piece,
+    ) -> Result<Option<(usize, Piece)>, PieceError> {
+        let mut turn = self.cutter.lock().unwrap_or_else(|e| e.into_inner());
+        while !turn.1 && turn.0.next_seq() % workers != worker {
+            turn = self.next.wait(turn).unwrap_or_else(|e| e.into_inner());
+        }
+        if turn.1 {
+            return Ok(None);
+        }
+        let cut = turn.0.cut(piece);
+        turn.1 = !matches!(cut, Ok(Some(_)));
+        drop(turn);
+        self.next.notify_all();
+        cut
+    }
+
+    /// Stops the cutting: every worker's next turn ends its run.
+    pub(super) fn stop(&self) {
+        self.cutter.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+        self.next.notify_all();
     }
 }
 
