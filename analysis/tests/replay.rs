@@ -241,3 +241,22 @@ fn sampled_key_metrics_do_not_depend_on_the_thread_count() {
     assert_eq!(one, on(2));
     assert_eq!(on(2), on(3));
 }
+
+#[test]
+fn scans_over_more_than_2048_shards_report_every_shard_they_contact() {
+    // A hashed scan contacts all N shards. The fan-out histogram (3 significant digits)
+    // clamped any fan-out above 2,047 to 2: hash on 4,096 shards showed 2 shards per scan.
+    let cfg = ReplayConfig {
+        shards: 4096,
+        latency: None,
+        ..ReplayConfig::default()
+    };
+    let r = run("uniform:keys=1000,scans=0.5", 200, "hash", &cfg);
+    let s = &r.schemes[0];
+    let fanout = s.fanout.expect("the workload has scans");
+    assert!(fanout.scans > 50, "{fanout:?}");
+    assert_eq!((fanout.p99, fanout.max), (4096, 4096));
+    assert_eq!(fanout.mean, 4096.0);
+    let points = r.events_measured - r.scans;
+    assert_eq!(s.load.requests, points + 4096 * r.scans);
+}

@@ -34,8 +34,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// The version of the partial-result format; a merge refuses any other.
-pub const PARTIAL_FORMAT_VERSION: u32 = 2;
+/// The version of the partial-result format; a merge refuses any other. Version 3: the scan
+/// fan-out state holds exact fan-outs (version 2's histogram rounded those above 2,048 up).
+pub const PARTIAL_FORMAT_VERSION: u32 = 3;
 
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";

@@ -60,7 +60,8 @@ pub fn distinct_estimate(sampled: u64, rate: f64) -> Estimate {
 
 /// A share `p` measured over a sample of effective size `n` (keys, or for traffic-weighted
 /// shares `(sum of counts)^2 / sum of squared counts`) drawn at `rate`: the Wilson score
-/// interval with the finite-population correction.
+/// interval with the finite-population correction. The interval always holds `p` (Wilson's
+/// does; the bounds are kept there when rounding would put `p` = 0 or 1 just outside).
 pub fn share_estimate(p: f64, n: f64, rate: f64) -> Estimate {
     if rate >= 1.0 {
         return Estimate::exact(p);
@@ -81,8 +82,8 @@ pub fn share_estimate(p: f64, n: f64, rate: f64) -> Estimate {
     Estimate {
         value: p,
         sample_rate: rate,
-        ci_low: (centre - half).max(0.0),
-        ci_high: (centre + half).min(1.0),
+        ci_low: (centre - half).max(0.0).min(p),
+        ci_high: (centre + half).min(1.0).max(p),
     }
 }
 
@@ -95,6 +96,23 @@ mod tests {
         let e = distinct_estimate(42, 1.0);
         assert!(e.is_exact() && e.ci_low == 42.0 && e.ci_high == 42.0);
         assert_eq!(share_estimate(0.3, 10.0, 1.0), Estimate::exact(0.3));
+    }
+
+    #[test]
+    fn a_share_of_0_or_1_lies_inside_its_interval() {
+        // Rounding gave [5.6e-17, 0.78] around 0 and [0.45, 0.9999999999999999] around 1.
+        for n in 1..400 {
+            for rate in [0.5, 0.25, 0.125, 0.0625] {
+                for p in [0.0, 1.0, 0.5, 1.0 / 3.0] {
+                    let e = share_estimate(p, f64::from(n), rate);
+                    assert!(e.ci_low <= p && p <= e.ci_high, "{n} {rate} {p}: {e:?}");
+                    assert!(0.0 <= e.ci_low && e.ci_high <= 1.0, "{e:?}");
+                }
+            }
+        }
+        let e = share_estimate(1.0, 3.0, 0.0625);
+        assert_eq!(e.ci_high, 1.0);
+        assert!((e.ci_low - 0.4544512836737).abs() < 1e-9, "{e:?}");
     }
 
     #[test]
