@@ -198,3 +198,32 @@ fn integer_keys_reach_each_system_as_its_clients_send_them() {
         );
     }
 }
+
+#[test]
+fn non_ascii_keys_hash_as_the_systems_java_code_does() {
+    // Expected values from Elasticsearch's Murmur3HashFunction.hash(String) (UTF-16 code
+    // units, a supplementary character as its surrogate pair) and Kafka's Utils.murmur2 (tail
+    // bytes >= 0x80, every tail length, the empty key), run on the JVM.
+    let es: [(&str, i32); 7] = [
+        ("héllo", 493_253_914),
+        ("日本語のキー", -1_492_305_242),
+        ("🔑key", 1_747_588_539),
+        ("𝄞", 1_697_988_357),
+        ("user-😀-42", -1_705_103_978),
+        ("ключ", -497_090_284),
+        ("", 0),
+    ];
+    for (text, expected) in es {
+        assert_eq!(routing_hash(text.as_bytes()), expected, "{text}");
+    }
+    let kafka: [(&[u8], i32); 5] = [
+        (&[0xff], -311_467_685),
+        (&[0xff, 0x80], -442_788_720),
+        (&[0xff, 0x80, 0x7f], 968_261_134),
+        (&[0x80, 0x81, 0x82, 0x83, 0x84], -1_665_622_439),
+        (b"", 275_646_681),
+    ];
+    for (key, expected) in kafka {
+        assert_eq!(murmur2(key), expected, "{key:x?}");
+    }
+}

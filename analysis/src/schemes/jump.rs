@@ -56,6 +56,11 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 /// generator, with `(b + 1) / r` divided in one step (the paper's C++ multiplies by a
 /// rounded `2^31 / (x + 1)`, which can differ in the last bit).
 ///
+/// Guava draws `r = ((int) (state >>> 33) + 1) / 2^31` in Java `int` arithmetic: the largest
+/// draw, `2^31 - 1`, overflows to `-2^31`, so `r = -1`, the next jump is negative and the
+/// walk stops at the current candidate (where the paper's C++, with `r = 1`, would jump on to
+/// `candidate + 1`). About one step in 2^31 draws it; it is reproduced.
+///
 /// Hand-written: the algorithm is five lines, and a crate would fix neither the generator
 /// nor the rounding that published vectors pin.
 #[inline]
@@ -64,7 +69,12 @@ pub fn jump_bucket(mut key: u64, buckets: u32) -> u32 {
     let mut candidate = 0u32;
     loop {
         key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
-        let r = ((key >> 33) + 1) as f64 / f64::from(1u32 << 31);
+        let draw = key >> 33;
+        if draw == u64::from(i32::MAX as u32) {
+            // Guava's `(int) draw + 1` overflows: r = -1 ends the walk here.
+            return candidate;
+        }
+        let r = (draw + 1) as f64 / f64::from(1u32 << 31);
         let next = (f64::from(candidate) + 1.0) / r;
         if next >= buckets {
             return candidate;
@@ -190,6 +200,19 @@ mod tests {
         assert_eq!(jump_bucket(2201, 100_001), 22_152);
         assert_eq!(jump_bucket(2202, 100_001), 15_018);
         assert_eq!(jump_bucket(123_456, 1000), 984);
+    }
+
+    #[test]
+    fn a_draw_that_overflows_guavas_int_ends_the_walk_as_in_guava() {
+        // Keys whose generator draws state >>> 33 = 2^31 - 1 (Guava's `(int) x + 1` wraps to
+        // -2^31): at the first step for the first two keys, at the second for the last. The
+        // expected values are Guava's `Hashing.consistentHash`; without the overflow these
+        // keys went to 3, 76, 1, 668 and 2.
+        assert_eq!(jump_bucket(17_068_571_456_203_592_619, 100), 0);
+        assert_eq!(jump_bucket(6_001_928_096_618_582_955, 100), 0);
+        assert_eq!(jump_bucket(6_001_928_096_618_582_955, 2), 0);
+        assert_eq!(jump_bucket(10_709_183_846_368_960_022, 1000), 1);
+        assert_eq!(jump_bucket(10_709_183_846_368_960_022, 10), 1);
     }
 
     #[test]
