@@ -531,6 +531,33 @@ fn a_sweep_over_shard_counts_skews_and_growth_writes_every_combination_and_its_c
         8,
         16
     )));
+    // The loads are those of N shards, the same for every target: written once, so that a
+    // sum over shards.csv or windows.csv counts each request once.
+    let mut shards = csv::Reader::from_path(out.join("shards.csv")).unwrap();
+    let mut rows = std::collections::BTreeSet::new();
+    let mut requests = 0u64;
+    for rec in shards.records() {
+        let rec = rec.unwrap();
+        let key = (
+            rec[0].to_string(),
+            rec[1].to_string(),
+            rec[5].to_string(),
+            rec[2].to_string(),
+        );
+        assert!(rows.insert(key.clone()), "shards.csv repeats {key:?}");
+        requests += rec[3].parse::<u64>().unwrap();
+    }
+    assert_eq!(rows.len(), 3 * 4 * (4 + 8 + 16 + 32));
+    let mut windows = csv::Reader::from_path(out.join("windows.csv")).unwrap();
+    let mut cells = std::collections::BTreeSet::new();
+    let mut window_requests = 0u64;
+    for rec in windows.records() {
+        let rec = rec.unwrap();
+        let key: Vec<String> = (0..5).map(|i| rec[i].to_string()).collect();
+        assert!(cells.insert(key.clone()), "windows.csv repeats {key:?}");
+        window_requests += rec[5].parse::<u64>().unwrap();
+    }
+    assert_eq!(window_requests, requests);
     let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -13,12 +13,27 @@
 //! assert_eq!(String::from_utf8(bytes).unwrap(), format!("{}\n", csv_rows::header::<SummaryRow>()));
 //! ```
 
+use std::collections::HashSet;
 use std::path::Path;
 
+use analysis::metrics::{SchemeResult, WorkloadResult};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::ReportError;
+
+/// Each scheme's load once per workload and shard count, in result order: a run with several
+/// growth targets holds one row per target with the same load (only the remap and growth
+/// figures differ), which `shards.csv` and `windows.csv` write once.
+pub fn distinct_loads(
+    results: &[WorkloadResult],
+) -> impl Iterator<Item = (&WorkloadResult, &SchemeResult)> + '_ {
+    let mut seen = HashSet::new();
+    results
+        .iter()
+        .flat_map(|r| r.schemes.iter().map(move |s| (r, s)))
+        .filter(move |(r, s)| seen.insert((r.workload.as_str(), s.scheme.as_str(), s.shards)))
+}
 
 /// The header of the CSV file whose rows are `R`: its field names, comma-separated.
 pub fn header<R: Serialize + Default>() -> String {

@@ -94,25 +94,24 @@ pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
     }))
 }
 
-/// Renders `shards.csv`.
+/// Renders `shards.csv`: one row per shard of each scheme's load on each workload and shard
+/// count (once, however many growth targets).
 pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    csv_rows::write(results.iter().flat_map(|r| {
-        r.schemes.iter().flat_map(move |s| {
-            let shares = s.load.shard_shares();
-            s.load
-                .shard_requests
-                .iter()
-                .enumerate()
-                .map(move |(shard, &requests)| ShardRow {
-                    workload: r.workload.clone(),
-                    scheme: s.scheme.clone(),
-                    shard: shard as u32,
-                    requests,
-                    distinct_keys: r.shard_distinct_keys(s, shard),
-                    shards: s.shards,
-                    request_share: shares.as_ref().map(|v| v[shard]),
-                })
-        })
+    csv_rows::write(csv_rows::distinct_loads(results).flat_map(|(r, s)| {
+        let shares = s.load.shard_shares();
+        s.load
+            .shard_requests
+            .iter()
+            .enumerate()
+            .map(move |(shard, &requests)| ShardRow {
+                workload: r.workload.clone(),
+                scheme: s.scheme.clone(),
+                shard: shard as u32,
+                requests,
+                distinct_keys: r.shard_distinct_keys(s, shard),
+                shards: s.shards,
+                request_share: shares.as_ref().map(|v| v[shard]),
+            })
     }))
 }
 

@@ -51,19 +51,18 @@ struct SchemeWindows<'a> {
     windows: std::iter::Zip<std::slice::Iter<'a, Vec<u32>>, std::slice::Iter<'a, f64>>,
 }
 
-/// The windows of every scheme of every result, in file order.
+/// The windows of every scheme's load of every result, in file order (once per workload and
+/// shard count, however many growth targets: [`csv_rows::distinct_loads`]).
 fn scheme_windows(results: &[WorkloadResult]) -> impl Iterator<Item = SchemeWindows<'_>> {
-    results.iter().flat_map(|r| {
-        r.schemes.iter().map(move |s| SchemeWindows {
-            workload: &r.workload,
-            scheme: &s.scheme,
-            shards: s.shards,
-            windows: s
-                .load
-                .window_requests
-                .iter()
-                .zip(&s.load.window_hottest_share),
-        })
+    csv_rows::distinct_loads(results).map(|(r, s)| SchemeWindows {
+        workload: &r.workload,
+        scheme: &s.scheme,
+        shards: s.shards,
+        windows: s
+            .load
+            .window_requests
+            .iter()
+            .zip(&s.load.window_hottest_share),
     })
 }
 
