@@ -448,7 +448,10 @@ impl<'a> SchemeSearch<'a> {
                         });
                     }
                 }
-                row.note = search_limit::note(self.spec, self.cfg, bound, growth, spread);
+                // Every shard of a hashed scheme serves every scan.
+                let scan_rate = self.traffic.max_window_scans() as f64 / self.traffic.window_secs();
+                let stall = (spread, scan_rate);
+                row.note = search_limit::note(self.spec, self.cfg, bound, growth, stall);
             }
         }
         Ok(row)

@@ -26,14 +26,19 @@ impl Spread {
     }
 }
 
+/// Scans per second per shard, as a share of the per-shard limit, from which the scans of a
+/// hashed scheme are named as what stops it.
+const SCANS_DOMINATE: f64 = 0.5;
+
 /// The note of a `search_limit` row of `spec` at growth `growth`: `bound` is the count a
-/// perfectly balanced scheme would need; `spread` is known when `bound <= --max-shards`.
+/// perfectly balanced scheme would need; `spread` is known when `bound <= --max-shards`;
+/// `scan_rate` is the most scans per second of one window (before growth).
 pub fn note(
     spec: &SchemeSpec,
     cfg: &PlanConfig,
     bound: u32,
     growth: f64,
-    spread: Option<Spread>,
+    (spread, scan_rate): (Option<Spread>, f64),
 ) -> String {
     let max = cfg.max_shards;
     let at_max = format!(
@@ -54,7 +59,7 @@ pub fn note(
             growth * s.peak_half,
             growth * s.peak_max,
             cfg.limits().rate,
-            stall_reason(spec, cfg.current_shards)
+            stall_reason(spec, cfg, growth * scan_rate)
         ),
         None => format!(
             "No shard count up to --max-shards {max} works (a perfectly balanced scheme would \
@@ -63,8 +68,10 @@ pub fn note(
     }
 }
 
-/// Why more shards of `spec` do not spread the load, from its rule.
-fn stall_reason(spec: &SchemeSpec, current: Option<u32>) -> String {
+/// Why more shards of `spec` do not spread the load, from its rule; `scan_rate` is the most
+/// scans per second of one window, grown.
+fn stall_reason(spec: &SchemeSpec, cfg: &PlanConfig, scan_rate: f64) -> String {
+    let current = cfg.current_shards;
     let ranges = matches!(spec.kind().name, "range" | "salted");
     let grow = GrowRule::from_spec(&spec.spec).unwrap_or_default();
     match (ranges, current, grow) {
@@ -86,9 +93,16 @@ fn stall_reason(spec: &SchemeSpec, current: Option<u32>) -> String {
              and the measured requests crowd into one of them however many there are: give \
              boundaries=FILE, or compare a hashed scheme"
             .to_string(),
-        (false, _, _) => {
-            "the busiest shard's requests are on keys that the scheme keeps together".to_string()
-        }
+        // A hashed scheme sends every scan to every shard: more shards do not thin them out.
+        (false, _, _) if scan_rate >= SCANS_DOMINATE * cfg.limits().rate => format!(
+            "the scheme hashes keys, so every scan contacts every shard: the busiest window's \
+             scans alone bring {:.0} requests/s to each shard; a key-range scheme sends a scan \
+             only to the shards of its range",
+            scan_rate
+        ),
+        (false, _, _) => "the busiest shard's requests are on a few hot keys, each of which \
+             the scheme places whole on one shard"
+            .to_string(),
     }
 }
 
@@ -116,7 +130,13 @@ mod tests {
             peak_max: 2_600.0,
             ..stalled
         };
-        let cheapest = note(&spec("range:grow=cheapest"), &cfg, 10, 1.0, Some(stalled));
+        let cheapest = note(
+            &spec("range:grow=cheapest"),
+            &cfg,
+            10,
+            1.0,
+            (Some(stalled), 0.0),
+        );
         assert!(
             cheapest.contains("more shards would not help"),
             "{cheapest}"
@@ -127,15 +147,35 @@ mod tests {
             cheapest.contains("from 5000 to 4900 requests/s"),
             "{cheapest}"
         );
-        let more = note(&spec("range:grow=cheapest"), &cfg, 10, 1.0, Some(spreading));
+        let more = note(
+            &spec("range:grow=cheapest"),
+            &cfg,
+            10,
+            1.0,
+            (Some(spreading), 0.0),
+        );
         assert!(more.contains("raise --max-shards"), "{more}");
-        let above = note(&spec("hash"), &cfg, 100, 1.0, None);
+        let above = note(&spec("hash"), &cfg, 100, 1.0, (None, 0.0));
         assert!(above.contains("would need 100 shards") && above.contains("raise --max-shards"));
         let fresh = PlanConfig {
             current_shards: None,
             ..cfg.clone()
         };
-        let learned = note(&spec("range"), &fresh, 10, 1.0, Some(stalled));
+        let learned = note(&spec("range"), &fresh, 10, 1.0, (Some(stalled), 0.0));
         assert!(learned.contains("warm-up keys"), "{learned}");
+        // A hashed scheme stalled by scans says so, with their rate per shard (grown); without
+        // scans, its hot keys.
+        let limit = cfg.limits().rate;
+        let scans = note(&spec("hash"), &cfg, 10, 2.0, (Some(stalled), 0.6 * limit));
+        assert!(scans.contains("every scan contacts every shard"), "{scans}");
+        assert!(
+            scans.contains(&format!("{:.0} requests/s to each shard", 1.2 * limit)),
+            "{scans}"
+        );
+        let keys = note(&spec("hash"), &cfg, 10, 2.0, (Some(stalled), 0.1 * limit));
+        assert!(
+            keys.contains("hot keys") && !keys.contains("scan"),
+            "{keys}"
+        );
     }
 }

@@ -232,6 +232,15 @@ impl Traffic {
             .unwrap_or(0)
     }
 
+    /// The most scans that start in one window.
+    pub fn max_window_scans(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| g.scans.len() as u64)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The stored bytes of all keys (one copy).
     pub fn total_bytes(&self) -> u64 {
         self.key_bytes.iter().sum()
