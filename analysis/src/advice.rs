@@ -15,7 +15,7 @@
 //! 5. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
 //! 6. Then **lookup time** (`lookup_ns_p50`), only when the gap is large and stable: the
-//!    slower's median is at least [`LOOKUP_RATIO`] times the faster's and more than
+//!    slower's median is at least [`LOOKUP_RATIO`] times the faster's and at least
 //!    [`LOOKUP_TIE_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
 //!    median (the batch timings do not overlap). Timings vary between runs, so the margin of
 //!    such a decision is not the measured gap but the ratio the rule guarantees,
