@@ -167,32 +167,29 @@ fn one_thread_reads_and_replays_the_trace_on_that_thread_alone() {
             readers: Arc::clone(&readers),
         }))
     };
-    let single = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let input = WorkloadInput {
-        label: "t".into(),
-        description: String::new(),
-        key_type: KeyType::U64,
-        open: &open,
+    // Replays on `threads` threads; the thread that called the replay.
+    let replay_on = |threads: usize| {
+        let input = WorkloadInput {
+            label: "t".into(),
+            description: String::new(),
+            key_type: KeyType::U64,
+            open: &open,
+        };
+        let schemes = SchemeSpec::parse_list("range,hash").unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            replay(&input, &schemes, &cfg(), &|_| {}).unwrap();
+            std::thread::current().id()
+        })
     };
-    let schemes = SchemeSpec::parse_list("range,hash").unwrap();
-    let replaying = single.install(|| {
-        replay(&input, &schemes, &cfg(), &|_| {}).unwrap();
-        std::thread::current().id()
-    });
+    let replaying = replay_on(1);
     assert_eq!(*readers.lock().unwrap(), HashSet::from([replaying]));
     // With two workers each one reads its own pieces: the calling thread and one more.
     readers.lock().unwrap().clear();
-    let pair = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let replaying = pair.install(|| {
-        replay(&input, &schemes, &cfg(), &|_| {}).unwrap();
-        std::thread::current().id()
-    });
+    let replaying = replay_on(2);
     let seen = readers.lock().unwrap().clone();
     assert!(seen.len() == 2 && seen.contains(&replaying), "{seen:?}");
 }
