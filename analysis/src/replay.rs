@@ -18,7 +18,7 @@ mod pieces;
 mod positions;
 
 use key_post::Post;
-use pieces::{PieceCutter, PieceError, PieceRouter, Turns};
+use pieces::{PieceCutter, PieceError, Turns};
 use positions::Positions;
 
 use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
@@ -896,6 +896,77 @@ struct Measured {
     sample: Vec<(u64, Vec<u8>)>,
     events: u64,
     scans: u64,
+}
+
+/// One worker's side: decodes pieces and routes their events into its accumulators.
+struct PieceRouter<'a> {
+    acc: Partial,
+    parts: &'a [Box<dyn Partitioner>],
+    routes: Routes,
+    set: ShardSet,
+    /// Point keys at positions below this are kept for timing lookups.
+    sample_limit: u64,
+    /// The key hand-off to the other workers; `None` for a single worker, which counts the
+    /// keys as it routes them.
+    post: Option<(KeyParts, Post)>,
+    positions: &'a Positions,
+    progress: &'a (dyn Fn(Progress<'_>) + Sync),
+}
+
+impl<'a> PieceRouter<'a> {
+    /// A worker adding to `acc` (of the schemes `parts`), handing keys off through `post`.
+    fn new(
+        (acc, parts): (Partial, &'a [Box<dyn Partitioner>]),
+        sample_limit: u64,
+        post: Option<(KeyParts, Post)>,
+        positions: &'a Positions,
+        progress: &'a (dyn Fn(Progress<'_>) + Sync),
+    ) -> Self {
+        let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
+        PieceRouter {
+            acc,
+            parts,
+            routes: Routes::default(),
+            set: ShardSet::new(max_shards),
+            sample_limit,
+            post,
+            positions,
+            progress,
+        }
+    }
+
+    /// Decodes piece `seq` and routes its events; `Ok(false)` when a piece before it could
+    /// not be decoded (the pieces after that one are not measured). On an error the caller
+    /// stops the other workers ([`Positions::fail`]).
+    fn route(&mut self, seq: usize, piece: &mut Piece) -> Result<bool, PieceError> {
+        piece.decode().map_err(|e| (seq, e))?;
+        let Some(at) = self.positions.take(seq, piece.chunk().len()) else {
+            return Ok(false);
+        };
+        piece.chunk_mut().first_index = at;
+        let chunk = piece.chunk();
+        let outs = self.post.as_mut().map(|(keys, post)| (*keys, post.outs()));
+        let buffers = (&mut self.routes, &mut self.set);
+        self.acc
+            .record_with(chunk, self.parts, self.sample_limit, buffers, outs);
+        (self.progress)(Progress::Events(chunk.len() as u64));
+        Ok(true)
+    }
+
+    /// Counts the keys the other workers have sorted out to this one so far.
+    fn count_handed(&mut self) {
+        if let Some((_, post)) = &mut self.post {
+            post.count_through(&mut self.acc.keys);
+        }
+    }
+
+    /// The accumulators, once every key handed to this worker is counted.
+    fn finish(mut self) -> Partial {
+        if let Some((_, post)) = self.post {
+            post.count_rest(&mut self.acc.keys);
+        }
+        self.acc
+    }
 }
 
 /// Streams the measured events through the workers and merges their accumulators; the

@@ -1,19 +1,13 @@
-//! The two sides of the replay's stream: [`PieceCutter`] cuts the measured events into
-//! numbered pieces (moving bytes only, where the source can), and [`PieceRouter`] decodes a
-//! piece and routes its events through the schemes. The workers share the cutter and take
-//! turns with it ([`Turns`]): piece `i` is cut by worker `i mod W`, the one that routes it,
-//! so that its bytes are read into the cache of the core that decodes them and no thread
-//! only reads (`--threads 1` uses one core).
+//! The reading side of the replay's stream: [`PieceCutter`] cuts the measured events into
+//! numbered pieces (moving bytes only, where the source can), which the workers decode and
+//! route (`PieceRouter` in the parent module). The workers share the cutter and take turns
+//! with it ([`Turns`]): piece `i` is cut by worker `i mod W`, the one that routes it, so that
+//! its bytes are read into the cache of the core that decodes them and no thread only reads
+//! (`--threads 1` uses one core).
 
 use std::sync::{Condvar, Mutex};
 
 use workloads::{EventSource, Piece, WorkloadError};
-
-use super::key_post::Post;
-use super::positions::Positions;
-use super::{Partial, Progress, Routes};
-use crate::key_counts::KeyParts;
-use crate::{Partitioner, ShardSet};
 
 /// An error and the number of the piece it was met in (the first in the stream is reported,
 /// whichever thread met it first).
@@ -135,76 +129,5 @@ impl Turns {
     pub(super) fn stop(&self) {
         self.cutter.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
         self.next.notify_all();
-    }
-}
-
-/// One worker's side: decodes pieces and routes their events into its accumulators.
-pub(super) struct PieceRouter<'a> {
-    acc: Partial,
-    parts: &'a [Box<dyn Partitioner>],
-    routes: Routes,
-    set: ShardSet,
-    /// Point keys at positions below this are kept for timing lookups.
-    sample_limit: u64,
-    /// The key hand-off to the other workers; `None` for a single worker, which counts the
-    /// keys as it routes them.
-    post: Option<(KeyParts, Post)>,
-    positions: &'a Positions,
-    progress: &'a (dyn Fn(Progress<'_>) + Sync),
-}
-
-impl<'a> PieceRouter<'a> {
-    /// A worker adding to `acc` (of the schemes `parts`), handing keys off through `post`.
-    pub(super) fn new(
-        (acc, parts): (Partial, &'a [Box<dyn Partitioner>]),
-        sample_limit: u64,
-        post: Option<(KeyParts, Post)>,
-        positions: &'a Positions,
-        progress: &'a (dyn Fn(Progress<'_>) + Sync),
-    ) -> Self {
-        let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
-        PieceRouter {
-            acc,
-            parts,
-            routes: Routes::default(),
-            set: ShardSet::new(max_shards),
-            sample_limit,
-            post,
-            positions,
-            progress,
-        }
-    }
-
-    /// Decodes piece `seq` and routes its events; `Ok(false)` when a piece before it could
-    /// not be decoded (the pieces after that one are not measured). On an error the caller
-    /// stops the other workers ([`Positions::fail`]).
-    pub(super) fn route(&mut self, seq: usize, piece: &mut Piece) -> Result<bool, PieceError> {
-        piece.decode().map_err(|e| (seq, e))?;
-        let Some(at) = self.positions.take(seq, piece.chunk().len()) else {
-            return Ok(false);
-        };
-        piece.chunk_mut().first_index = at;
-        let chunk = piece.chunk();
-        let outs = self.post.as_mut().map(|(keys, post)| (*keys, post.outs()));
-        let buffers = (&mut self.routes, &mut self.set);
-        self.acc
-            .record_with(chunk, self.parts, self.sample_limit, buffers, outs);
-        (self.progress)(Progress::Events(chunk.len() as u64));
-        Ok(true)
-    }
-
-    /// Counts the keys the other workers have sorted out to this one so far.
-    pub(super) fn count_handed(&mut self) {
-        if let Some((_, post)) = &mut self.post {
-            post.count_through(&mut self.acc.keys);
-        }
-    }
-
-    /// The accumulators, once every key handed to this worker is counted.
-    pub(super) fn finish(mut self) -> Partial {
-        if let Some((_, post)) = self.post {
-            post.count_rest(&mut self.acc.keys);
-        }
-        self.acc
     }
 }
