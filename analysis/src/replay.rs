@@ -378,7 +378,7 @@ fn finish_with(
     for scheme_rows in &mut rows {
         let row = &scheme_rows[0];
         let seed = xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
-        let intervals = confidence::bootstrap(&row.load, cfg.window, measured.events, seed);
+        let intervals = confidence::bootstrap(&row.load, measured.events, seed);
         for r in scheme_rows.iter_mut() {
             r.intervals = intervals.clone();
         }

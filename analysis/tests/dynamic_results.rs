@@ -38,6 +38,41 @@ fn params(text: &str) -> DynamicParams {
 }
 
 #[test]
+fn the_windowed_share_weighs_each_window_by_its_measured_events() {
+    // Windows of 5,000 events over 50,003 with 5,002 warm-up events: the measured windows hold
+    // 4,998 (the rest of window 1), 5,000 (windows 2 to 9) and 3 events (window 10).
+    let opts = DynamicOptions {
+        nodes: 4,
+        window: 5_000,
+        warmup_events: 5_002,
+    };
+    let run = simulate_with(
+        &params("range-dynamic:max_bytes=50000,window_time=events"),
+        &opts,
+        zipf_with_scans(50_003).as_mut(),
+    )
+    .unwrap();
+    assert_eq!(run.measured_events, 45_001);
+    let mut events = vec![4_998u64];
+    events.extend([5_000; 8]);
+    events.push(3);
+    let load = run.scheme_result(5).load;
+    assert_eq!(load.window_events, events);
+    let weighted: f64 = load
+        .window_requests
+        .iter()
+        .zip(&events)
+        .map(|(w, &e)| {
+            let requests: u32 = w.iter().sum();
+            e as f64 * f64::from(*w.iter().max().unwrap()) / f64::from(requests)
+        })
+        .sum();
+    let expected = weighted / 45_001.0;
+    let got = load.hottest_shard_share_windowed;
+    assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+}
+
+#[test]
 fn a_run_gives_a_scheme_result_consistent_with_its_events() {
     let opts = DynamicOptions {
         nodes: 4,

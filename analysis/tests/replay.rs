@@ -55,6 +55,79 @@ fn windows_count_measured_events_even_when_the_warmup_is_not_a_whole_number_of_w
 }
 
 #[test]
+fn the_windowed_share_weighs_each_window_by_its_measured_events() {
+    let cfg = ReplayConfig {
+        window: 7,
+        chunk_events: 50,
+        latency: None,
+        ..ReplayConfig::default()
+    };
+    // 905 measured events: 129 windows of 7 and a last one of 2, with scans (a scan's
+    // requests count in its window's shares, but the window weighs by its events).
+    let r = run("uniform:keys=500,scans=0.2", 1005, "range,hash", &cfg);
+    assert_eq!(r.events_measured, 905);
+    for s in &r.schemes {
+        let mut weighted = 0.0;
+        for (i, w) in s.load.window_requests.iter().enumerate() {
+            let requests: u32 = w.iter().sum();
+            let events = if i == 129 { 2.0 } else { 7.0 };
+            weighted += events * f64::from(*w.iter().max().unwrap()) / f64::from(requests);
+        }
+        let expected = weighted / 905.0;
+        let got = s.load.hottest_shard_share_windowed;
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{}: {got} vs {expected}",
+            s.scheme
+        );
+    }
+}
+
+/// The usable capacity of `hash` on 16 shards for `events` uniform events, in windows of
+/// `window`, with its bootstrap interval when there is one.
+fn uniform_usable(events: u64, window: u64) -> (f64, Option<(f64, f64)>) {
+    let cfg = ReplayConfig {
+        window,
+        latency: None,
+        ..ReplayConfig::default()
+    };
+    let r = run("uniform:keys=1000000", events, "hash", &cfg);
+    assert_eq!(r.events_measured, events);
+    let s = &r.schemes[0];
+    let value = r
+        .metric_values(s)
+        .into_iter()
+        .find(|m| m.name == "usable_capacity")
+        .and_then(|m| m.value)
+        .unwrap();
+    let ci = s
+        .intervals
+        .iter()
+        .find(|(name, _)| *name == "usable_capacity")
+        .map(|(_, ci)| *ci);
+    (value, ci)
+}
+
+#[test]
+fn one_event_past_a_whole_window_barely_moves_the_usable_capacity() {
+    // Before, the last window of 1 event (hottest share 1) counted as much as the full one:
+    // 0.95 of the cluster usable with 10,000 events, 0.12 with 10,001.
+    let (whole, _) = uniform_usable(10_000, 10_000);
+    let (one_more, _) = uniform_usable(10_001, 10_000);
+    assert!(whole > 0.85, "{whole}");
+    assert!(
+        (one_more / whole - 1.0).abs() < 0.03,
+        "{whole} vs {one_more}"
+    );
+    // With 10 whole windows and the short one, the bootstrap interval holds the value and
+    // stays near it.
+    let (value, ci) = uniform_usable(10_001, 1_000);
+    let (lo, hi) = ci.expect("11 windows are bootstrapped");
+    assert!(lo <= value && value <= hi, "[{lo}, {hi}] around {value}");
+    assert!(lo > 0.9 * value, "[{lo}, {hi}] around {value}");
+}
+
+#[test]
 fn the_latency_sample_comes_from_measured_events_after_a_warmup() {
     let cfg = ReplayConfig {
         latency: Some(LatencyConfig {

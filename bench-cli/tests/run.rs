@@ -143,7 +143,9 @@ fn hand_computed_loads_for_a_small_trace_with_given_boundaries() {
     assert_eq!(get("requests"), 17.0);
     assert!((get("hottest_shard_share") - 6.0 / 17.0).abs() < 1e-12);
     assert!((get("hottest_shard_ratio") - 24.0 / 17.0).abs() < 1e-12);
-    assert!((get("hottest_shard_share_windowed") - (0.4 + 2.0 / 7.0 + 0.4) / 3.0).abs() < 1e-12);
+    // Windows of 5, 5 and 2 events with hottest shares 0.4, 2/7 and 0.4, weighed by events.
+    let windowed = (5.0 * 0.4 + 5.0 * 2.0 / 7.0 + 2.0 * 0.4) / 12.0;
+    assert!((get("hottest_shard_share_windowed") - windowed).abs() < 1e-12);
     assert_eq!(get("scans"), 3.0);
     assert!((get("scan_fanout_mean") - 8.0 / 3.0).abs() < 1e-9);
     assert_eq!(get("scan_fanout_max"), 4.0);

@@ -200,6 +200,7 @@ mod tests {
             load: ShardLoad::from_counts(
                 vec![7 + i as u64, 2, 0],
                 vec![vec![5 + i as u32, 1, 0], vec![2, 1, 0]],
+                vec![6, 6],
             ),
             shard_distinct_keys: vec![1, 1, 0],
             remap: Remap::default(),

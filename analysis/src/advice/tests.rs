@@ -41,7 +41,7 @@ fn result(schemes: &[S]) -> WorkloadResult {
             SchemeResult {
                 scheme: x.name.into(),
                 shards: 4,
-                load: ShardLoad::from_counts(counts, window),
+                load: ShardLoad::from_counts(counts, window, vec![events]),
                 shard_distinct_keys: vec![500; 4],
                 router: Default::default(),
                 remap: Remap {

@@ -79,6 +79,8 @@ pub struct DynamicRun {
     pub node_requests: Vec<u64>,
     /// Measured requests per node in each window holding measured events.
     pub window_node_requests: Vec<Vec<u32>>,
+    /// Measured events in each window of `window_node_requests`.
+    pub window_events: Vec<u64>,
     /// Nodes contacted per measured scan (`None` without scans).
     pub fanout: Option<ScanFanout>,
     /// The ranges at the end, in key order.
@@ -98,6 +100,7 @@ impl DynamicRun {
         ShardLoad::from_counts(
             self.node_requests.clone(),
             self.window_node_requests.clone(),
+            self.window_events.clone(),
         )
     }
 

@@ -121,6 +121,7 @@ struct Simulation<'p> {
     totals: DynamicTotals,
     node_requests: Vec<u64>,
     window_node_requests: Vec<Vec<u32>>,
+    window_events: Vec<u64>,
     fanout: FanoutAccumulator,
     keys: KeyCounts,
 }
@@ -166,6 +167,7 @@ impl<'p> Simulation<'p> {
             totals: DynamicTotals::default(),
             node_requests: vec![0; n],
             window_node_requests: Vec::new(),
+            window_events: Vec::new(),
             fanout: FanoutAccumulator::default(),
             keys: KeyCounts::new(),
         }
@@ -221,6 +223,7 @@ impl<'p> Simulation<'p> {
         }
         if measured_from < log.len() {
             self.window_node_requests.push(measured_nodes);
+            self.window_events.push((log.len() - measured_from) as u64);
         }
         let requests: u64 = window_nodes.iter().sum();
         TimelineRow {
@@ -503,6 +506,7 @@ impl<'p> Simulation<'p> {
             totals: self.totals,
             node_requests: self.node_requests,
             window_node_requests: self.window_node_requests,
+            window_events: self.window_events,
             fanout: self.fanout.finish(),
             ranges,
             keys: self.keys,

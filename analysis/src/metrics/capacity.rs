@@ -52,16 +52,19 @@ mod tests {
 
     #[test]
     fn a_perfect_spread_of_point_requests_uses_the_whole_cluster() {
-        let even = ShardLoad::from_counts(vec![5, 5, 5, 5], vec![vec![5, 5, 5, 5]]);
+        let even = ShardLoad::from_counts(vec![5, 5, 5, 5], vec![vec![5, 5, 5, 5]], vec![20]);
         assert_eq!(usable_of(&even, 20), 1.0);
     }
 
     #[test]
     fn the_hottest_shard_and_scan_fan_out_both_divide_the_capacity() {
-        // 4 shards, windows [6,2,2,0] and [3,1,2,2]: hottest shares 0.6 and 0.375, mean
-        // 0.4875; 18 requests for 12 events (r = 1.5): 12 / (4 · 0.4875 · 18).
-        let load =
-            ShardLoad::from_counts(vec![9, 3, 4, 2], vec![vec![6, 2, 2, 0], vec![3, 1, 2, 2]]);
+        // 4 shards, windows of 6 events [6,2,2,0] and [3,1,2,2]: hottest shares 0.6 and 0.375,
+        // mean 0.4875; 18 requests for 12 events (r = 1.5): 12 / (4 · 0.4875 · 18).
+        let load = ShardLoad::from_counts(
+            vec![9, 3, 4, 2],
+            vec![vec![6, 2, 2, 0], vec![3, 1, 2, 2]],
+            vec![6, 6],
+        );
         let u = usable_of(&load, 12);
         assert!((u - 1.0 / (4.0 * 0.4875 * 1.5)).abs() < 1e-12, "{u}");
         assert_eq!(requests_per_event(18, 12), 1.5);

@@ -3,7 +3,7 @@
 //! - **Block bootstrap** (every workload): the measured windows are resampled in blocks of
 //!   consecutive windows (block length ⌈W^(1/3)⌉, W windows, start drawn uniformly), 200
 //!   times with a fixed seed per workload and scheme; every load metric is recomputed on each
-//!   resample and the interval is the 2.5% and 97.5% quantiles of the 200 values (statrs),
+//!   resample as it is measured (the windowed share weighting each window by its events) and the interval is the 2.5% and 97.5% quantiles of the 200 values (statrs),
 //!   widened to include the measured value. Needs at least [`MIN_BOOTSTRAP_WINDOWS`] windows.
 //!   Blocks keep the short-range correlation of a trace (bursts, drifting keys) that a
 //!   resample of single windows would break.
@@ -19,6 +19,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::statistics::{Data, OrderStatistics, Statistics};
 
+use super::load::{window_weights, windowed_mean};
 use super::{capacity, is_timing, SchemeResult, ShardLoad, WorkloadResult};
 
 /// Bootstrap resamples per interval.
@@ -40,24 +41,16 @@ pub const BOOTSTRAPPED: [&str; 6] = [
 ];
 
 /// Block-bootstrap intervals of the [`BOOTSTRAPPED`] metrics of one load measured over
-/// `events` events in windows of `window` events; empty with too few windows.
-pub fn bootstrap(
-    load: &ShardLoad,
-    window: u64,
-    events: u64,
-    seed: u64,
-) -> Vec<(&'static str, Interval)> {
+/// `events` events; empty with too few windows. The windowed share of a resample is, as
+/// measured, the mean of its windows' hottest shares weighted by their events.
+pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str, Interval)> {
     let windows = &load.window_requests;
     let w = windows.len();
     if w < MIN_BOOTSTRAP_WINDOWS {
         return Vec::new();
     }
     let n = load.shard_requests.len();
-    let window = window.max(1);
-    // Per window: events (the last one may be short), requests and hottest share.
-    let window_events: Vec<u64> = (0..w as u64)
-        .map(|i| window.min(events.saturating_sub(i * window)))
-        .collect();
+    let weights: Vec<f64> = window_weights(&load.window_events).collect();
     let block = (w as f64).cbrt().ceil() as usize;
     // Requests per shard summed over windows `0..i`, row `i` (and events likewise): a block's
     // totals are a difference of two rows, not a sum over its windows. Integers, so exactly
@@ -69,14 +62,16 @@ pub fn bootstrap(
         for ((p, &before), &c) in next[..n].iter_mut().zip(&done[i * n..]).zip(counts) {
             *p = before + u64::from(c);
         }
-        events_before[i + 1] = events_before[i] + window_events[i];
+        events_before[i + 1] = events_before[i] + load.window_events.get(i).copied().unwrap_or(0);
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); BOOTSTRAPPED.len()];
     let mut totals = vec![0u64; n];
+    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     for _ in 0..RESAMPLES {
         totals.iter_mut().for_each(|t| *t = 0);
-        let (mut taken, mut ev, mut hot_sum) = (0usize, 0u64, 0.0f64);
+        blocks.clear();
+        let (mut taken, mut ev) = (0usize, 0u64);
         while taken < w {
             let start = rng.random_range(0..=w - block);
             let end = (start + block).min(start + w - taken);
@@ -85,18 +80,21 @@ pub fn bootstrap(
                 *t += b - a;
             }
             ev += events_before[end] - events_before[start];
-            for &share in &load.window_hottest_share[start..end] {
-                hot_sum += share;
-            }
+            blocks.push(start..end);
             taken += end - start;
         }
-        let resampled = ShardLoad::from_counts(totals.clone(), Vec::new());
+        let hottest_windowed = windowed_mean(
+            blocks
+                .iter()
+                .flat_map(|b| b.clone())
+                .map(|i| (load.window_hottest_share[i], weights[i])),
+        );
+        let resampled = ShardLoad::from_counts(totals.clone(), Vec::new(), Vec::new());
         // Measured per weight as the value is (`--weights`: ratio and spread).
         let resampled = match &load.weights {
             Some(w) => resampled.per_weight(w),
             None => resampled,
         };
-        let hottest_windowed = hot_sum / w as f64;
         let values = [
             resampled.hottest_shard_share,
             resampled.hottest_shard_ratio,
@@ -208,15 +206,15 @@ mod tests {
         let totals = (0..4)
             .map(|s| counts.iter().map(|w| u64::from(w[s])).sum())
             .collect();
-        ShardLoad::from_counts(totals, counts)
+        ShardLoad::from_counts(totals, counts, vec![100; windows])
     }
 
     #[test]
     fn bootstrap_intervals_hold_the_value_are_reproducible_and_narrow_with_more_windows() {
         let (small, big) = (load(20, 30), load(2000, 30));
-        let a = bootstrap(&small, 100, 2000, 7);
-        assert_eq!(a, bootstrap(&small, 100, 2000, 7));
-        let b = bootstrap(&big, 100, 200_000, 7);
+        let a = bootstrap(&small, 2000, 7);
+        assert_eq!(a, bootstrap(&small, 2000, 7));
+        let b = bootstrap(&big, 200_000, 7);
         assert_eq!(a.len(), BOOTSTRAPPED.len());
         for ((name, (lo, hi)), (_, (blo, bhi))) in a.iter().zip(&b) {
             let value = match *name {
@@ -233,7 +231,37 @@ mod tests {
                 hi - lo
             );
         }
-        assert!(bootstrap(&load(5, 30), 100, 500, 7).is_empty());
+        assert!(bootstrap(&load(5, 30), 500, 7).is_empty());
+    }
+
+    #[test]
+    fn a_resample_weighs_its_windows_by_their_events_as_the_value_does() {
+        // 20 windows of 100 events, shard 0 taking 30 of each (share 0.3), then a last window
+        // of 1 event (share 1): the value is (2000 · 0.3 + 1) / 2001. A resample holds k copies
+        // of the short window among 21: (100 (21 - k) · 0.3 + k) / (100 (21 - k) + k), 0.3 to
+        // 0.3008 for k up to 2, never near the (20 · 0.3 + 1) / 21 of a plain mean.
+        let mut counts = vec![vec![30u32, 24, 23, 23]; 20];
+        counts.push(vec![1, 0, 0, 0]);
+        let totals = (0..4)
+            .map(|s| counts.iter().map(|w| u64::from(w[s])).sum())
+            .collect();
+        let mut events = vec![100u64; 20];
+        events.push(1);
+        let load = ShardLoad::from_counts(totals, counts, events);
+        let value = load.hottest_shard_share_windowed;
+        assert!((value - 601.0 / 2001.0).abs() < 1e-12, "{value}");
+        let intervals = bootstrap(&load, 2001, 7);
+        let get = |name: &str| intervals.iter().find(|(n, _)| *n == name).unwrap().1;
+        let (lo, hi) = get("hottest_shard_share_windowed");
+        assert!(lo <= value && value <= hi, "[{lo}, {hi}] around {value}");
+        assert!(lo >= 0.3 - 1e-12 && hi < 0.302, "[{lo}, {hi}]");
+        let usable = capacity::usable_of(&load, 2001);
+        let (lo, hi) = get("usable_capacity");
+        assert!(lo <= usable && usable <= hi, "[{lo}, {hi}] around {usable}");
+        assert!(
+            lo > 0.99 * 1.0 / 1.2 && hi <= 1.0 / 1.2 + 1e-9,
+            "[{lo}, {hi}]"
+        );
     }
 
     #[test]
@@ -241,7 +269,7 @@ mod tests {
         // Shard 0 takes about 35% of each window on a weight share of 2/5: per weight its
         // ratio is about 0.875, where share x N is about 1.4.
         let weighted = load(200, 30).per_weight(&[2.0, 1.0, 1.0, 1.0]);
-        let intervals = bootstrap(&weighted, 100, 20_000, 7);
+        let intervals = bootstrap(&weighted, 20_000, 7);
         for (name, value) in [
             ("hottest_shard_ratio", weighted.hottest_shard_ratio),
             ("load_cv", weighted.load_cv),

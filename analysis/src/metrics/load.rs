@@ -64,9 +64,9 @@ impl LoadAccumulator {
         self.windows.extend(other.windows);
     }
 
-    /// The final figures; windows are put in order, so the result does not depend on the
-    /// order in which chunks were merged.
-    pub fn finish(mut self) -> ShardLoad {
+    /// The final figures over `events` measured events; windows are put in order, so the
+    /// result does not depend on the order in which chunks were merged.
+    pub fn finish(mut self, events: u64) -> ShardLoad {
         self.windows.sort_unstable_by_key(|(w, _)| *w);
         let mut windows: Vec<(u64, Vec<u32>)> = Vec::with_capacity(self.windows.len());
         for (w, counts) in self.windows {
@@ -85,7 +85,18 @@ impl LoadAccumulator {
                 .zip(counts)
                 .for_each(|(t, &c)| *t += u64::from(c));
         }
-        ShardLoad::from_counts(totals, windows.into_iter().map(|(_, c)| c).collect())
+        // Window `w` holds the measured events from `w * window` on: `window` of them, but the
+        // last window may be shorter.
+        let window = self.window;
+        let window_events = windows
+            .iter()
+            .map(|(w, _)| window.min(events.saturating_sub(w.saturating_mul(window))))
+            .collect();
+        ShardLoad::from_counts(
+            totals,
+            windows.into_iter().map(|(_, c)| c).collect(),
+            window_events,
+        )
     }
 }
 
@@ -96,6 +107,8 @@ pub struct ShardLoad {
     pub shard_requests: Vec<u64>,
     /// Requests per shard in each window, in window order.
     pub window_requests: Vec<Vec<u32>>,
+    /// Measured events in each window, in window order (the last window may be shorter).
+    pub window_events: Vec<u64>,
     /// Sum of all shard requests.
     pub requests: u64,
     /// Max shard requests / all requests (0 when there were none).
@@ -106,7 +119,8 @@ pub struct ShardLoad {
     pub load_cv: f64,
     /// The hottest shard's share within each window.
     pub window_hottest_share: Vec<f64>,
-    /// The mean of `window_hottest_share`.
+    /// The mean of `window_hottest_share` weighted by `window_events`, so that a short last
+    /// window counts for its events only ([`windowed_mean`]).
     pub hottest_shard_share_windowed: f64,
     /// The weights the balance is measured per ([`ShardLoad::per_weight`]), so that a
     /// resample of the windows measures it the same way.
@@ -115,8 +129,14 @@ pub struct ShardLoad {
 }
 
 impl ShardLoad {
-    /// Computes the statistics from whole-trace and per-window counts.
-    pub fn from_counts(shard_requests: Vec<u64>, window_requests: Vec<Vec<u32>>) -> Self {
+    /// Computes the statistics from whole-trace and per-window counts, and the measured events
+    /// of each window (one per window of `window_requests`).
+    pub fn from_counts(
+        shard_requests: Vec<u64>,
+        window_requests: Vec<Vec<u32>>,
+        window_events: Vec<u64>,
+    ) -> Self {
+        debug_assert_eq!(window_requests.len(), window_events.len());
         let n = shard_requests.len().max(1) as f64;
         let requests: u64 = shard_requests.iter().sum();
         let hottest_shard_share =
@@ -135,14 +155,16 @@ impl ShardLoad {
                 share(w.iter().copied().max().unwrap_or(0) as u64, total)
             })
             .collect();
-        let hottest_shard_share_windowed = if window_hottest_share.is_empty() {
-            0.0
-        } else {
-            window_hottest_share.iter().sum::<f64>() / window_hottest_share.len() as f64
-        };
+        let hottest_shard_share_windowed = windowed_mean(
+            window_hottest_share
+                .iter()
+                .copied()
+                .zip(window_weights(&window_events)),
+        );
         ShardLoad {
             shard_requests,
             window_requests,
+            window_events,
             requests,
             hottest_shard_share,
             hottest_shard_ratio: hottest_shard_share * n,
@@ -195,6 +217,27 @@ impl ShardLoad {
     }
 }
 
+/// Each window's weight in the windowed figures: its events over the most events of any
+/// window, so 1.0 exactly for every full window (equal full windows then give exactly the
+/// plain mean) and less for a short last one.
+pub fn window_weights(window_events: &[u64]) -> impl Iterator<Item = f64> + '_ {
+    let full = window_events.iter().copied().max().unwrap_or(0).max(1) as f64;
+    window_events.iter().map(move |&e| e as f64 / full)
+}
+
+/// The mean of `(value, weight)` pairs weighted by their weights, in order; 0 when the
+/// weights add up to 0.
+pub fn windowed_mean(pairs: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    let (sum, weights) = pairs
+        .into_iter()
+        .fold((0.0, 0.0), |(s, t), (v, w)| (s + v * w, t + w));
+    if weights > 0.0 {
+        sum / weights
+    } else {
+        0.0
+    }
+}
+
 fn share(part: u64, total: u64) -> f64 {
     if total == 0 {
         0.0
@@ -209,14 +252,53 @@ mod tests {
 
     #[test]
     fn shares_and_cv_match_hand_computed_values() {
-        // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(4.75)
-        let load =
-            ShardLoad::from_counts(vec![6, 2, 2, 0], vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]]);
+        // loads 6, 2, 2, 0: share 0.6, ratio 2.4, mean 2.5, population sd sqrt(4.75); two
+        // windows of 5 events (scans: 4 and 6 requests)
+        let load = ShardLoad::from_counts(
+            vec![6, 2, 2, 0],
+            vec![vec![3, 1, 0, 0], vec![3, 1, 2, 0]],
+            vec![5, 5],
+        );
         assert_eq!(load.requests, 10);
         assert!((load.hottest_shard_share - 0.6).abs() < 1e-12);
         assert!((load.hottest_shard_ratio - 2.4).abs() < 1e-12);
         assert!((load.load_cv - 4.75f64.sqrt() / 2.5).abs() < 1e-12);
         assert!((load.hottest_shard_share_windowed - (0.75 + 0.5) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_short_last_window_weighs_by_its_events() {
+        // Windows of 4 events, 9 measured over 3 shards; the last event is a scan of shards
+        // 2 and 0. Windows [2,1,1] (share 1/2, 4 events), [3,1,0] (3/4, 4 events) and [1,0,1]
+        // (1/2, 1 event): (4/2 + 4·3/4 + 1/2) / 9 = 5.5/9, where the plain mean over windows
+        // is 1.75/3 and a mean weighted by requests (4, 4, 2) 6/10.
+        let mut acc = LoadAccumulator::new(3, 4);
+        acc.record_run(0, &[0, 0, 1, 2, 0, 0, 0, 1]);
+        acc.record(8, 2);
+        acc.record(8, 0);
+        let load = acc.finish(9);
+        assert_eq!(load.window_events, [4, 4, 1]);
+        assert_eq!(load.window_hottest_share, [0.5, 0.75, 0.5]);
+        assert!((load.hottest_shard_share_windowed - 5.5 / 9.0).abs() < 1e-12);
+        // One event past whole windows moves the figure by little, not towards 1.
+        let mut acc = LoadAccumulator::new(2, 4);
+        acc.record_run(0, &[0, 1, 0, 1, 0, 1, 0, 1, 0]);
+        let load = acc.finish(9);
+        assert_eq!(load.window_hottest_share, [0.5, 0.5, 1.0]);
+        assert!((load.hottest_shard_share_windowed - 5.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn equal_windows_give_exactly_the_plain_mean_and_one_window_its_share() {
+        let windows: Vec<Vec<u32>> = (0..7u32).map(|i| vec![i % 3 + 1, 4, i % 5]).collect();
+        let totals = (0..3)
+            .map(|s| windows.iter().map(|w| u64::from(w[s])).sum())
+            .collect();
+        let load = ShardLoad::from_counts(totals, windows, vec![9; 7]);
+        let plain = load.window_hottest_share.iter().sum::<f64>() / 7.0;
+        assert_eq!(load.hottest_shard_share_windowed, plain);
+        let one = ShardLoad::from_counts(vec![3, 1], vec![vec![3, 1]], vec![4]);
+        assert_eq!(one.hottest_shard_share_windowed, 0.75);
     }
 
     #[test]
@@ -230,7 +312,7 @@ mod tests {
         let mut ab = a.clone();
         ab.merge(b.clone());
         b.merge(a);
-        let (x, y) = (ab.finish(), b.finish());
+        let (x, y) = (ab.finish(4), b.finish(4));
         assert_eq!(x.window_requests, vec![vec![1, 1], vec![0, 2]]);
         assert_eq!(x.window_requests, y.window_requests);
         assert_eq!(x.shard_requests, vec![1, 3]);
@@ -245,7 +327,7 @@ mod tests {
         }
         run.record_run(13, &shards[..4]);
         run.record_run(17, &shards[4..]);
-        let (one, run) = (one.finish(), run.finish());
+        let (one, run) = (one.finish(36), run.finish(36));
         assert_eq!(one.shard_requests, run.shard_requests);
         assert_eq!(run.shard_requests, [8, 8, 7]);
         assert_eq!(one.window_requests, run.window_requests);
@@ -259,14 +341,14 @@ mod tests {
         a.record_run(0, &[0, 0, 1, 0]);
         b.record_run(4, &[1, 1, 1, 0, 0, 1]);
         b.merge(a);
-        let load = b.finish();
+        let load = b.finish(10);
         assert_eq!(load.window_requests, [vec![5, 5]]);
         assert_eq!(load.window_hottest_share, [0.5]);
     }
 
     #[test]
     fn an_empty_load_has_zero_shares() {
-        let load = ShardLoad::from_counts(vec![0, 0], vec![]);
+        let load = ShardLoad::from_counts(vec![0, 0], vec![], vec![]);
         assert_eq!(load.hottest_shard_share, 0.0);
         assert_eq!(load.load_cv, 0.0);
     }
@@ -274,11 +356,11 @@ mod tests {
     #[test]
     fn per_weight_balance_divides_each_share_by_its_weight_share() {
         // Shares 1/3 and 2/3 on weights 1 and 2: perfect.
-        let load = ShardLoad::from_counts(vec![100, 200], vec![]).per_weight(&[1.0, 2.0]);
+        let load = ShardLoad::from_counts(vec![100, 200], vec![], vec![]).per_weight(&[1.0, 2.0]);
         assert!((load.hottest_shard_ratio - 1.0).abs() < 1e-12);
         assert!(load.load_cv.abs() < 1e-12);
         // Even shares on weights 1 and 3: shard 0 holds 0.5 of a 0.25 weight share.
-        let load = ShardLoad::from_counts(vec![100, 100], vec![]).per_weight(&[1.0, 3.0]);
+        let load = ShardLoad::from_counts(vec![100, 100], vec![], vec![]).per_weight(&[1.0, 3.0]);
         assert!((load.hottest_shard_ratio - 2.0).abs() < 1e-12);
         assert!((load.hottest_shard_share - 0.5).abs() < 1e-12);
     }

@@ -78,7 +78,8 @@ fn scheme_result(
     SchemeResult {
         scheme: scheme.to_string(),
         shards: n,
-        load: ShardLoad::from_counts(totals.clone(), windows),
+        // Windows of equal length: the windowed share is their plain mean.
+        load: ShardLoad::from_counts(totals.clone(), windows, vec![1000; WINDOWS]),
         shard_distinct_keys: totals.iter().map(|t| t / 3).collect(),
         remap: Remap {
             target_shards: n + 1,

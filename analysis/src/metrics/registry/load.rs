@@ -35,7 +35,7 @@ impl Metric for Load {
             MetricDef { name: "hottest_shard_share", unit: "share", definition: "Max shard requests / all requests, over the whole trace." },
             MetricDef { name: "hottest_shard_ratio", unit: "ratio", definition: "hottest_shard_share x N; 1.0 is a perfect spread. With --weights: the largest share / weight share over the shards." },
             MetricDef { name: "load_cv", unit: "ratio", definition: "Coefficient of variation (population) of shard requests (with --weights: of requests / weight)." },
-            MetricDef { name: "hottest_shard_share_windowed", unit: "share", definition: "Mean over consecutive windows of --window events of the hottest shard's share within the window." },
+            MetricDef { name: "hottest_shard_share_windowed", unit: "share", definition: "Mean over consecutive windows of --window events of the hottest shard's share within the window, each window weighted by its events (the last window may be shorter)." },
             MetricDef { name: "requests_per_event", unit: "requests/event", definition: "requests / events_measured: 1 without scans, more as scans fan out." },
             MetricDef { name: "usable_capacity", unit: "share", definition: "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1." },
         ]
@@ -55,7 +55,7 @@ impl Metric for Load {
         rows: &mut [SchemeResult],
     ) -> Result<(), AnalysisError> {
         let Some(acc) = acc else { return Ok(()) };
-        let load = take::<LoadAccumulator>(acc)?.finish();
+        let load = take::<LoadAccumulator>(acc)?.finish(ctx.events);
         let load = match ctx.weights {
             Some(w) => load.per_weight(w),
             None => load,

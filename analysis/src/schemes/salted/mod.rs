@@ -519,24 +519,26 @@ mod tests {
         }
     }
 
-    /// The mean over windows of `window` keys of the hottest shard's share.
+    /// The mean over windows of `window` keys of the hottest shard's share, each window
+    /// weighted by its keys (as `hottest_shard_share_windowed`): the windows' hottest
+    /// counts added up over all the keys.
     fn windowed_hottest_share(
         p: &dyn Partitioner,
         keys: impl Iterator<Item = u64>,
         window: usize,
     ) -> f64 {
         let keys: Vec<u64> = keys.collect();
-        let shares: Vec<f64> = keys
+        let hottest: usize = keys
             .chunks(window)
             .map(|w| {
                 let mut load = vec![0usize; p.shard_count() as usize];
                 for k in w {
                     load[p.shard_of(&k.to_be_bytes()) as usize] += 1;
                 }
-                *load.iter().max().unwrap() as f64 / w.len() as f64
+                *load.iter().max().unwrap()
             })
-            .collect();
-        shares.iter().sum::<f64>() / shares.len() as f64
+            .sum();
+        hottest as f64 / keys.len() as f64
     }
 
     #[test]
