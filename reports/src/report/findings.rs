@@ -7,7 +7,7 @@
 
 use analysis::advice;
 
-use crate::data::RunData;
+use crate::data::{RunData, SchemeLoad};
 use crate::dynamic_csv::TimelineCsvRow;
 use crate::recommendation_csv::RecommendationRow;
 
@@ -58,8 +58,11 @@ pub struct SchemeProfile {
     pub hottest_window_share: f64,
     /// Smallest and largest per-window hottest share (from `windows.csv`), when recorded.
     pub hottest_window_range: Option<(f64, f64)>,
-    /// Windows recorded.
+    /// Windows recorded with at least half the requests of the fullest (the range above is
+    /// over these).
     pub windows: usize,
+    /// Windows left out of the range for holding fewer requests (a short last window).
+    pub short_windows: usize,
     /// `hottest_shard_share` (whole trace).
     pub hottest_share: f64,
     /// `requests_per_event`.
@@ -215,13 +218,35 @@ pub fn profile(data: &RunData, workload: &str, n: u32) -> Option<WorkloadProfile
     })
 }
 
+/// The hottest shares of the windows that hold at least half the requests of the fullest
+/// one, and how many windows are left aside: a short window (the last one of a trace, cut
+/// short) has a hottest share biased towards 1 (all of it with one request), which is not a
+/// hot spot.
+fn full_windows(load: &SchemeLoad) -> (Vec<f64>, usize) {
+    let shares = &load.window_hottest_share;
+    if load.window_requests.len() != shares.len() {
+        return (shares.clone(), 0);
+    }
+    let totals: Vec<u64> = load
+        .window_requests
+        .iter()
+        .map(|shards| shards.iter().sum())
+        .collect();
+    let fullest = totals.iter().copied().max().unwrap_or(0);
+    let full: Vec<f64> = shares
+        .iter()
+        .zip(&totals)
+        .filter(|(_, &total)| 2 * total >= fullest)
+        .map(|(&share, _)| share)
+        .collect();
+    let aside = shares.len() - full.len();
+    (full, aside)
+}
+
 fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProfile> {
     let metric = |m: &str| data.metric(w, s, n, m);
     let usable = data.metric_row(w, s, n, "usable_capacity")?;
-    let windows = data
-        .load_of(w, s, n)
-        .map(|l| l.window_hottest_share.as_slice())
-        .unwrap_or_default();
+    let (windows, short_windows) = data.load_of(w, s, n).map_or((vec![], 0), full_windows);
     let hottest_window_range = (!windows.is_empty()).then(|| {
         (
             windows.iter().copied().fold(f64::INFINITY, f64::min),
@@ -235,6 +260,7 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         hottest_window_share: metric("hottest_shard_share_windowed")?,
         hottest_window_range,
         windows: windows.len(),
+        short_windows,
         hottest_share: metric("hottest_shard_share")?,
         requests_per_event: metric("requests_per_event").unwrap_or(1.0),
         scan_fanout: metric("scan_fanout_mean"),
@@ -378,12 +404,20 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
     }
     hot.into_iter()
         .map(|s| {
+            let aside = match s.short_windows {
+                0 => String::new(),
+                1 => "; a short last window aside".into(),
+                k => format!("; {k} short windows aside"),
+            };
             let when = match s.hottest_window_range {
-                Some((lo, hi)) if s.windows > 1 && lo >= HOT_SPOT_FACTOR * fair => {
-                    format!("in every one of {} windows ({} to {})", s.windows, pct(lo), pct(hi))
-                }
+                Some((lo, hi)) if s.windows > 1 && lo >= HOT_SPOT_FACTOR * fair => format!(
+                    "in every one of {} windows ({} to {}{aside})",
+                    s.windows,
+                    pct(lo),
+                    pct(hi)
+                ),
                 Some((lo, hi)) if s.windows > 1 => {
-                    format!("on average per window ({} to {})", pct(lo), pct(hi))
+                    format!("on average per window ({} to {}{aside})", pct(lo), pct(hi))
                 }
                 _ => "over the trace".into(),
             };
@@ -932,6 +966,47 @@ mod tests {
         ("ring", 0.92, 0.068, 0.06, 0.05),
         ("salted", 0.97, 0.0645, 0.0, 0.0),
     ];
+
+    #[test]
+    fn a_short_last_window_is_left_out_of_the_hot_spot_range() {
+        // Three windows on 2 shards; the last holds one request, all on one shard.
+        let load = SchemeLoad {
+            workload: "w".into(),
+            scheme: "range".into(),
+            shards: 2,
+            window_requests: vec![vec![90, 10], vec![20, 80], vec![1, 0]],
+            window_hottest_share: vec![0.9, 0.8, 1.0],
+            shard_requests: vec![111, 90],
+            shard_distinct_keys: vec![10, 10],
+            shard_share: vec![0.55, 0.45],
+        };
+        assert_eq!(full_windows(&load), (vec![0.9, 0.8], 1));
+        let profile = WorkloadProfile {
+            workload: "w".into(),
+            shards: 8,
+            targets: vec![9],
+            hottest_key_share: None,
+            scans: None,
+            schemes: vec![SchemeProfile {
+                scheme: "range".into(),
+                usable_capacity: 0.6,
+                usable_ci: None,
+                hottest_window_share: 0.85,
+                hottest_window_range: Some((0.8, 0.9)),
+                windows: 2,
+                short_windows: 1,
+                hottest_share: 0.55,
+                requests_per_event: 1.0,
+                scan_fanout: None,
+                lookup_p50: None,
+            }],
+        };
+        let text = &hot_spots(&profile)[0].text;
+        assert!(
+            text.contains("in every one of 2 windows (80% to 90%; a short last window aside)"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_recommendation_reads_the_decision_and_the_numbers_of_the_run() {
