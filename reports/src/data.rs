@@ -48,6 +48,26 @@ pub struct SchemeLoad {
     pub window_hottest_share: Vec<f64>,
 }
 
+impl SchemeLoad {
+    /// For each window of `window_hottest_share`, whether it holds at least half the requests
+    /// of the fullest window. A short window (the last one of a trace, cut short) has a
+    /// hottest share biased towards 1 (all of it with one request), which is no hot spot.
+    /// Every window counts as full when the per-shard window rows are missing.
+    pub fn full_windows(&self) -> Vec<bool> {
+        let shares = self.window_hottest_share.len();
+        if self.window_requests.len() != shares {
+            return vec![true; shares];
+        }
+        let totals: Vec<u64> = self
+            .window_requests
+            .iter()
+            .map(|shards| shards.iter().sum())
+            .collect();
+        let fullest = totals.iter().copied().max().unwrap_or(0);
+        totals.iter().map(|&total| 2 * total >= fullest).collect()
+    }
+}
+
 /// Everything a run directory holds, in file order.
 #[derive(Clone, Debug, Default)]
 pub struct RunData {

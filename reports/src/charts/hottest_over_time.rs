@@ -4,6 +4,7 @@
 use super::loads::windowed_loads;
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use crate::data::SchemeLoad;
 
 /// Hottest-shard share over time.
 pub struct HottestOverTime;
@@ -18,13 +19,23 @@ fn windows_per_point(windows: usize) -> usize {
     windows.div_ceil(MAX_POINTS).max(1)
 }
 
-/// The points of one line: (first window, largest share) of each run of windows.
-fn points(shares: &[f64]) -> Vec<(f64, f64)> {
+/// The points of one line: (first window, largest share) of each run of windows, over the
+/// full windows only (a short last window's share leans to 100%: [`SchemeLoad::full_windows`]).
+fn points(load: &SchemeLoad) -> Vec<(f64, f64)> {
+    let shares = &load.window_hottest_share;
+    let full = load.full_windows();
     let per = windows_per_point(shares.len());
     shares
         .chunks(per)
+        .zip(full.chunks(per))
         .enumerate()
-        .map(|(i, run)| ((i * per) as f64, run.iter().copied().fold(0.0, f64::max)))
+        .filter_map(|(i, (run, full))| {
+            let kept = run.iter().zip(full).filter(|(_, &f)| f).map(|(&s, _)| s);
+            let top = kept.fold(None, |top: Option<f64>, s| {
+                Some(top.map_or(s, |t| t.max(s)))
+            });
+            top.map(|top| ((i * per) as f64, top))
+        })
         .collect()
 }
 
@@ -39,7 +50,7 @@ fn series(input: &ChartInput<'_>) -> (u32, Vec<Series>) {
         .map(|l| Series {
             label: l.scheme.clone(),
             color: style::scheme_color(data, &l.scheme),
-            points: points(&l.window_hottest_share),
+            points: points(l),
             stroke: Stroke::Solid,
             whiskers: Vec::new(),
         })
@@ -74,7 +85,14 @@ impl Chart for HottestOverTime {
             1 => String::new(),
             k => format!(" Each point is the largest share over {k} consecutive windows."),
         };
-        format!("In each window of events, the share of requests taken by that window's hottest shard, N = {n}; dashed: fair share 1/N.{per}")
+        let short = windowed_loads(input)
+            .iter()
+            .any(|l| l.full_windows().contains(&false));
+        let short = match short {
+            true => " A short last window (under half the requests of the fullest) is not drawn.",
+            false => "",
+        };
+        format!("In each window of events, the share of requests taken by that window's hottest shard, N = {n}; dashed: fair share 1/N.{per}{short}")
     }
     fn size(&self, _input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(1)
@@ -118,17 +136,47 @@ impl Chart for HottestOverTime {
 mod tests {
     use super::*;
 
+    /// A load of `shares` whose windows hold `requests` requests each (2 shards).
+    fn load(shares: &[f64], requests: &[u64]) -> SchemeLoad {
+        SchemeLoad {
+            workload: "w".into(),
+            scheme: "hash".into(),
+            shards: 2,
+            shard_requests: vec![0, 0],
+            shard_distinct_keys: vec![0, 0],
+            shard_share: vec![0.5, 0.5],
+            window_requests: requests.iter().map(|&r| vec![r, 0]).collect(),
+            window_hottest_share: shares.to_vec(),
+        }
+    }
+
     #[test]
     fn long_lines_keep_the_largest_share_of_each_run_of_windows() {
         assert_eq!(
-            points(&[0.1, 0.5, 0.2]),
+            points(&load(&[0.1, 0.5, 0.2], &[10, 10, 10])),
             [(0.0, 0.1), (1.0, 0.5), (2.0, 0.2)]
         );
         let mut shares = vec![0.1; 5_000];
         shares[4_321] = 0.9;
-        let p = points(&shares);
+        let p = points(&load(&shares, &vec![10; 5_000]));
         assert_eq!(p.len(), 1_667); // 3 windows per point
         assert_eq!(p[1_440], (4_320.0, 0.9));
         assert!(p.iter().filter(|q| q.1 == 0.9).count() == 1);
+    }
+
+    #[test]
+    fn a_short_last_window_is_not_drawn() {
+        // The last window holds one request: its share of 100% is no hot spot.
+        assert_eq!(
+            points(&load(&[0.1, 0.5, 1.0], &[10, 10, 1])),
+            [(0.0, 0.1), (1.0, 0.5)]
+        );
+        // Within a run of windows drawn as one point, the short one does not count.
+        let mut shares = vec![0.1; 5_000];
+        shares[4_999] = 1.0;
+        let mut requests = vec![10; 5_000];
+        requests[4_999] = 1;
+        let p = points(&load(&shares, &requests));
+        assert!(p.iter().all(|q| q.1 == 0.1), "{:?}", p.last());
     }
 }

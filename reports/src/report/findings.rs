@@ -218,29 +218,19 @@ pub fn profile(data: &RunData, workload: &str, n: u32) -> Option<WorkloadProfile
     })
 }
 
-/// The hottest shares of the windows that hold at least half the requests of the fullest
-/// one, and how many windows are left aside: a short window (the last one of a trace, cut
-/// short) has a hottest share biased towards 1 (all of it with one request), which is not a
-/// hot spot.
+/// The hottest shares of the full windows ([`SchemeLoad::full_windows`]), and how many short
+/// windows are left aside.
 fn full_windows(load: &SchemeLoad) -> (Vec<f64>, usize) {
-    let shares = &load.window_hottest_share;
-    if load.window_requests.len() != shares.len() {
-        return (shares.clone(), 0);
-    }
-    let totals: Vec<u64> = load
-        .window_requests
+    let full = load.full_windows();
+    let shares: Vec<f64> = load
+        .window_hottest_share
         .iter()
-        .map(|shards| shards.iter().sum())
-        .collect();
-    let fullest = totals.iter().copied().max().unwrap_or(0);
-    let full: Vec<f64> = shares
-        .iter()
-        .zip(&totals)
-        .filter(|(_, &total)| 2 * total >= fullest)
+        .zip(&full)
+        .filter(|(_, &full)| full)
         .map(|(&share, _)| share)
         .collect();
-    let aside = shares.len() - full.len();
-    (full, aside)
+    let aside = full.len() - shares.len();
+    (shares, aside)
 }
 
 fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProfile> {
