@@ -128,7 +128,13 @@ impl HotKey {
         }
         let room = limit - writes; // reads/s one replica can take next to the writes
         let replicas = ((reads / room).ceil() as u32).max(2);
-        let cache_hit = 1.0 - room / reads;
+        // With the replicas as they are, the reads that reach one replica: all of them at the
+        // leaseholder, 1/rf of them when spread.
+        let readers = match policy.reads {
+            ReadPolicy::Leader => 1.0,
+            ReadPolicy::Any => f64::from(policy.replicas.max(1)),
+        };
+        let cache_hit = 1.0 - readers * room / reads;
         let reads_flag = if policy.reads == ReadPolicy::Leader {
             " --reads any"
         } else {
@@ -189,6 +195,19 @@ mod tests {
         // With 1000 writes/s, each replica has room for 3000 reads/s: 2 replicas.
         let text = hot(9000, 1000).advice(KeyType::Bytes, 1.0, 1.0, 4000.0, leader);
         assert!(text.contains("--replicas 3 --reads any"), "{text}");
+    }
+
+    #[test]
+    fn the_cache_share_counts_the_replicas_that_already_spread_the_reads() {
+        let any = ReplicaPolicy {
+            replicas: 2,
+            reads: ReadPolicy::Any,
+        };
+        // 3 reads/s and 1 write/s over 2 replicas: 1.5 + 1 = 2.5 on each, limit 2. A cache
+        // that absorbs a third of the reads leaves 2 reads/s: 1 + 1 on each replica.
+        let text = hot(3, 1).advice(KeyType::Bytes, 1.0, 1.0, 2.0, any);
+        assert!(text.contains("at least 33.3% of its reads"), "{text}");
+        assert!(text.contains("--replicas 3 (reads spread"), "{text}");
     }
 
     #[test]
