@@ -11,6 +11,7 @@ use workloads::KeyType;
 
 use super::traffic::Traffic;
 use super::window_load::{ReadPolicy, ReplicaPolicy};
+use super::FIT_TOLERANCE;
 
 /// Characters of a key quoted in a note (its `hot_key` column keeps the whole key).
 pub(super) const NOTE_KEY_CHARS: usize = 64;
@@ -118,6 +119,15 @@ impl HotKey {
             growth,
             round(limit),
         );
+        if writes >= limit && writes <= limit * (1.0 + FIT_TOLERANCE) {
+            text.push_str(&format!(
+                " Its writes alone ({} /s) take all of the limit and every replica applies every \
+                 write, so no number of replicas helps; a cache in front of it would have to absorb \
+                 all of its reads (100%).",
+                round(writes)
+            ));
+            return text;
+        }
         if writes >= limit {
             text.push_str(&format!(
                 " Its writes alone ({} /s) exceed the limit and every replica applies every write, \
@@ -222,5 +232,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("neither replicas nor a cache help"), "{text}");
+        // Writes exactly at the limit (an exact fit holds): replicas cannot help, a cache that
+        // absorbs every read can; they do not exceed the limit.
+        let text = hot(1000, 2000).advice(KeyType::Bytes, 1.0, 2.0, 4000.0, any);
+        assert!(!text.contains("exceed the limit"), "{text}");
+        assert!(text.contains("absorb all of its reads (100%)"), "{text}");
     }
 }
