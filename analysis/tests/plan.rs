@@ -849,3 +849,54 @@ fn the_readme_binding_table_matches_the_binding_reasons() {
         assert_eq!(*row, expected);
     }
 }
+
+#[test]
+fn a_count_at_the_bound_with_failures_names_the_limit_one_shard_fewer_breaks_with_every_shard_up() {
+    // Keys 1..=4, one get each in one second; ranges [.., 2), [2, 3), [3, 4), [4, 5), [5, ..).
+    // A shard serves 1/s and one may fail: the bound is 4 + 1 = 5 shards, and 5 work (each
+    // key alone; a failed shard's range goes to the shard of the empty range). With 4 shards
+    // the layout puts ranges 0 and 1 (keys 1 and 2) on shard 0, 2/s with every shard up: the
+    // binding is `rate`, not `rate_after_failure`.
+    let file = csv_trace(&[
+        (0, "1", "get"),
+        (1, "2", "get"),
+        (2, "3", "get"),
+        (3, "4", "get"),
+    ]);
+    let mut bounds = tempfile::NamedTempFile::new().unwrap();
+    writeln!(bounds, "2\n3\n4\n5").unwrap();
+    bounds.flush().unwrap();
+    let opts = TraceOptions::new(file.path(), KeyType::U64);
+    let mut source = workloads::trace::open(&opts).unwrap();
+    let windows = Windows::new(
+        Clock::Timestamps {
+            nanos_per_tick: 1_000,
+        },
+        SECOND,
+    )
+    .unwrap();
+    let traffic = Traffic::read(source.as_mut(), &windows, 0, &|_| {}).unwrap();
+    let cfg = PlanConfig {
+        capacity: 1.0,
+        headroom: 1.0,
+        failures: 1,
+        ..PlanConfig::default()
+    };
+    let scheme = format!("range:boundaries={}", bounds.path().display());
+    let rows = plan(&traffic, &scheme, &cfg);
+    assert_eq!(
+        (rows[0].shards_needed, rows[0].balanced_shards),
+        (Some(5), 5)
+    );
+    assert_eq!(rows[0].binding, Binding::Rate);
+    // One failure and one shard in all: no copy survives, whatever the rate.
+    let one = synthetic("uniform:keys=10", 10, 100, 0);
+    let cfg = PlanConfig {
+        capacity: 1_000.0,
+        failures: 1,
+        ..PlanConfig::default()
+    };
+    let rows = plan(&one, "hash", &cfg);
+    assert_eq!(rows[0].shards_needed, Some(2));
+    assert_eq!(rows[0].binding, Binding::Replicas);
+}

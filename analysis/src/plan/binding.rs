@@ -77,6 +77,11 @@ impl Binding {
         }
     }
 
+    /// True for the reasons that hold with every shard up and break after the failures.
+    pub fn after_failure(self) -> bool {
+        matches!(self, Binding::RateAfterFailure | Binding::BytesAfterFailure)
+    }
+
     /// True for the reasons that mean no shard count works (or none could be checked).
     pub fn is_infeasible(self) -> bool {
         matches!(

@@ -11,6 +11,7 @@ use workloads::KeyType;
 
 use super::traffic::Traffic;
 use super::window_load::{ReadPolicy, ReplicaPolicy};
+use super::FIT_TOLERANCE;
 
 /// Characters of a key quoted in a note (its `hot_key` column keeps the whole key).
 pub(super) const NOTE_KEY_CHARS: usize = 64;
@@ -118,6 +119,15 @@ impl HotKey {
             growth,
             round(limit),
         );
+        if writes >= limit && writes <= limit * (1.0 + FIT_TOLERANCE) {
+            text.push_str(&format!(
+                " Its writes alone ({} /s) take all of the limit and every replica applies every \
+                 write, so no number of replicas helps; a cache in front of it would have to absorb \
+                 all of its reads (100%).",
+                round(writes)
+            ));
+            return text;
+        }
         if writes >= limit {
             text.push_str(&format!(
                 " Its writes alone ({} /s) exceed the limit and every replica applies every write, \
@@ -128,7 +138,13 @@ impl HotKey {
         }
         let room = limit - writes; // reads/s one replica can take next to the writes
         let replicas = ((reads / room).ceil() as u32).max(2);
-        let cache_hit = 1.0 - room / reads;
+        // With the replicas as they are, the reads that reach one replica: all of them at the
+        // leaseholder, 1/rf of them when spread.
+        let readers = match policy.reads {
+            ReadPolicy::Leader => 1.0,
+            ReadPolicy::Any => f64::from(policy.replicas.max(1)),
+        };
+        let cache_hit = 1.0 - readers * room / reads;
         let reads_flag = if policy.reads == ReadPolicy::Leader {
             " --reads any"
         } else {
@@ -192,6 +208,19 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_share_counts_the_replicas_that_already_spread_the_reads() {
+        let any = ReplicaPolicy {
+            replicas: 2,
+            reads: ReadPolicy::Any,
+        };
+        // 3 reads/s and 1 write/s over 2 replicas: 1.5 + 1 = 2.5 on each, limit 2. A cache
+        // that absorbs a third of the reads leaves 2 reads/s: 1 + 1 on each replica.
+        let text = hot(3, 1).advice(KeyType::Bytes, 1.0, 1.0, 2.0, any);
+        assert!(text.contains("at least 33.3% of its reads"), "{text}");
+        assert!(text.contains("--replicas 3 (reads spread"), "{text}");
+    }
+
+    #[test]
     fn write_heavy_keys_are_told_that_replicas_and_caches_do_not_help() {
         let any = ReplicaPolicy {
             replicas: 3,
@@ -203,5 +232,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("neither replicas nor a cache help"), "{text}");
+        // Writes exactly at the limit (an exact fit holds): replicas cannot help, a cache that
+        // absorbs every read can; they do not exceed the limit.
+        let text = hot(1000, 2000).advice(KeyType::Bytes, 1.0, 2.0, 4000.0, any);
+        assert!(!text.contains("exceed the limit"), "{text}");
+        assert!(text.contains("absorb all of its reads (100%)"), "{text}");
     }
 }

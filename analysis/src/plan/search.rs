@@ -414,6 +414,12 @@ impl<'a> SchemeSearch<'a> {
                 // reason the reachable count below `n` fails, and the note says why.
                 let below = (bound..n).rev().find(|&k| self.reachable(k));
                 let binding = match below {
+                    // The bound says that one shard fewer breaks a limit after the failures;
+                    // which limit, and whether it already breaks with every shard up, only
+                    // that count's layout says.
+                    None if n == bound && bound_binding.after_failure() => {
+                        self.binding_below(n, growth)?
+                    }
                     None => bound_binding,
                     Some(below) => self.binding_below(below + 1, growth)?,
                 };
