@@ -161,18 +161,32 @@ impl HotKey {
     }
 }
 
-/// A rate for people: whole numbers, or one decimal below 10.
+/// A rate for people: whole numbers, one decimal below 10, and two significant digits below
+/// 1, so that a small limit (0.0008 requests/s) does not print as 0.0.
 fn round(x: f64) -> String {
-    if x.abs() < 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.0}")
+    match x.abs() {
+        a if a >= 10.0 || !a.is_finite() => format!("{x:.0}"),
+        a if a >= 0.1 || a == 0.0 => format!("{x:.1}"),
+        a => {
+            let decimals = (1 - a.log10().floor() as i32).clamp(2, 12) as usize;
+            format!("{x:.decimals$}")
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_rates_keep_two_significant_digits() {
+        assert_eq!(round(0.0008), "0.00080");
+        assert_eq!(round(0.05), "0.050");
+        assert_eq!(round(0.25), "0.2");
+        assert_eq!(round(0.0), "0.0");
+        assert_eq!(round(7.25), "7.2");
+        assert_eq!(round(1234.4), "1234");
+    }
 
     fn hot(reads: u64, writes: u64) -> HotKey {
         HotKey {
