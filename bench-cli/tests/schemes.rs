@@ -102,6 +102,10 @@ fn weights_are_honoured_or_refused_clearly() {
     ] {
         let ratio = s[&(scheme.to_string(), "hottest_shard_ratio".to_string())];
         assert!((ratio - 1.0).abs() < within, "{scheme}: {ratio}");
+        // Each shard measured against its capacity: following the weights uses nearly all of
+        // the cluster (measured against equal shards, shard 1's two thirds would leave 75%).
+        let usable = s[&(scheme.to_string(), "usable_capacity".to_string())];
+        assert!(usable > 1.0 - within - 0.03, "{scheme}: {usable}");
     }
     let refused = shardlab()
         .args([

@@ -51,6 +51,11 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
     }
     let n = load.shard_requests.len();
     let weights: Vec<f64> = window_weights(&load.window_events).collect();
+    // With `--weights` usable capacity is measured per capacity (see `capacity`).
+    let per_capacity = load
+        .weights
+        .is_some()
+        .then(|| load.window_hottest_per_capacity());
     let block = (w as f64).cbrt().ceil() as usize;
     // Requests per shard summed over windows `0..i`, row `i` (and events likewise): a block's
     // totals are a difference of two rows, not a sum over its windows. Integers, so exactly
@@ -89,6 +94,14 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
                 .flat_map(|b| b.clone())
                 .map(|i| (load.window_hottest_share[i], weights[i])),
         );
+        let capacity_windowed = per_capacity.as_ref().map_or(hottest_windowed, |h| {
+            windowed_mean(
+                blocks
+                    .iter()
+                    .flat_map(|b| b.clone())
+                    .map(|i| (h[i], weights[i])),
+            )
+        });
         let resampled = ShardLoad::from_counts(totals.clone(), Vec::new(), Vec::new());
         // Measured per weight as the value is (`--weights`: ratio and spread).
         let resampled = match &load.weights {
@@ -101,7 +114,7 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
             resampled.load_cv,
             hottest_windowed,
             capacity::requests_per_event(resampled.requests, ev),
-            capacity::usable(n, ev, resampled.requests, hottest_windowed),
+            capacity::usable(n, ev, resampled.requests, capacity_windowed),
         ];
         for (s, v) in samples.iter_mut().zip(values) {
             s.push(v);
@@ -265,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn with_weights_the_ratio_and_spread_are_resampled_per_weight_as_measured() {
+    fn with_weights_the_ratio_spread_and_capacity_are_resampled_per_weight_as_measured() {
         // Shard 0 takes about 35% of each window on a weight share of 2/5: per weight its
         // ratio is about 0.875, where share x N is about 1.4.
         let weighted = load(200, 30).per_weight(&[2.0, 1.0, 1.0, 1.0]);
@@ -273,11 +286,13 @@ mod tests {
         for (name, value) in [
             ("hottest_shard_ratio", weighted.hottest_shard_ratio),
             ("load_cv", weighted.load_cv),
+            ("usable_capacity", capacity::usable_of(&weighted, 20_000)),
         ] {
             let (lo, hi) = intervals.iter().find(|(n, _)| *n == name).unwrap().1;
             // Before, the interval was of the unweighted figure, widened to reach the value.
             assert!(lo <= value && value <= hi, "{name}: {lo} {value} {hi}");
             assert!(hi < 1.25 * value, "{name}: [{lo}, {hi}] around {value}");
+            assert!(lo > 0.8 * value, "{name}: [{lo}, {hi}] around {value}");
         }
     }
 

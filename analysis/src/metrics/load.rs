@@ -206,6 +206,42 @@ impl ShardLoad {
         self
     }
 
+    /// Each window's hottest shard measured against its capacity, in the unit of a share of
+    /// equal shards: with `--weights` the largest of `share × W / (N · w)` over the shards
+    /// (`w` a shard's weight, `W` their sum), so every shard at its weight's share gives 1/N;
+    /// without weights, `window_hottest_share` itself.
+    pub fn window_hottest_per_capacity(&self) -> Vec<f64> {
+        let Some(weights) = &self.weights else {
+            return self.window_hottest_share.clone();
+        };
+        let per_equal_share = weights.iter().sum::<f64>() / weights.len() as f64;
+        self.window_requests
+            .iter()
+            .map(|window| {
+                let requests: u64 = window.iter().map(|&c| u64::from(c)).sum();
+                window
+                    .iter()
+                    .zip(weights)
+                    .map(|(&c, w)| share(u64::from(c), requests) * per_equal_share / w)
+                    .fold(0.0, f64::max)
+            })
+            .collect()
+    }
+
+    /// [`ShardLoad::window_hottest_per_capacity`] averaged over the windows as
+    /// `hottest_shard_share_windowed` is (weighted by their events): what saturates first
+    /// when shards differ in capacity; `hottest_shard_share_windowed` without weights.
+    pub fn hottest_per_capacity_windowed(&self) -> f64 {
+        if self.weights.is_none() {
+            return self.hottest_shard_share_windowed;
+        }
+        windowed_mean(
+            self.window_hottest_per_capacity()
+                .into_iter()
+                .zip(window_weights(&self.window_events)),
+        )
+    }
+
     /// Each shard's share of all requests; `None` without requests.
     pub fn shard_shares(&self) -> Option<Vec<f64>> {
         (self.requests > 0).then(|| {

@@ -37,7 +37,7 @@ impl Metric for Load {
             MetricDef { name: "load_cv", unit: "ratio", definition: "Coefficient of variation (population) of shard requests (with --weights: of requests / weight)." },
             MetricDef { name: "hottest_shard_share_windowed", unit: "share", definition: "Mean over consecutive windows of --window events of the hottest shard's share within the window, each window weighted by its events (the last window may be shorter)." },
             MetricDef { name: "requests_per_event", unit: "requests/event", definition: "requests / events_measured: 1 without scans, more as scans fan out." },
-            MetricDef { name: "usable_capacity", unit: "share", definition: "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1." },
+            MetricDef { name: "usable_capacity", unit: "share", definition: "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1. With --weights each shard's capacity follows its weight: a window's hottest is then its largest share x W / (N x weight), W the weights' sum." },
         ]
     }
 
