@@ -9,6 +9,7 @@
 use serde::Serialize;
 use workloads::KeyType;
 
+use super::figures::rate;
 use super::traffic::Traffic;
 use super::window_load::{ReadPolicy, ReplicaPolicy};
 use super::FIT_TOLERANCE;
@@ -112,19 +113,19 @@ impl HotKey {
              {} s window ({} reads/s, {} writes/s, growth x{}), above the {} requests/s one shard \
              may serve (capacity x headroom). Adding shards never splits a key.",
             key_type.display_short(&self.key, NOTE_KEY_CHARS),
-            round(growth * self.rate_per_replica),
+            rate(growth * self.rate_per_replica),
             window_secs,
-            round(reads),
-            round(writes),
+            rate(reads),
+            rate(writes),
             growth,
-            round(limit),
+            rate(limit),
         );
         if writes >= limit && writes <= limit * (1.0 + FIT_TOLERANCE) {
             text.push_str(&format!(
                 " Its writes alone ({} /s) take all of the limit and every replica applies every \
                  write, so no number of replicas helps; a cache in front of it would have to absorb \
                  all of its reads (100%).",
-                round(writes)
+                rate(writes)
             ));
             return text;
         }
@@ -132,7 +133,7 @@ impl HotKey {
             text.push_str(&format!(
                 " Its writes alone ({} /s) exceed the limit and every replica applies every write, \
                  so neither replicas nor a cache help: split the key into sub-keys or batch its writes.",
-                round(writes)
+                rate(writes)
             ));
             return text;
         }
@@ -154,39 +155,16 @@ impl HotKey {
             " What would work: --replicas {replicas}{reads_flag} (reads spread over {replicas} \
              replicas: {} requests/s each), or a cache in front of it that absorbs at least {:.1}% \
              of its reads.",
-            round(reads / f64::from(replicas) + writes),
+            rate(reads / f64::from(replicas) + writes),
             100.0 * cache_hit,
         ));
         text
     }
 }
 
-/// A rate for people: whole numbers, one decimal below 10, and two significant digits below
-/// 1, so that a small limit (0.0008 requests/s) does not print as 0.0.
-fn round(x: f64) -> String {
-    match x.abs() {
-        a if a >= 10.0 || !a.is_finite() => format!("{x:.0}"),
-        a if a >= 0.1 || a == 0.0 => format!("{x:.1}"),
-        a => {
-            let decimals = (1 - a.log10().floor() as i32).clamp(2, 12) as usize;
-            format!("{x:.decimals$}")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn small_rates_keep_two_significant_digits() {
-        assert_eq!(round(0.0008), "0.00080");
-        assert_eq!(round(0.05), "0.050");
-        assert_eq!(round(0.25), "0.2");
-        assert_eq!(round(0.0), "0.0");
-        assert_eq!(round(7.25), "7.2");
-        assert_eq!(round(1234.4), "1234");
-    }
 
     fn hot(reads: u64, writes: u64) -> HotKey {
         HotKey {
@@ -207,12 +185,12 @@ mod tests {
         };
         let text = hot(5000, 0).advice(KeyType::Bytes, 1.0, 1.0, 4000.0, leader);
         assert!(
-            text.contains("key 'celebrity' alone needs 5000 requests/s"),
+            text.contains("key 'celebrity' alone needs 5,000 requests/s"),
             "{text}"
         );
         // 5000 reads over 2 replicas is 2500 each; a cache must absorb 1 - 4000/5000 = 20%.
         assert!(
-            text.contains("--replicas 2 --reads any") && text.contains("2500 requests/s each"),
+            text.contains("--replicas 2 --reads any") && text.contains("2,500 requests/s each"),
             "{text}"
         );
         assert!(text.contains("at least 20.0%"), "{text}");
@@ -242,7 +220,7 @@ mod tests {
         };
         let text = hot(0, 5000).advice(KeyType::Bytes, 1.0, 2.0, 4000.0, any);
         assert!(
-            text.contains("10000 requests/s") && text.contains("growth x2"),
+            text.contains("10,000 requests/s") && text.contains("growth x2"),
             "{text}"
         );
         assert!(text.contains("neither replicas nor a cache help"), "{text}");

@@ -35,6 +35,7 @@ pub mod binding;
 pub mod clock;
 mod config;
 pub mod failures;
+pub mod figures;
 pub mod heavy_keys;
 pub mod hot_key;
 pub mod point_loads;
