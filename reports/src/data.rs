@@ -437,6 +437,15 @@ impl RunData {
             .find(|l| l.workload == workload && l.scheme == scheme && l.shards == shards)
     }
 
+    /// Whether the run weighted its shards (`--weights`, recorded as `parameters.run.weights`).
+    pub fn weighted(&self) -> bool {
+        self.manifest
+            .parameters
+            .get("run")
+            .and_then(|run| run.get("weights"))
+            .is_some_and(|w| !w.is_null())
+    }
+
     /// The workload's description, from the manifest's `parameters.workload_descriptions`
     /// (an object from label to sentence), when the run recorded it.
     pub fn description(&self, workload: &str) -> Option<&str> {

@@ -65,6 +65,8 @@ pub struct SchemeProfile {
     pub short_windows: usize,
     /// `hottest_shard_share` (whole trace).
     pub hottest_share: f64,
+    /// `hottest_shard_ratio` (whole trace; per weight with `--weights`).
+    pub hottest_ratio: f64,
     /// `requests_per_event`.
     pub requests_per_event: f64,
     /// `scan_fanout_mean`, when the workload has scans.
@@ -86,6 +88,8 @@ pub struct WorkloadProfile {
     pub hottest_key_share: Option<f64>,
     /// `scans` and `events_measured`.
     pub scans: Option<(f64, f64)>,
+    /// Whether the shards were weighted (`--weights`): balance is then per weight.
+    pub weighted: bool,
     /// One profile per scheme, in run order.
     pub schemes: Vec<SchemeProfile>,
 }
@@ -176,6 +180,11 @@ fn num(v: f64) -> String {
     }
 }
 
+/// A ratio to a share (`hottest_shard_ratio`), two decimals.
+fn ratio(v: f64) -> String {
+    format!("{v:.2}")
+}
+
 /// "growing from 16 to 17 shards" or "shrinking from 16 to 15 shards".
 fn resize(n: u32, m: u32) -> String {
     let verb = if m > n { "growing" } else { "shrinking" };
@@ -214,6 +223,7 @@ pub fn profile(data: &RunData, workload: &str, n: u32) -> Option<WorkloadProfile
         scans: metric("scans")
             .zip(metric("events_measured"))
             .filter(|(s, _)| *s > 0.0),
+        weighted: data.weighted(),
         schemes,
     })
 }
@@ -252,6 +262,8 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         windows: windows.len(),
         short_windows,
         hottest_share: metric("hottest_shard_share")?,
+        hottest_ratio: metric("hottest_shard_ratio")
+            .or_else(|| Some(metric("hottest_shard_share")? * f64::from(n)))?,
         requests_per_event: metric("requests_per_event").unwrap_or(1.0),
         scan_fanout: metric("scan_fanout_mean"),
         lookup_p50: metric("lookup_ns_p50"),
@@ -361,6 +373,9 @@ fn growth_refusals(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> 
 }
 
 fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
+    if p.weighted {
+        return weighted_hot_spots(p);
+    }
     let fair = 1.0 / p.shards.max(1) as f64;
     let Some(coolest) = p
         .schemes
@@ -431,6 +446,64 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
             Finding { topic: Topic::HotSpot, text }
         })
         .collect()
+}
+
+/// Hot spots on weighted shards (`--weights`): a shard whose share of the requests is
+/// [`HOT_SPOT_FACTOR`] times its weight's share or more (`hottest_shard_ratio`), since a
+/// shard of twice the weight is meant to take twice the requests.
+fn weighted_hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
+    let by_ratio =
+        |a: &&SchemeProfile, b: &&SchemeProfile| a.hottest_ratio.total_cmp(&b.hottest_ratio);
+    let Some(coolest) = p.schemes.iter().min_by(by_ratio) else {
+        return vec![];
+    };
+    let hot: Vec<&SchemeProfile> = p
+        .schemes
+        .iter()
+        .filter(|s| s.hottest_ratio >= HOT_SPOT_FACTOR)
+        .collect();
+    if hot.is_empty() {
+        let worst = p.schemes.iter().max_by(by_ratio).unwrap_or(coolest);
+        return vec![Finding {
+            topic: Topic::HotSpot,
+            text: format!(
+                "No hot spot on {} weighted shards (--weights): with every scheme each shard takes at most {}x its weight's share of the requests over the trace ({}); {} keeps closest to the weights at {}x.",
+                p.shards,
+                ratio(worst.hottest_ratio),
+                worst.scheme,
+                coolest.scheme,
+                ratio(coolest.hottest_ratio)
+            ),
+        }];
+    }
+    hot.into_iter()
+        .map(|s| {
+            let mut text = format!(
+                "{} on {} weighted shards (--weights): one shard takes {}x its weight's share of the requests over the trace",
+                s.scheme,
+                p.shards,
+                ratio(s.hottest_ratio)
+            );
+            if coolest.scheme != s.scheme {
+                text.push_str(&format!("; {}: {}x", coolest.scheme, ratio(coolest.hottest_ratio)));
+            }
+            text.push('.');
+            Finding { topic: Topic::HotSpot, text }
+        })
+        .collect()
+}
+
+/// How evenly a scheme spreads the requests, for a sentence: the hottest window share, or
+/// with `--weights` the hottest shard against its weight's share.
+fn balance(s: &SchemeProfile, weighted: bool) -> String {
+    if weighted {
+        format!(
+            "hottest shard {}x its weight's share",
+            ratio(s.hottest_ratio)
+        )
+    } else {
+        format!("hottest window share {}", pct(s.hottest_window_share))
+    }
 }
 
 fn hot_key(p: &WorkloadProfile) -> Option<Finding> {
@@ -766,7 +839,7 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
             .into_iter()
             .collect();
         for s in row.tied_with.iter().filter_map(|s| by_name(s)) {
-            reasoning.push(summary_line(s, growth_of(&s.scheme)));
+            reasoning.push(summary_line(s, growth_of(&s.scheme), p.weighted));
         }
         return Some(Recommendation {
             title,
@@ -774,12 +847,23 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
             reasoning,
         });
     };
-    let mut reasoning = vec![format!(
-        "{} leaves {} of the cluster usable: its hottest shard takes {} of a window's requests (fair {}) and each event costs {:.2} shard requests{}.",
+    let spread = if p.weighted {
+        format!(
+            "each shard measured against its weight's share of the capacity (--weights), its hottest shard takes {}x its weight's share of the requests over the trace",
+            ratio(chosen.hottest_ratio)
+        )
+    } else {
+        format!(
+            "its hottest shard takes {} of a window's requests (fair {})",
+            pct(chosen.hottest_window_share),
+            pct(1.0 / p.shards.max(1) as f64)
+        )
+    };
+    let mut reasoning =
+        vec![format!(
+        "{} leaves {} of the cluster usable: {spread} and each event costs {:.2} shard requests{}.",
         chosen.scheme,
         pct_ci(chosen.usable_capacity, chosen.usable_ci),
-        pct(chosen.hottest_window_share),
-        pct(1.0 / p.shards.max(1) as f64),
         chosen.requests_per_event,
         chosen.scan_fanout.map_or(String::new(), |f| format!(" (a scan contacts {})", shards(f)))
     )];
@@ -814,7 +898,7 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
         reasoning.push(format!("Caveat: {}.", row.warning));
     }
     for other in p.schemes.iter().filter(|s| s.scheme != chosen.scheme) {
-        reasoning.push(summary_line(other, growth_of(&other.scheme)));
+        reasoning.push(summary_line(other, growth_of(&other.scheme), p.weighted));
     }
     if let Some(k) = p.hottest_key_share.filter(|k| *k > 1.0 / p.shards as f64) {
         reasoning.push(format!(
@@ -850,11 +934,11 @@ fn growth_line(n: u32, m: u32, g: &GrowthProfile) -> String {
 }
 
 /// One scheme's figures, for comparison with the recommended one.
-fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>) -> String {
+fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>, weighted: bool) -> String {
     let mut parts = vec![format!(
-        "{} usable (hottest window share {})",
+        "{} usable ({})",
         pct_ci(s.usable_capacity, s.usable_ci),
-        pct(s.hottest_window_share)
+        balance(s, weighted)
     )];
     if let Some(g) = g {
         parts.push(format!(
@@ -977,6 +1061,7 @@ mod tests {
             targets: vec![9],
             hottest_key_share: None,
             scans: None,
+            weighted: false,
             schemes: vec![SchemeProfile {
                 scheme: "range".into(),
                 usable_capacity: 0.6,
@@ -986,6 +1071,7 @@ mod tests {
                 windows: 2,
                 short_windows: 1,
                 hottest_share: 0.55,
+                hottest_ratio: 4.4,
                 requests_per_event: 1.0,
                 scan_fanout: None,
                 lookup_p50: None,
@@ -995,6 +1081,47 @@ mod tests {
         assert!(
             text.contains("in every one of 2 windows (80% to 90%; a short last window aside)"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn weighted_shards_are_hot_only_against_their_weights_share() {
+        // 8 shards, one of weight 4 among weights of 1 (share 4/11): ring gives it 36% of the
+        // requests, as meant (ratio 1.0, though 2.9x the unweighted 1/8); hash gives one
+        // shard of weight 1 (share 1/11) 30% of them: 3.3x its weight's share.
+        let scheme = |name: &str, share: f64, ratio: f64| SchemeProfile {
+            scheme: name.into(),
+            usable_capacity: 1.0 / ratio,
+            usable_ci: None,
+            hottest_window_share: share,
+            hottest_window_range: None,
+            windows: 1,
+            short_windows: 0,
+            hottest_share: share,
+            hottest_ratio: ratio,
+            requests_per_event: 1.0,
+            scan_fanout: None,
+            lookup_p50: None,
+        };
+        let mut profile = WorkloadProfile {
+            workload: "w".into(),
+            shards: 8,
+            targets: vec![9],
+            hottest_key_share: None,
+            scans: None,
+            weighted: true,
+            schemes: vec![scheme("ring", 0.364, 1.0), scheme("hash", 0.3, 3.3)],
+        };
+        let found: Vec<String> = hot_spots(&profile).into_iter().map(|f| f.text).collect();
+        assert_eq!(
+            found,
+            ["hash on 8 weighted shards (--weights): one shard takes 3.30x its weight's share of the requests over the trace; ring: 1.00x."]
+        );
+        profile.schemes.pop();
+        let found = &hot_spots(&profile)[0].text;
+        assert!(
+            found.starts_with("No hot spot on 8 weighted shards"),
+            "{found}"
         );
     }
 
