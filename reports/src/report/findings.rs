@@ -439,13 +439,27 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
                     pct(s.hottest_share)
                 ));
             }
-            if coolest.scheme != s.scheme {
-                text.push_str(&format!("; {}: {}", coolest.scheme, pct(coolest.hottest_window_share)));
-            }
-            text.push('.');
-            Finding { topic: Topic::HotSpot, text }
+            hot_spot(text, s, coolest, pct(coolest.hottest_window_share))
         })
         .collect()
+}
+
+/// A hot spot's finding: `text`, then the figure of the scheme that spreads best when it is
+/// another one.
+fn hot_spot(
+    mut text: String,
+    s: &SchemeProfile,
+    coolest: &SchemeProfile,
+    figure: String,
+) -> Finding {
+    if coolest.scheme != s.scheme {
+        text.push_str(&format!("; {}: {figure}", coolest.scheme));
+    }
+    text.push('.');
+    Finding {
+        topic: Topic::HotSpot,
+        text,
+    }
 }
 
 /// Hot spots on weighted shards (`--weights`): a shard whose share of the requests is
@@ -478,17 +492,13 @@ fn weighted_hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
     }
     hot.into_iter()
         .map(|s| {
-            let mut text = format!(
+            let text = format!(
                 "{} on {} weighted shards (--weights): one shard takes {}x its weight's share of the requests over the trace",
                 s.scheme,
                 p.shards,
                 ratio(s.hottest_ratio)
             );
-            if coolest.scheme != s.scheme {
-                text.push_str(&format!("; {}: {}x", coolest.scheme, ratio(coolest.hottest_ratio)));
-            }
-            text.push('.');
-            Finding { topic: Topic::HotSpot, text }
+            hot_spot(text, s, coolest, format!("{}x", ratio(coolest.hottest_ratio)))
         })
         .collect()
 }
