@@ -32,6 +32,9 @@ pub struct InspectConfig {
     pub distinct_limit: usize,
     /// Keys listed in the top-keys table.
     pub top: usize,
+    /// The key type of the events: scan lengths are measured for integer keys only (`U64`,
+    /// the default, as synthetic workloads have).
+    pub key_type: KeyType,
 }
 
 impl Default for InspectConfig {
@@ -39,6 +42,7 @@ impl Default for InspectConfig {
         InspectConfig {
             distinct_limit: DEFAULT_DISTINCT_LIMIT,
             top: 10,
+            key_type: KeyType::U64,
         }
     }
 }
@@ -278,9 +282,12 @@ impl Profiler {
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());
         }
-        if let (Op::Scan, Some(start), Some(end)) =
-            (e.op, decode_u64(e.key), e.end.and_then(decode_u64))
-        {
+        if let (Op::Scan, KeyType::U64, Some(start), Some(end)) = (
+            e.op,
+            self.cfg.key_type,
+            decode_u64(e.key),
+            e.end.and_then(decode_u64),
+        ) {
             self.scan_lens.record(end.saturating_sub(start));
         }
         if let Some(t) = e.timestamp {
@@ -551,6 +558,7 @@ mod tests {
         let mut p = Profiler::new(&InspectConfig {
             distinct_limit: limit,
             top: 10,
+            ..InspectConfig::default()
         });
         p.add_chunk(&chunk);
         p.finish(Some(1000))
@@ -643,5 +651,51 @@ mod tests {
         assert_eq!(row("scan_len_max"), "7");
         assert_eq!(row("time_span_s"), "9.999");
         assert_eq!(row("distinct_keys_estimate"), "1");
+    }
+
+    /// The profile of `events` (op, key, scan end) with `cfg`.
+    fn profile_of(events: &[(Op, &[u8], Option<&[u8]>)], cfg: InspectConfig) -> TraceProfile {
+        let mut chunk = EventChunk::with_capacity(events.len());
+        for &(op, key, end) in events {
+            chunk.push(Event {
+                op,
+                key,
+                end,
+                timestamp: None,
+                size: None,
+            });
+        }
+        let mut p = Profiler::new(&cfg);
+        p.add_chunk(&chunk);
+        p.finish(None)
+    }
+
+    #[test]
+    fn scan_lengths_are_measured_over_integer_keys_only() {
+        // Byte keys of 8 bytes read as integers made "aaaaaaaa".."aaaaaaab" a scan of 1 key
+        // and "cccccccc".."ccccccdd" one of 257, beside the 2-byte scan left out.
+        let scans: [(Op, &[u8], Option<&[u8]>); 3] = [
+            (Op::Scan, b"aaaaaaaa", Some(b"aaaaaaab")),
+            (Op::Scan, b"bb", Some(b"bc")),
+            (Op::Scan, b"cccccccc", Some(b"ccccccdd")),
+        ];
+        let bytes = InspectConfig {
+            key_type: KeyType::Bytes,
+            ..InspectConfig::default()
+        };
+        let p = profile_of(&scans, bytes);
+        assert_eq!((p.op_count(Op::Scan), p.scan_len), (3, None));
+        let (a, b, c, d) = (
+            1u64.to_be_bytes(),
+            5u64.to_be_bytes(),
+            3u64.to_be_bytes(),
+            4u64.to_be_bytes(),
+        );
+        let integer: [(Op, &[u8], Option<&[u8]>); 2] =
+            [(Op::Scan, &a, Some(&b)), (Op::Scan, &c, Some(&d))];
+        let len = profile_of(&integer, InspectConfig::default())
+            .scan_len
+            .unwrap();
+        assert_eq!((len.count, len.min, len.max, len.mean), (2, 1, 4, 2.5));
     }
 }
