@@ -655,8 +655,11 @@ mod tests {
         assert_eq!(row("distinct_keys_estimate"), "1");
     }
 
-    /// The profile of `events` (op, key, scan end) with `cfg`.
-    fn profile_of(events: &[(Op, &[u8], Option<&[u8]>)], cfg: InspectConfig) -> TraceProfile {
+    /// An event given as its op, key and scan end.
+    type Plain<'a> = (Op, &'a [u8], Option<&'a [u8]>);
+
+    /// The profile of `events` with `cfg`.
+    fn profile_of(events: &[Plain<'_>], cfg: InspectConfig) -> TraceProfile {
         let mut chunk = EventChunk::with_capacity(events.len());
         for &(op, key, end) in events {
             chunk.push(Event {
@@ -677,7 +680,7 @@ mod tests {
         // 13 keys in turn over 200 events: k0..k4 16 times, k5..k12 15 times; the ten
         // heaviest hold 5 x 16 + 5 x 15 = 155 events. With `top` 3 it read 48 / 200.
         let names: Vec<String> = (0..200).map(|i| format!("k{:02}", i % 13)).collect();
-        let events: Vec<(Op, &[u8], Option<&[u8]>)> = names
+        let events: Vec<Plain<'_>> = names
             .iter()
             .map(|k| (Op::Get, k.as_bytes(), None))
             .collect();
@@ -697,7 +700,7 @@ mod tests {
     fn scan_lengths_are_measured_over_integer_keys_only() {
         // Byte keys of 8 bytes read as integers made "aaaaaaaa".."aaaaaaab" a scan of 1 key
         // and "cccccccc".."ccccccdd" one of 257, beside the 2-byte scan left out.
-        let scans: [(Op, &[u8], Option<&[u8]>); 3] = [
+        let scans: [Plain<'_>; 3] = [
             (Op::Scan, b"aaaaaaaa", Some(b"aaaaaaab")),
             (Op::Scan, b"bb", Some(b"bc")),
             (Op::Scan, b"cccccccc", Some(b"ccccccdd")),
@@ -714,8 +717,7 @@ mod tests {
             3u64.to_be_bytes(),
             4u64.to_be_bytes(),
         );
-        let integer: [(Op, &[u8], Option<&[u8]>); 2] =
-            [(Op::Scan, &a, Some(&b)), (Op::Scan, &c, Some(&d))];
+        let integer: [Plain<'_>; 2] = [(Op::Scan, &a, Some(&b)), (Op::Scan, &c, Some(&d))];
         let len = profile_of(&integer, InspectConfig::default())
             .scan_len
             .unwrap();
