@@ -257,7 +257,7 @@ impl TraceInput {
 
     /// The profile of the trace's first `limit` events, taken as the replay reads them.
     pub fn watch_profile(&self, limit: usize) -> PrefixProfile {
-        let profile = PrefixProfile::new(limit);
+        let profile = PrefixProfile::new(limit, self.key_type);
         let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
         *first = first.take().map(|source| profile.watch(source));
         profile

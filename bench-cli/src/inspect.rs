@@ -31,6 +31,7 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let cfg = InspectConfig {
         distinct_limit: args.distinct_limit as usize,
         top: args.top as usize,
+        key_type: opened.key_type,
     };
     let mut profiler = Profiler::new(&cfg);
     let bar = events_bar(

@@ -64,14 +64,20 @@ pub fn tallied(tally: &ByteTally) -> InputFile {
 pub struct PrefixProfile {
     state: Arc<Mutex<(Profiler, usize)>>,
     limit: usize,
+    cfg: InspectConfig,
 }
 
 impl PrefixProfile {
-    /// A profile of the first `limit` events.
-    pub fn new(limit: usize) -> Self {
+    /// A profile of the first `limit` events of a trace with keys of `key_type`.
+    pub fn new(limit: usize, key_type: KeyType) -> Self {
+        let cfg = InspectConfig {
+            key_type,
+            ..InspectConfig::default()
+        };
         PrefixProfile {
-            state: Arc::new(Mutex::new((Profiler::new(&InspectConfig::default()), 0))),
+            state: Arc::new(Mutex::new((Profiler::new(&cfg), 0))),
             limit,
+            cfg,
         }
     }
 
@@ -87,7 +93,7 @@ impl PrefixProfile {
     /// The profiler and the number of events it saw (it starts again empty).
     pub fn take(&self) -> (Profiler, usize) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = Profiler::new(&InspectConfig::default());
+        let fresh = Profiler::new(&self.cfg);
         (std::mem::replace(&mut state.0, fresh), state.1)
     }
 }

@@ -32,6 +32,9 @@ pub struct InspectConfig {
     pub distinct_limit: usize,
     /// Keys listed in the top-keys table.
     pub top: usize,
+    /// The key type of the events: scan lengths are measured for integer keys only (`U64`,
+    /// the default, as synthetic workloads have).
+    pub key_type: KeyType,
 }
 
 impl Default for InspectConfig {
@@ -39,6 +42,7 @@ impl Default for InspectConfig {
         InspectConfig {
             distinct_limit: DEFAULT_DISTINCT_LIMIT,
             top: 10,
+            key_type: KeyType::U64,
         }
     }
 }
@@ -203,6 +207,8 @@ pub struct TraceProfile {
     pub distinct_keys: Estimate,
     /// The heaviest keys, heaviest first.
     pub top_keys: Vec<TopKey>,
+    /// The share of all events on the 10 heaviest keys, however many are listed.
+    pub top10_share: Option<f64>,
     /// The Zipf fit of key popularity, when enough keys repeat.
     pub zipf: Option<ZipfFit>,
     /// Share of events (after the first) whose key is greater than every key before it.
@@ -278,9 +284,12 @@ impl Profiler {
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());
         }
-        if let (Op::Scan, Some(start), Some(end)) =
-            (e.op, decode_u64(e.key), e.end.and_then(decode_u64))
-        {
+        if let (Op::Scan, KeyType::U64, Some(start), Some(end)) = (
+            e.op,
+            self.cfg.key_type,
+            decode_u64(e.key),
+            e.end.and_then(decode_u64),
+        ) {
             self.scan_lens.record(end.saturating_sub(start));
         }
         if let Some(t) = e.timestamp {
@@ -322,9 +331,13 @@ impl Profiler {
     /// The profile; `time_unit_ns` is the unit of the timestamps when the format defines it.
     pub fn finish(self, time_unit_ns: Option<u64>) -> TraceProfile {
         let events = self.events;
-        let top_keys = self
-            .keys
-            .top(self.cfg.top)
+        let share = |count: u64| count as f64 / events.max(1) as f64;
+        // At least the 10 heaviest keys, for `top10_share` whatever `top` lists.
+        let mut heaviest = self.keys.top(self.cfg.top.max(10));
+        let top10_share = (!heaviest.is_empty())
+            .then(|| share(heaviest.iter().take(10).map(|h| h.count).sum::<u64>()));
+        heaviest.truncate(self.cfg.top);
+        let top_keys = heaviest
             .into_iter()
             .enumerate()
             .map(|(i, HeavyHitter { key, count, error })| TopKey {
@@ -332,7 +345,7 @@ impl Profiler {
                 key,
                 count,
                 error,
-                share: count as f64 / events.max(1) as f64,
+                share: share(count),
             })
             .collect();
         // Popularity ranks for the Zipf fit: every count while exact; once sampling, the keys
@@ -366,6 +379,7 @@ impl Profiler {
             ops: self.ops,
             distinct_keys: self.keys.distinct(),
             top_keys,
+            top10_share,
             zipf: zipf_fit::fit(&counts),
             monotonicity: pair_share(self.new_max),
             increases: pair_share(self.increases),
@@ -422,12 +436,7 @@ impl TraceProfile {
             "hottest_key_share",
             self.top_keys.first().and_then(|t| num(t.share)),
         );
-        put(
-            "top10_share",
-            (!self.top_keys.is_empty())
-                .then(|| self.top_keys.iter().take(10).map(|t| t.share).sum::<f64>())
-                .and_then(num),
-        );
+        put("top10_share", self.top10_share.and_then(num));
         put("zipf_s", self.zipf.and_then(|z| num(z.s)));
         put("zipf_ks", self.zipf.and_then(|z| num(z.ks)));
         put("zipf_ranks", self.zipf.map(|z| z.ranks.to_string()));
@@ -551,6 +560,7 @@ mod tests {
         let mut p = Profiler::new(&InspectConfig {
             distinct_limit: limit,
             top: 10,
+            ..InspectConfig::default()
         });
         p.add_chunk(&chunk);
         p.finish(Some(1000))
@@ -643,5 +653,74 @@ mod tests {
         assert_eq!(row("scan_len_max"), "7");
         assert_eq!(row("time_span_s"), "9.999");
         assert_eq!(row("distinct_keys_estimate"), "1");
+    }
+
+    /// An event given as its op, key and scan end.
+    type Plain<'a> = (Op, &'a [u8], Option<&'a [u8]>);
+
+    /// The profile of `events` with `cfg`.
+    fn profile_of(events: &[Plain<'_>], cfg: InspectConfig) -> TraceProfile {
+        let mut chunk = EventChunk::with_capacity(events.len());
+        for &(op, key, end) in events {
+            chunk.push(Event {
+                op,
+                key,
+                end,
+                timestamp: None,
+                size: None,
+            });
+        }
+        let mut p = Profiler::new(&cfg);
+        p.add_chunk(&chunk);
+        p.finish(None)
+    }
+
+    #[test]
+    fn top10_share_is_that_of_the_ten_heaviest_keys_however_many_are_listed() {
+        // 13 keys in turn over 200 events: k0..k4 16 times, k5..k12 15 times; the ten
+        // heaviest hold 5 x 16 + 5 x 15 = 155 events. With `top` 3 it read 48 / 200.
+        let names: Vec<String> = (0..200).map(|i| format!("k{:02}", i % 13)).collect();
+        let events: Vec<Plain<'_>> = names
+            .iter()
+            .map(|k| (Op::Get, k.as_bytes(), None))
+            .collect();
+        for top in [1, 3, 10, 20] {
+            let cfg = InspectConfig {
+                top,
+                ..InspectConfig::default()
+            };
+            let p = profile_of(&events, cfg);
+            assert_eq!(p.top_keys.len(), top.min(13));
+            assert_eq!(p.top10_share, Some(155.0 / 200.0), "top {top}");
+            assert_eq!(p.top_keys[0].share, 16.0 / 200.0);
+        }
+    }
+
+    #[test]
+    fn scan_lengths_are_measured_over_integer_keys_only() {
+        // Byte keys of 8 bytes read as integers made "aaaaaaaa".."aaaaaaab" a scan of 1 key
+        // and "cccccccc".."ccccccdd" one of 257, beside the 2-byte scan left out.
+        let scans: [Plain<'_>; 3] = [
+            (Op::Scan, b"aaaaaaaa", Some(b"aaaaaaab")),
+            (Op::Scan, b"bb", Some(b"bc")),
+            (Op::Scan, b"cccccccc", Some(b"ccccccdd")),
+        ];
+        let bytes = InspectConfig {
+            key_type: KeyType::Bytes,
+            ..InspectConfig::default()
+        };
+        let p = profile_of(&scans, bytes);
+        assert_eq!((p.op_count(Op::Scan), p.scan_len), (3, None));
+        let (a, b, c, d) = (
+            1u64.to_be_bytes(),
+            5u64.to_be_bytes(),
+            3u64.to_be_bytes(),
+            4u64.to_be_bytes(),
+        );
+        let integer: [Plain<'_>; 2] = [(Op::Scan, &a, Some(&b)), (Op::Scan, &c, Some(&d))];
+        let len = profile_of(&integer, InspectConfig::default())
+            .scan_len
+            .unwrap();
+        assert_eq!((len.count, len.min, len.max, len.mean), (2, 1, 4, 2.5));
     }
 }

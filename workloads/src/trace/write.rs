@@ -259,18 +259,29 @@ impl TraceWriter {
             Op::Put | Op::Delete => self.summary.ops_dropped += 1,
             Op::Get => {}
         }
-        let id = match decode_u64(event.key) {
+        // Only keys read as integers are integers: a byte key of 8 bytes is text too.
+        let integer = match self.opts.key_type {
+            KeyType::U64 => decode_u64(event.key),
+            KeyType::Bytes => None,
+        };
+        let id = match integer {
             Some(id) => id,
             None if self.opts.hash_keys => {
                 self.summary.keys_hashed += 1;
                 xxhash_rust::xxh3::xxh3_64(event.key)
             }
             None => {
+                let digits = crate::key::parse_u64(event.key.trim_ascii()).is_some();
                 return Err(format!(
                     "the key '{}' is not a 64-bit integer, which oracle-general requires; pass \
-                     --hash-keys to store its XXH3-64 hash instead (key order is then lost)",
-                    crate::key::display_bytes(event.key)
-                ))
+                     {}--hash-keys to store its XXH3-64 hash instead (key order is then lost)",
+                    crate::key::display_bytes(event.key),
+                    if digits {
+                        "--key-type u64 to read it as the number it is, or "
+                    } else {
+                        ""
+                    }
+                ));
             }
         };
         let time = match event.timestamp {
@@ -551,12 +562,13 @@ mod tests {
             .map(|k| ev(if k == b"b" { Op::Put } else { Op::Get }, k, None))
             .collect();
         let summary = write(&path, og, &events).unwrap();
+        // Every key is a byte key, the 8-byte one too.
         assert_eq!(
             summary,
             WriteSummary {
                 events: 5,
                 ops_dropped: 1,
-                keys_hashed: 4
+                keys_hashed: 5
             }
         );
         let bytes = std::fs::read(&path).unwrap();
@@ -570,9 +582,48 @@ mod tests {
             back.get(0).key,
             xxhash_rust::xxh3::xxh3_64(b"a").to_be_bytes()
         );
-        assert_eq!(back.get(3).key, 9u64.to_be_bytes());
+        assert_eq!(
+            back.get(3).key,
+            xxhash_rust::xxh3::xxh3_64(&9u64.to_be_bytes()).to_be_bytes()
+        );
         assert!(back
             .iter()
             .all(|e| e.op == Op::Get && e.timestamp == Some(5) && e.size == Some(7)));
+    }
+
+    #[test]
+    fn byte_keys_of_eight_bytes_are_not_taken_for_integers_in_oracle_general() {
+        // The text key "24842796" (8 characters, read as bytes) was stored as the id
+        // 3617578197517285686, its bytes read as an integer, without --hash-keys.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let mut og = WriteOptions {
+            format: TraceFormat::OracleGeneral,
+            key_type: KeyType::Bytes,
+            hash_keys: false,
+        };
+        let event = ev(Op::Get, b"24842796", None);
+        let e = write(&path, og, &[event]).unwrap_err().to_string();
+        assert!(
+            e.contains("'24842796' is not a 64-bit integer") && e.contains("--key-type u64"),
+            "{e}"
+        );
+        og.hash_keys = true;
+        assert_eq!(write(&path, og, &[event]).unwrap().keys_hashed, 1);
+        let back = read_back(&path, KeyType::U64);
+        assert_eq!(
+            back.get(0).key,
+            xxhash_rust::xxh3::xxh3_64(b"24842796").to_be_bytes()
+        );
+        // Read as u64, the same key is the integer.
+        og.key_type = KeyType::U64;
+        let n = 24_842_796u64.to_be_bytes();
+        assert_eq!(
+            write(&path, og, &[ev(Op::Get, &n, None)])
+                .unwrap()
+                .keys_hashed,
+            0
+        );
+        assert_eq!(read_back(&path, KeyType::U64).get(0).key, n);
     }
 }
