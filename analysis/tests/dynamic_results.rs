@@ -212,7 +212,7 @@ fn past_the_distinct_limit_the_key_figures_are_measured_on_the_workloads_key_sam
     // sample's interval. The dynamic row must be measured on that same sample (it once counted
     // every key, so its per-node keys came out about 1 / rate too high).
     let (exact, sampled) = (replay_beside_range(10_000_000), replay_beside_range(2_000));
-    let ks = sampled.key_sample.clone().expect("sampled");
+    let ks = sampled.key_sample.expect("sampled");
     let held = |w: &WorkloadResult, i: usize| w.schemes[i].shard_distinct_keys.iter().sum::<u64>();
     assert_eq!(held(&sampled, 1), ks.sampled_keys);
     assert_eq!(held(&sampled, 1), held(&sampled, 0));
