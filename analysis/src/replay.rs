@@ -365,7 +365,10 @@ fn finish_with(
             let run = dynamic_runs
                 .next()
                 .ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
-            targets.iter().map(|&m| run.scheme_result(m)).collect()
+            targets
+                .iter()
+                .map(|&m| run.scheme_result_on(m, keys))
+                .collect()
         } else {
             fixed_rows
                 .next()

@@ -5,9 +5,12 @@ use analysis::dynamic::{
     simulate, simulate_with, DynamicOptions, DynamicParams, DynamicRun, WindowClock,
     DYNAMIC_METRICS,
 };
+use analysis::metrics::WorkloadResult;
+use analysis::replay::{replay, ReplayConfig, WorkloadInput};
+use analysis::schemes::SchemeSpec;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use workloads::{Event, EventChunk, EventSource, Op, Spec, WorkloadError, WorkloadSpec};
+use workloads::{Event, EventChunk, EventSource, KeyType, Op, Spec, WorkloadError, WorkloadSpec};
 
 /// Events generated in the test, streamed like any workload.
 struct TestEvents {
@@ -180,6 +183,54 @@ fn bad_configurations_are_errors_not_panics() {
     let empty = simulate(&spec, 2, zipf_with_scans(0).as_mut(), 5).unwrap();
     assert!(empty.timeline.is_empty() && empty.ranges.len() == 1);
     assert_eq!(empty.scheme_result(3).load.requests, 0);
+}
+
+/// Replays uniform keys through `range` and `range-dynamic` keeping at most `limit` distinct
+/// keys exactly.
+fn replay_beside_range(limit: usize) -> WorkloadResult {
+    let spec = WorkloadSpec::parse("uniform:keys=50000").unwrap();
+    let open = move || spec.open(3, 100_000);
+    let input = WorkloadInput {
+        label: "u".into(),
+        description: String::new(),
+        key_type: KeyType::U64,
+        open: &open,
+    };
+    let cfg = ReplayConfig {
+        latency: None,
+        distinct_key_limit: limit,
+        ..ReplayConfig::default()
+    };
+    let schemes = SchemeSpec::parse_list("range,range-dynamic:max_bytes=200000").unwrap();
+    replay(&input, &schemes, &cfg, &|_| {}).unwrap()
+}
+
+#[test]
+fn past_the_distinct_limit_the_key_figures_are_measured_on_the_workloads_key_sample() {
+    // Past --distinct-limit the workload's key figures are estimates from a consistent key
+    // sample: per-shard distinct keys are scaled by 1 / sample rate and the remap carries the
+    // sample's interval. The dynamic row must be measured on that same sample (it once counted
+    // every key, so its per-node keys came out about 1 / rate too high).
+    let (exact, sampled) = (replay_beside_range(10_000_000), replay_beside_range(2_000));
+    let ks = sampled.key_sample.expect("sampled");
+    let held = |w: &WorkloadResult, i: usize| w.schemes[i].shard_distinct_keys.iter().sum::<u64>();
+    assert_eq!(held(&sampled, 1), ks.sampled_keys);
+    assert_eq!(held(&sampled, 1), held(&sampled, 0));
+    assert_eq!(held(&exact, 1), exact.distinct_keys);
+    let dynamic = &sampled.schemes[1];
+    let scaled: u64 = (0..dynamic.shards as usize)
+        .map(|i| sampled.shard_distinct_keys(dynamic, i))
+        .sum();
+    let truth = exact.distinct_keys as f64;
+    assert!(
+        (scaled as f64 - truth).abs() < 0.1 * truth,
+        "{scaled} vs {truth}"
+    );
+    // Traffic shares are over the sampled keys' requests: on growth every moved key goes to the
+    // added node and every key there moved, so the moved traffic is the added node's share.
+    let remap = &dynamic.remap;
+    assert!(remap.remap_fraction_traffic > 0.01, "{remap:?}");
+    assert_eq!(Some(remap.remap_fraction_traffic), remap.growth.added_share);
 }
 
 /// Op, key, scan end (`Some(None)`: unbounded), timestamp and value size of one event.

@@ -127,6 +127,19 @@ fn weights_are_honoured_or_refused_clearly() {
         err.contains("cannot honour --weights") && err.contains("rendezvous"),
         "{err}"
     );
+    // A simulated scheme gets no weights: its figures would be of equal nodes in a run whose
+    // figures are per weight.
+    let simulated = shardlab()
+        .args(["run", "--workload", "uniform", "--schemes", "range-dynamic"])
+        .args(["--shards", "2", "--weights", "1,2", "--quiet", "--out"])
+        .arg(dir.path().join("d"))
+        .assert()
+        .code(2);
+    let err = stderr_of(&simulated);
+    assert!(
+        err.contains("'range-dynamic' cannot honour --weights"),
+        "{err}"
+    );
     let wrong_count = shardlab()
         .args([
             "route",

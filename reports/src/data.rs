@@ -64,8 +64,18 @@ impl SchemeLoad {
             .map(|shards| shards.iter().sum())
             .collect();
         let fullest = totals.iter().copied().max().unwrap_or(0);
-        totals.iter().map(|&total| 2 * total >= fullest).collect()
+        totals
+            .iter()
+            .map(|&total| is_full_window(total, fullest))
+            .collect()
     }
+}
+
+/// True when a window of `requests` holds at least half the requests of the fullest window
+/// (`fullest`): the rule of [`SchemeLoad::full_windows`], shared with `range-dynamic`'s
+/// timeline sentences.
+pub fn is_full_window(requests: u64, fullest: u64) -> bool {
+    2 * requests >= fullest
 }
 
 /// Everything a run directory holds, in file order.

@@ -104,10 +104,10 @@ impl DynamicRun {
         )
     }
 
-    /// Distinct measured point keys served by each node at the end.
-    pub fn node_distinct_keys(&self) -> Vec<u64> {
+    /// Distinct keys of `keys` (measured point keys) served by each node at the end.
+    pub fn node_distinct_keys(&self, keys: &KeyCounts) -> Vec<u64> {
         let mut counts = vec![0u64; self.nodes as usize];
-        for (key, _) in self.keys.iter() {
+        for (key, _) in keys.iter() {
             let owner = self
                 .ranges
                 .get(output::range_index(&self.ranges, key))
@@ -122,6 +122,11 @@ impl DynamicRun {
     /// The remap from `N` to `target_nodes` nodes (see the `remap` module: new nodes are filled
     /// to the mean load with whole ranges; removed nodes hand their ranges to survivors).
     pub fn remap(&self, target_nodes: u32) -> Remap {
-        remap::measure(&self.ranges, &self.keys, self.nodes, target_nodes)
+        self.remap_of(target_nodes, &self.keys)
+    }
+
+    /// [`DynamicRun::remap`] judged on `keys` instead of the run's own key counts.
+    pub fn remap_of(&self, target_nodes: u32, keys: &KeyCounts) -> Remap {
+        remap::measure(&self.ranges, keys, self.nodes, target_nodes)
     }
 }

@@ -11,6 +11,7 @@
 //!    overloaded owner is replaced by one on a node without a replica, which becomes the
 //!    owner; the range's bytes are copied. The bytes copied in one plan never exceed the cap
 //!    (a range bigger than what is left of the cap is skipped), because moves are load too.
+//!    A cap of 0 allows no data move at all, not even of a range that stores nothing.
 //!
 //! All ownership moves of a plan come before its data moves.
 
@@ -63,7 +64,7 @@ pub struct Move {
 pub struct RebalanceLimits {
     /// A node is overloaded above `mean * (1 + threshold)`.
     pub threshold: f64,
-    /// Most bytes the data moves of one plan may copy.
+    /// Most bytes the data moves of one plan may copy; 0 allows no data move.
     pub byte_cap: u64,
 }
 
@@ -102,6 +103,9 @@ pub fn plan(
     let mut moved = vec![false; ranges.len()];
     let mut bytes_left = limits.byte_cap;
     for kind in [MoveKind::Ownership, MoveKind::Data] {
+        if kind == MoveKind::Data && limits.byte_cap == 0 {
+            break;
+        }
         for &h in &sources {
             for &i in &by_node[h] {
                 if loads[h] <= limit {
@@ -213,6 +217,23 @@ mod tests {
         assert!(moves
             .iter()
             .all(|m| m.kind == MoveKind::Ownership || m.to >= 2));
+    }
+
+    #[test]
+    fn a_zero_byte_cap_allows_no_data_move_even_of_an_empty_range() {
+        // Node 0 serves two ranges that store nothing (only scans reach them) and holds their
+        // only replica: a data move would be the only way to shed load, and the cap forbids it.
+        let ranges = vec![range(10.0, 0, 0, &[0]), range(10.0, 0, 0, &[0])];
+        let limits = |byte_cap| RebalanceLimits {
+            threshold: 0.1,
+            byte_cap,
+        };
+        assert!(plan(&ranges, 2, &limits(0), ANY).is_empty());
+        let moves = plan(&ranges, 2, &limits(1), ANY);
+        assert_eq!(
+            (moves.len(), moves[0].kind, moves[0].bytes),
+            (1, MoveKind::Data, 0)
+        );
     }
 
     #[test]

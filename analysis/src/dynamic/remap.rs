@@ -46,7 +46,7 @@ pub fn measure(ranges: &[FinalRange], keys: &KeyCounts, nodes: u32, target: u32)
     Remap {
         target_shards: target,
         remap_fraction: ratio(moved, keys.len() as u64),
-        remap_fraction_traffic: ratio(moved_traffic, keys.total()),
+        remap_fraction_traffic: ratio(moved_traffic, keys.held_total()),
         remap_ideal: ideal(nodes, target),
         moved_to_new_shards: ratio(to_new, moved),
         growth: grown.finish(),

@@ -5,17 +5,26 @@
 
 use super::{DynamicRun, SplitRow};
 use crate::metrics::{MetricDef, MetricValue, SchemeResult};
+use crate::KeyCounts;
 
 impl DynamicRun {
     /// The row `range-dynamic` contributes beside the static schemes (latency and static split
-    /// balance are not measured).
+    /// balance are not measured), its key figures judged on the run's own key counts.
     pub fn scheme_result(&self, target_nodes: u32) -> SchemeResult {
+        self.scheme_result_on(target_nodes, &self.keys)
+    }
+
+    /// The same row with its distinct-key figures (remap, growth, keys per node) judged on
+    /// `keys`: the replay passes its own table of the same measured events, so that past
+    /// `--distinct-limit` they are measured on the consistent key sample the workload's
+    /// estimates (sample rate, intervals, per-shard key scaling) describe, as for every scheme.
+    pub fn scheme_result_on(&self, target_nodes: u32, keys: &KeyCounts) -> SchemeResult {
         SchemeResult {
             scheme: self.label.clone(),
             shards: self.nodes,
             load: self.load(),
-            shard_distinct_keys: self.node_distinct_keys(),
-            remap: self.remap(target_nodes),
+            shard_distinct_keys: self.node_distinct_keys(keys),
+            remap: self.remap_of(target_nodes, keys),
             fanout: self.fanout,
             latency: None,
             split: None,

@@ -168,10 +168,18 @@ impl SchemeSpec {
     }
 
     /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
-    /// checks the parameters of simulated ones.
+    /// checks the parameters of simulated ones, which refuse `--weights` (a simulation is given
+    /// no weights: its nodes are equal, so its balance could not be measured per weight).
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
         match &self.kind.simulation {
-            Some(sim) => (sim.check)(&self.spec),
+            Some(sim) => {
+                weights::refuse(
+                    ctx,
+                    &self.label(),
+                    "its simulated nodes are equal (each is rebalanced to the mean load)",
+                )?;
+                (sim.check)(&self.spec)
+            }
             None => self.build(ctx).map(drop),
         }
     }

@@ -3,7 +3,7 @@
 
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
-use crate::data::RunData;
+use crate::data::{is_full_window, RunData};
 use crate::dynamic_csv::TimelineCsvRow;
 
 /// Range dynamics over time.
@@ -50,7 +50,18 @@ fn measures(data: &RunData) -> Vec<Measure> {
         .collect()
 }
 
-fn series_of(data: &RunData, value: fn(&TimelineCsvRow) -> Option<f64>) -> Vec<Series> {
+/// True for the measure whose windows are judged by their requests: a short window's hottest
+/// node share leans to 100% (and an idle one's is 0), so only full windows are drawn
+/// ([`is_full_window`], the rule of the hottest-over-time chart).
+fn full_windows_only(column: &str) -> bool {
+    column == "hottest_node_share"
+}
+
+fn series_of(
+    data: &RunData,
+    value: fn(&TimelineCsvRow) -> Option<f64>,
+    full_only: bool,
+) -> Vec<Series> {
     let mut labels: Vec<String> = Vec::new();
     for r in rows(data) {
         let series = r.series();
@@ -62,9 +73,12 @@ fn series_of(data: &RunData, value: fn(&TimelineCsvRow) -> Option<f64>) -> Vec<S
         .iter()
         .enumerate()
         .map(|(i, label)| {
-            let mut points: Vec<(f64, f64)> = rows(data)
+            let mine: Vec<&TimelineCsvRow> =
+                rows(data).iter().filter(|r| r.series() == *label).collect();
+            let fullest = mine.iter().filter_map(|r| r.requests).max().unwrap_or(0);
+            let mut points: Vec<(f64, f64)> = mine
                 .iter()
-                .filter(|r| r.series() == *label)
+                .filter(|r| !full_only || r.requests.is_none_or(|q| is_full_window(q, fullest)))
                 .filter_map(|r| Some((r.window as f64, value(r)?)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -82,6 +96,16 @@ fn series_of(data: &RunData, value: fn(&TimelineCsvRow) -> Option<f64>) -> Vec<S
         })
         .filter(|s| !s.points.is_empty())
         .collect()
+}
+
+/// True when some run's timeline holds a window left out of the hottest node's share.
+fn has_short_windows(data: &RunData) -> bool {
+    let (drawn, all) = (
+        series_of(data, |r| r.hottest_node_share, true),
+        series_of(data, |r| r.hottest_node_share, false),
+    );
+    let points = |s: &[Series]| s.iter().map(|s| s.points.len()).sum::<usize>();
+    points(&drawn) < points(&all)
 }
 
 impl Chart for RangeTimeline {
@@ -103,8 +127,12 @@ impl Chart for RangeTimeline {
             Some(_) => None,
         }
     }
-    fn caption(&self, _input: &ChartInput<'_>) -> String {
-        "Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.".into()
+    fn caption(&self, input: &ChartInput<'_>) -> String {
+        let short = match has_short_windows(input.data) {
+            true => " Windows with under half the requests of the fullest (a short last window, idle windows) are not drawn in the hottest node's share.",
+            false => "",
+        };
+        format!("Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.{short}")
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(measures(input.data).len())
@@ -119,9 +147,40 @@ impl Chart for RangeTimeline {
                 y_format,
                 x_format: whole,
                 y_from_zero: true,
-                series: series_of(input.data, value),
+                series: series_of(input.data, value, full_windows_only(column)),
             })
             .collect();
         style::draw_line_grid(root, "Range dynamics over time", &grid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hottest_node_share_leaves_out_windows_with_under_half_the_fullest_requests() {
+        // A last window of 10 requests (its hottest node share leans to 100%) beside full
+        // windows of about 2,000: drawn for the counts, not for the hottest node's share.
+        let window = |w: u64, requests: u64, share: f64| TimelineCsvRow {
+            window: w,
+            ranges: Some(1),
+            hottest_node_share: Some(share),
+            requests: Some(requests),
+            ..TimelineCsvRow::default()
+        };
+        let data = RunData {
+            timeline: Some(vec![
+                window(0, 2_000, 0.5),
+                window(1, 1_000, 0.3),
+                window(2, 10, 0.9),
+            ]),
+            ..RunData::default()
+        };
+        let shares = series_of(&data, |r| r.hottest_node_share, true);
+        assert_eq!(shares[0].points, vec![(0.0, 0.5), (1.0, 0.3)]);
+        let ranges = series_of(&data, |r| r.ranges.map(|v| v as f64), false);
+        assert_eq!(ranges[0].points.len(), 3);
+        assert!(has_short_windows(&data));
     }
 }

@@ -7,7 +7,7 @@
 
 use analysis::advice;
 
-use crate::data::{RunData, SchemeLoad};
+use crate::data::{is_full_window, RunData, SchemeLoad};
 use crate::dynamic_csv::TimelineCsvRow;
 use crate::recommendation_csv::RecommendationRow;
 
@@ -788,16 +788,31 @@ fn timeline(data: &RunData) -> Vec<Finding> {
                             && r.shards.is_none_or(|rn| rn == n)
                     })
                     .collect();
-                let first = mine.iter().min_by_key(|r| r.window);
-                let last = mine.iter().max_by_key(|r| r.window);
+                // A short window (a trace's last, cut short) leans to 100%: the start and end
+                // are the first and last windows with at least half the fullest one's requests.
+                let fullest = mine.iter().filter_map(|r| r.requests).max().unwrap_or(0);
+                let full = || {
+                    mine.iter()
+                        .filter(|r| r.requests.is_none_or(|q| is_full_window(q, fullest)))
+                };
+                let first = full().min_by_key(|r| r.window);
+                let last = full().max_by_key(|r| r.window);
                 if let (Some(start), Some(end)) = (
                     first.and_then(|r| r.hottest_node_share),
                     last.and_then(|r| r.hottest_node_share),
                 ) {
+                    let aside = mine.len() - full().count();
                     parts.push(format!(
-                        "hottest node share {} at the start, {} at the end",
+                        "hottest node share {} at the start, {} at the end{}",
                         pct(start),
-                        pct(end)
+                        pct(end),
+                        match aside {
+                            0 => String::new(),
+                            n => format!(
+                                " ({n} window{} with under half the requests of the fullest left aside)",
+                                if n == 1 { "" } else { "s" }
+                            ),
+                        }
                     ));
                 }
                 out.push(Finding {
@@ -1265,6 +1280,34 @@ mod tests {
         assert_eq!(
             found[0].text,
             "Range dynamics (w / range-dynamic / 4 shards): 5 ranges after 3 windows; 2 size splits, 7 load splits, 1 merges; 4,096 bytes moved; hottest node share 100% at the start, 25% at the end."
+        );
+    }
+
+    #[test]
+    fn range_dynamics_leave_a_short_last_window_out_of_the_end_share() {
+        // The last window holds 10 of the fullest's 2,000 requests: its hottest node share
+        // (40%) says nothing of the end of the run; the last full window's (26%) does.
+        let window = |w: u64, requests: u64, share: f64| TimelineCsvRow {
+            window: w,
+            hottest_node_share: Some(share),
+            requests: Some(requests),
+            workload: Some("w".into()),
+            scheme: Some("range-dynamic".into()),
+            ..TimelineCsvRow::default()
+        };
+        let data = RunData {
+            metrics: dynamic_metrics(&[("dynamic_windows", 3.0)]),
+            timeline: Some(vec![
+                window(0, 2_000, 1.0),
+                window(1, 1_999, 0.26),
+                window(2, 10, 0.4),
+            ]),
+            ..RunData::default()
+        };
+        let text = &timeline(&data)[0].text;
+        assert!(
+            text.contains("hottest node share 100% at the start, 26% at the end (1 window with under half the requests of the fullest left aside)"),
+            "{text}"
         );
     }
 
