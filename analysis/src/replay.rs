@@ -530,6 +530,7 @@ fn simulate_dynamic(
         nodes: cfg.shards,
         window: cfg.window,
         warmup_events,
+        distinct_key_limit: cfg.distinct_key_limit,
     };
     schemes
         .iter()

@@ -42,6 +42,9 @@ pub struct DynamicOptions {
     /// node loads, scan fan-out and key counts of the result leave out, as the replay engine
     /// leaves out the warm-up of learned schemes.
     pub warmup_events: u64,
+    /// Distinct measured point keys counted exactly (`--distinct-limit`); past it the run's
+    /// key counts are a consistent sample, so its memory stays bounded as the replay's does.
+    pub distinct_key_limit: usize,
 }
 
 /// Replays `source` through a `range-dynamic` cluster of `nodes` nodes with windows of
@@ -59,6 +62,7 @@ pub fn simulate(
             nodes,
             window,
             warmup_events: 0,
+            distinct_key_limit: workloads::stats::DEFAULT_DISTINCT_LIMIT,
         },
         source,
     )?;
@@ -169,7 +173,7 @@ impl<'p> Simulation<'p> {
             window_node_requests: Vec::new(),
             window_events: Vec::new(),
             fanout: FanoutAccumulator::default(),
-            keys: KeyCounts::new(),
+            keys: KeyCounts::with_limit(opts.distinct_key_limit),
         }
     }
 
