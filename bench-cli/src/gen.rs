@@ -26,6 +26,8 @@ pub fn run(args: GenArgs) -> Result<()> {
         format,
         key_type: KeyType::U64,
         hash_keys: false,
+        // Synthetic timestamps are in microseconds.
+        time_unit_ns: 1_000,
     };
     let (dir, prefix) = workloads::trace::write::staging(&args.out);
     crate::interrupt::stage_prefixed(&dir, &prefix);

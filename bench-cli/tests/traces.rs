@@ -517,6 +517,51 @@ fn gen_then_run_trace_equals_run_workload() {
 }
 
 #[test]
+fn plan_of_a_generated_oracle_general_trace_reads_the_rates_of_its_workload() {
+    // oracle-general holds seconds; synthetic times are microseconds. Written unchanged, a
+    // workload of 20,000 events/s read back at 1 event/s and `plan` answered 1 shard.
+    let dir = tempfile::tempdir().unwrap();
+    let workload = "zipf:keys=10000,s=1.0,rate=20000";
+    let trace = dir.path().join("z.oracleGeneral.bin");
+    shardlab()
+        .args(["gen", workload, "--events", "200000", "--quiet", "-o"])
+        .arg(&trace)
+        .args(["--format", "oracle-general"])
+        .assert()
+        .success();
+    let plan = |input: &[&str], out: &str| {
+        let out = dir.path().join(out);
+        shardlab()
+            .arg("plan")
+            .args(input)
+            .args([
+                "--schemes",
+                "hash",
+                "--capacity",
+                "5000",
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        let mut r = csv::Reader::from_path(out.join("plan.csv")).unwrap();
+        let col = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "shards_needed")
+            .unwrap();
+        let rec = r.records().next().unwrap().unwrap();
+        rec[col].parse::<u32>().unwrap()
+    };
+    let direct = plan(&["--workload", workload, "--events", "200000"], "direct");
+    let traced = plan(&["--trace", trace.to_str().unwrap()], "traced");
+    assert!(direct >= 5, "{direct}");
+    assert_eq!(traced, direct);
+}
+
+#[test]
 fn gen_refuses_what_the_format_cannot_hold_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.bin");
@@ -601,7 +646,23 @@ fn convert_round_trips_csv_through_oracle_general() {
         std::fs::read_to_string(&back).unwrap(),
     );
     assert_eq!(a.lines().count(), 20001);
-    assert_eq!(a, b, "every event survives csv -> oracle-general -> csv");
+    // Every event survives csv -> oracle-general -> csv, its time rounded down to the whole
+    // second oracle-general holds (csv times are microseconds: 20,000 events 1 us apart all
+    // fall in second 0).
+    let whole_seconds = |line: &str| {
+        let mut f: Vec<String> = line.split(',').map(str::to_string).collect();
+        if let Ok(t) = f[3].parse::<u64>() {
+            f[3] = (t / 1_000_000 * 1_000_000).to_string();
+        }
+        f.join(",")
+    };
+    assert!(
+        a.lines()
+            .map(whole_seconds)
+            .eq(b.lines().map(str::to_string)),
+        "every event survives csv -> oracle-general -> csv"
+    );
+    assert!(b.lines().skip(1).all(|l| l.split(',').nth(3) == Some("0")));
     // next_access_vtime is libCacheSim's: the 1-based position of the next request to the id.
     let bytes = std::fs::read(&binary).unwrap();
     let records: Vec<&[u8]> = bytes.chunks(24).collect();

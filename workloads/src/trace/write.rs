@@ -33,6 +33,20 @@ pub struct WriteOptions {
     pub key_type: KeyType,
     /// Store keys that are not 8-byte integers as their XXH3-64 hash (oracle-general only).
     pub hash_keys: bool,
+    /// Nanoseconds per unit of the events' timestamps (1,000 for synthetic workloads and, as
+    /// `plan` reads them, csv and text traces). Timestamps are written in the output format's
+    /// unit ([`written_unit_ns`]), rounded down.
+    pub time_unit_ns: u64,
+}
+
+/// Nanoseconds per unit of the timestamps written in `format`: whole seconds in
+/// oracle-general (its time field), microseconds in csv (the unit csv traces are read in by
+/// default), so that a written trace reads back at the same times without options.
+pub fn written_unit_ns(format: TraceFormat) -> u64 {
+    match format {
+        TraceFormat::OracleGeneral => 1_000_000_000,
+        _ => 1_000,
+    }
 }
 
 /// What a finished write did.
@@ -239,6 +253,7 @@ impl TraceWriter {
         }
         self.out.push(b',');
         if let Some(t) = event.timestamp {
+            let t = self.written_time(t);
             self.out.extend_from_slice(t.to_string().as_bytes());
         }
         self.out.push(b',');
@@ -286,13 +301,26 @@ impl TraceWriter {
         };
         let time = match event.timestamp {
             None => 0,
-            Some(t) => u32::try_from(t).map_err(|_| {
-                format!("the timestamp {t} does not fit oracle-general's 32-bit time field")
-            })?,
+            Some(t) => {
+                let seconds = self.written_time(t);
+                u32::try_from(seconds).map_err(|_| {
+                    format!(
+                        "the timestamp {t} ({seconds} s) does not fit oracle-general's 32-bit \
+                         time field in seconds"
+                    )
+                })?
+            }
         };
         self.out
             .extend_from_slice(&encode(time, id, event.size.unwrap_or(0), -1));
         Ok(())
+    }
+
+    /// A timestamp in the output format's unit, rounded down (saturating past u64).
+    fn written_time(&self, t: u64) -> u64 {
+        let unit = written_unit_ns(self.opts.format);
+        let ns = u128::from(t) * u128::from(self.opts.time_unit_ns);
+        u64::try_from(ns / u128::from(unit)).unwrap_or(u64::MAX)
     }
 
     /// Completes the file: oracle-general records get their next access, the encoder is
@@ -460,6 +488,7 @@ mod tests {
                 format: TraceFormat::Csv,
                 key_type: KeyType::Bytes,
                 hash_keys: false,
+                time_unit_ns: 1_000,
             };
             assert_eq!(write(&path, opts, &events).unwrap().events, 5);
             let back = read_back(&path, KeyType::Bytes);
@@ -477,6 +506,7 @@ mod tests {
             format: TraceFormat::Csv,
             key_type: KeyType::U64,
             hash_keys: false,
+            time_unit_ns: 1_000,
         };
         write(&path, opts, &events).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -496,6 +526,7 @@ mod tests {
             format: TraceFormat::OracleGeneral,
             key_type: KeyType::U64,
             hash_keys: false,
+            time_unit_ns: 1_000_000_000,
         };
         let e = write(
             &path,
@@ -527,6 +558,7 @@ mod tests {
             format: TraceFormat::Text,
             key_type: KeyType::Bytes,
             hash_keys: false,
+            time_unit_ns: 1_000_000_000,
         };
         assert!(write(&path, text, &[ev(Op::Put, b"a", None)])
             .unwrap_err()
@@ -555,6 +587,7 @@ mod tests {
             format: TraceFormat::OracleGeneral,
             key_type: KeyType::Bytes,
             hash_keys: true,
+            time_unit_ns: 1_000_000_000,
         };
         let keys: [&[u8]; 5] = [b"a", b"b", b"a", &9u64.to_be_bytes(), b"a"];
         let events: Vec<Event<'_>> = keys
@@ -592,6 +625,40 @@ mod tests {
     }
 
     #[test]
+    fn oracle_general_stores_whole_seconds_of_timestamps_in_any_unit() {
+        // Microsecond timestamps (synthetic workloads, csv as `plan` reads it) were stored as
+        // seconds unchanged: 2,500,000 us became 2,500,000 s, a million times too long a span.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let key = 7u64.to_be_bytes();
+        let at = |t: u64| Event {
+            timestamp: Some(t),
+            ..ev(Op::Get, &key, None)
+        };
+        let mut og = WriteOptions {
+            format: TraceFormat::OracleGeneral,
+            key_type: KeyType::U64,
+            hash_keys: false,
+            time_unit_ns: 1_000,
+        };
+        write(
+            &path,
+            og,
+            &[at(0), at(999_999), at(2_500_000), at(5_000_000_000)],
+        )
+        .unwrap();
+        let times: Vec<Option<u64>> = read_back(&path, KeyType::U64)
+            .iter()
+            .map(|e| e.timestamp)
+            .collect();
+        assert_eq!(times, [Some(0), Some(0), Some(2), Some(5_000)]);
+        // 2^32 s no longer fits, in any unit.
+        og.time_unit_ns = 1_000_000_000;
+        let e = write(&path, og, &[at(1 << 32)]).unwrap_err().to_string();
+        assert!(e.contains("32-bit time field in seconds"), "{e}");
+    }
+
+    #[test]
     fn byte_keys_of_eight_bytes_are_not_taken_for_integers_in_oracle_general() {
         // The text key "24842796" (8 characters, read as bytes) was stored as the id
         // 3617578197517285686, its bytes read as an integer, without --hash-keys.
@@ -601,6 +668,7 @@ mod tests {
             format: TraceFormat::OracleGeneral,
             key_type: KeyType::Bytes,
             hash_keys: false,
+            time_unit_ns: 1_000_000_000,
         };
         let event = ev(Op::Get, b"24842796", None);
         let e = write(&path, og, &[event]).unwrap_err().to_string();
