@@ -65,10 +65,21 @@ fn cut(whole: &Path, sizes: &[usize], names: &[&str]) -> Vec<PathBuf> {
 
 /// Runs `shardlab run` with `args` then `--trace` for each of `traces`, into `out`.
 fn run(args: &[&str], traces: &[&str], cwd: &Path, out: &str) -> PathBuf {
+    run_schemes(
+        "range,hash,ring,salted,range-dynamic",
+        args,
+        traces,
+        cwd,
+        out,
+    )
+}
+
+/// [`run`] of `schemes`.
+fn run_schemes(schemes: &str, args: &[&str], traces: &[&str], cwd: &Path, out: &str) -> PathBuf {
     let mut cmd = shardlab();
     cmd.current_dir(cwd)
         .args(["run", "--quiet", "--no-latency", "--window", "1000"])
-        .args(["--schemes", "range,hash,ring,salted,range-dynamic"])
+        .args(["--schemes", schemes])
         .args(args);
     for t in traces {
         cmd.args(["--trace", t]);
@@ -151,8 +162,12 @@ fn files_of_different_formats_read_as_one_trace() {
         &[4_999, 8_000],
         &["a.csv.gz", "b.oracleGeneral.bin.zst", "c.csv"],
     );
-    let single = run(&[], &["whole.csv"], dir.path(), "single");
-    let many = run(
+    // oracle-general holds whole seconds where csv holds microseconds, so range-dynamic
+    // counts its windows in events here: times of two units in one trace are not comparable.
+    let schemes = "range,hash,ring,salted,range-dynamic:window_time=events";
+    let single = run_schemes(schemes, &[], &["whole.csv"], dir.path(), "single");
+    let many = run_schemes(
+        schemes,
         &[],
         &["a.csv.gz", "b.oracleGeneral.bin.zst", "c.csv"],
         dir.path(),
