@@ -1080,41 +1080,25 @@ mod tests {
             shard_share: vec![0.55, 0.45],
         };
         assert_eq!(full_windows(&load), (vec![0.9, 0.8], 1));
-        let profile = WorkloadProfile {
-            workload: "w".into(),
-            shards: 8,
-            targets: vec![9],
-            hottest_key_share: None,
-            scans: None,
-            weighted: false,
-            schemes: vec![SchemeProfile {
-                scheme: "range".into(),
-                usable_capacity: 0.6,
-                usable_ci: None,
-                hottest_window_share: 0.85,
-                hottest_window_range: Some((0.8, 0.9)),
-                windows: 2,
-                short_windows: 1,
-                hottest_share: 0.55,
-                hottest_ratio: 4.4,
-                requests_per_event: 1.0,
-                scan_fanout: None,
-                lookup_p50: None,
-            }],
+        let range = SchemeProfile {
+            usable_capacity: 0.6,
+            hottest_window_range: Some((0.8, 0.9)),
+            windows: 2,
+            short_windows: 1,
+            hottest_share: 0.55,
+            ..scheme_of("range", 0.85, 4.4)
         };
-        let text = &hot_spots(&profile)[0].text;
+        let text = &hot_spots(&eight_shards(false, vec![range]))[0].text;
         assert!(
             text.contains("in every one of 2 windows (80% to 90%; a short last window aside)"),
             "{text}"
         );
     }
 
-    #[test]
-    fn weighted_shards_are_hot_only_against_their_weights_share() {
-        // 8 shards, one of weight 4 among weights of 1 (share 4/11): ring gives it 36% of the
-        // requests, as meant (ratio 1.0, though 2.9x the unweighted 1/8); hash gives one
-        // shard of weight 1 (share 1/11) 30% of them: 3.3x its weight's share.
-        let scheme = |name: &str, share: f64, ratio: f64| SchemeProfile {
+    /// A scheme over one window holding `share` of the requests on its hottest shard, that
+    /// shard at `ratio` times its fair (or weight's) share.
+    fn scheme_of(name: &str, share: f64, ratio: f64) -> SchemeProfile {
+        SchemeProfile {
             scheme: name.into(),
             usable_capacity: 1.0 / ratio,
             usable_ci: None,
@@ -1127,16 +1111,31 @@ mod tests {
             requests_per_event: 1.0,
             scan_fanout: None,
             lookup_p50: None,
-        };
-        let mut profile = WorkloadProfile {
+        }
+    }
+
+    /// The profile of workload "w" on 8 shards growing to 9.
+    fn eight_shards(weighted: bool, schemes: Vec<SchemeProfile>) -> WorkloadProfile {
+        WorkloadProfile {
             workload: "w".into(),
             shards: 8,
             targets: vec![9],
             hottest_key_share: None,
             scans: None,
-            weighted: true,
-            schemes: vec![scheme("ring", 0.364, 1.0), scheme("hash", 0.3, 3.3)],
-        };
+            weighted,
+            schemes,
+        }
+    }
+
+    #[test]
+    fn weighted_shards_are_hot_only_against_their_weights_share() {
+        // 8 shards, one of weight 4 among weights of 1 (share 4/11): ring gives it 36% of the
+        // requests, as meant (ratio 1.0, though 2.9x the unweighted 1/8); hash gives one
+        // shard of weight 1 (share 1/11) 30% of them: 3.3x its weight's share.
+        let mut profile = eight_shards(
+            true,
+            vec![scheme_of("ring", 0.364, 1.0), scheme_of("hash", 0.3, 3.3)],
+        );
         let found: Vec<String> = hot_spots(&profile).into_iter().map(|f| f.text).collect();
         assert_eq!(
             found,
