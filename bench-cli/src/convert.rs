@@ -30,8 +30,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         format,
         key_type: opened.key_type,
         hash_keys: args.hash_keys,
-        // csv and text timestamps are read as microseconds, as `plan` reads them by default.
-        time_unit_ns: opened.format.time_unit_ns().unwrap_or(1_000),
+        time_unit_ns: opened.format.read_unit_ns(),
     };
     let (dir, prefix) = workloads::trace::write::staging(&args.out);
     crate::interrupt::stage_prefixed(&dir, &prefix);

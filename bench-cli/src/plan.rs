@@ -307,7 +307,7 @@ fn plan_inputs(
                     nanos_per_tick: nanos_per_unit(unit).unwrap_or(1_000),
                 },
                 (None, None) => Clock::Timestamps {
-                    nanos_per_tick: t.format().time_unit_ns().unwrap_or(1_000),
+                    nanos_per_tick: t.format().read_unit_ns(),
                 },
             };
         inputs.push(PlanInput {

@@ -140,6 +140,12 @@ impl TraceFormat {
         }
     }
 
+    /// The unit its timestamps are read in by default, in nanoseconds: the format's own, else
+    /// (csv and text, which do not say) microseconds, the default of `--time-unit`.
+    pub fn read_unit_ns(self) -> u64 {
+        self.time_unit_ns().unwrap_or(1_000)
+    }
+
     /// The format of a trace from its name and first (decompressed) bytes.
     ///
     /// Binary data is `vscsi` when the name ends in `.vscsi` or the first record carries a
