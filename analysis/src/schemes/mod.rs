@@ -15,10 +15,13 @@ pub mod hash;
 pub mod identities;
 pub mod jump;
 pub mod kafka;
+pub mod ketama;
 mod kind;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
+pub mod pymemcache_rendezvous;
+pub mod python_memcached;
 pub mod range;
 pub mod range_dynamic;
 pub mod redis_cluster;
@@ -53,6 +56,9 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &kafka::KIND,
     &cassandra::KIND,
     &elasticsearch::KIND,
+    &ketama::KIND,
+    &python_memcached::KIND,
+    &pymemcache_rendezvous::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
