@@ -71,10 +71,7 @@ impl KetamaPartitioner {
     /// The continuum of servers `shard{id}` for these identities and weights.
     pub fn new(label: impl Into<String>, key_type: KeyType, ids: Identities) -> Self {
         let n = f64::from(ids.count());
-        let total = ids
-            .weights()
-            .get()
-            .map_or(n, |w| w.iter().sum::<f64>());
+        let total = ids.weights().get().map_or(n, |w| w.iter().sum::<f64>());
         let mut points = Vec::new();
         for (shard, &id) in ids.ids().iter().enumerate() {
             let w = ids.weights().get().map_or(1.0, |w| w[shard]);
@@ -121,7 +118,11 @@ impl ByIdentity for KetamaPartitioner {
     }
 
     fn rebuilt(&self, ids: Identities) -> Result<Self, AnalysisError> {
-        Ok(KetamaPartitioner::new(self.label.clone(), self.key_type, ids))
+        Ok(KetamaPartitioner::new(
+            self.label.clone(),
+            self.key_type,
+            ids,
+        ))
     }
 }
 
@@ -251,7 +252,10 @@ mod tests {
         let four = ketama(4, &[]);
         let five = four.resized(5, &KeyCounts::new()).unwrap();
         let (share, to_new) = moved(&four, five.as_ref(), &keys, Some(4));
-        assert!((share - 0.2).abs() < 0.05 && to_new == 1.0, "{share} {to_new}");
+        assert!(
+            (share - 0.2).abs() < 0.05 && to_new == 1.0,
+            "{share} {to_new}"
+        );
         let without = four.without_shard(1, &KeyCounts::new()).unwrap().unwrap();
         assert_eq!(moved_on_removal(&four, without.as_ref(), &keys, 1), 0.0);
         assert!(four.replica_refusal().unwrap().contains("one server"));

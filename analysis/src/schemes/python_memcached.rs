@@ -160,10 +160,7 @@ mod tests {
         assert_eq!(p.detail(b"123456789").as_deref(), Some("19444"));
         assert_eq!(crc32_15(b""), 0);
         let u64_keys = PythonMemcachedPartitioner::new("p", KeyType::U64, 5).unwrap();
-        assert_eq!(
-            u64_keys.shard_of(&123_456_789u64.to_be_bytes()),
-            19_444 % 5
-        );
+        assert_eq!(u64_keys.shard_of(&123_456_789u64.to_be_bytes()), 19_444 % 5);
         let grown = p.resized(7, &KeyCounts::new()).unwrap();
         assert_eq!(grown.shard_of(b"123456789"), 19_444 % 7);
         let fewer = p.without_shard(4, &KeyCounts::new()).unwrap().unwrap();
