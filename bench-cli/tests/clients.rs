@@ -374,3 +374,26 @@ fn python_memcached_stores_each_key_on_the_server_shardlab_names() {
     }
     drop(servers);
 }
+
+#[test]
+fn vitess_xxhash_keyspace_ids_match_the_xxhash_library() {
+    let Some(python) = python_or_skip("vitess_xxhash_keyspace_ids_match_the_xxhash_library") else {
+        return;
+    };
+    let keys = test_keys();
+    let ids = real(&python, "vitess-xxhash", "-", &keys, &[]);
+    let part = built("vitess-xxhash", 3, &[]);
+    assert_eq!(part.detail(&keys[0]).as_deref(), Some(ids[0].as_str()));
+    let routed = route("vitess-xxhash", 3, 4, "", &keys[1..]);
+    for ((key, id), row) in keys[1..].iter().zip(&ids[1..]).zip(&routed) {
+        let name = String::from_utf8_lossy(key);
+        assert_eq!(row.detail, *id, "keyspace id of {name:?}");
+        // Three shards -55, 55-aa, aa-; four: -40, 40-80, 80-c0, c0-.
+        let first = u32::from_str_radix(&id[..2], 16).unwrap();
+        assert_eq!(
+            row.shard,
+            u32::from(first >= 0x55) + u32::from(first >= 0xaa)
+        );
+        assert_eq!(row.after, first / 0x40, "shard after growth of {name:?}");
+    }
+}

@@ -30,6 +30,7 @@ pub mod ring;
 pub mod salted;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod vitess;
 pub mod weights;
 
 pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
@@ -59,6 +60,8 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &ketama::KIND,
     &python_memcached::KIND,
     &pymemcache_rendezvous::KIND,
+    &vitess::HASH_KIND,
+    &vitess::XXHASH_KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
