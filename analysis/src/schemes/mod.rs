@@ -9,6 +9,7 @@
 pub mod anchor;
 pub mod bounded;
 pub mod cassandra;
+pub mod couchbase;
 pub mod elasticsearch;
 pub mod growth;
 pub mod hash;
@@ -62,6 +63,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &pymemcache_rendezvous::KIND,
     &vitess::HASH_KIND,
     &vitess::XXHASH_KIND,
+    &couchbase::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
