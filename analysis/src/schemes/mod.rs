@@ -21,6 +21,7 @@ mod kind;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
+pub mod postgres_hash;
 pub mod pymemcache_rendezvous;
 pub mod python_memcached;
 pub mod range;
@@ -64,6 +65,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &vitess::HASH_KIND,
     &vitess::XXHASH_KIND,
     &couchbase::KIND,
+    &postgres_hash::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
