@@ -20,7 +20,7 @@
 //!    schemes built from part 0's warm-up keys, then writes every accumulator's state, one
 //!    file per shard count ([`state_file`]).
 //! 3. *merge* (`shardlab merge DIRS`): adds the states up (exactly: see
-//!    `analysis::replay::Partial::merge`) and finishes them into the ordinary run directory.
+//!    `engine::replay::Partial::merge`) and finishes them into the ordinary run directory.
 //!
 //! **Checks.** A header carries the partial format's version, the shardlab version, a hash of
 //! the run's configuration (every option but the output, the thread count and the part
@@ -41,11 +41,11 @@ pub const PARTIAL_FORMAT_VERSION: u32 = 3;
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";
 
-/// The file of part 0 holding the warm-up (`analysis::replay::Warmup`).
+/// The file of part 0 holding the warm-up (`engine::replay::Warmup`).
 pub const WARMUP_FILE: &str = "warmup.bin";
 
 /// The file of a replayed part holding its accumulators' state for the `index`th shard
-/// count of the run (`analysis::replay::PartialState`).
+/// count of the run (`engine::replay::PartialState`).
 pub fn state_file(index: usize) -> String {
     format!("state-{index}.bin")
 }

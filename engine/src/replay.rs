@@ -21,17 +21,17 @@ use key_post::Post;
 use pieces::{PieceCutter, PieceError, Turns};
 use positions::Positions;
 
-use crate::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
 use crate::metrics::failure::FailTarget;
 use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
 use crate::metrics::{
     confidence, router, LatencyConfig, Remap, RouterCost, SchemeResult, ShardLoad, WorkloadResult,
     REGISTRY,
 };
-use crate::schemes::pinned_hash::hash64;
-use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use schemes::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
+use schemes::pinned_hash::hash64;
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use schemes::{BuildContext, SchemeSpec};
 
 /// How a replay is run.
 #[derive(Clone, Debug)]
@@ -69,7 +69,7 @@ impl Default for ReplayConfig {
             chunk_events: 1 << 16,
             latency: Some(LatencyConfig::default()),
             latency_sample: 1 << 16,
-            distinct_key_limit: crate::key_counts::DEFAULT_DISTINCT_LIMIT,
+            distinct_key_limit: schemes::key_counts::DEFAULT_DISTINCT_LIMIT,
             fail: None,
             weights: None,
         }
@@ -135,7 +135,7 @@ pub fn replay_targets(
         ));
     }
     for &n in targets.iter().chain([&cfg.shards]) {
-        crate::ShardCount::new(n)?;
+        schemes::ShardCount::new(n)?;
     }
     let source = (input.open)()?;
     progress(Progress::Started {
@@ -537,7 +537,7 @@ fn simulate_dynamic(
         .filter(|s| s.is_dynamic())
         .map(|spec| {
             progress(Progress::Phase("range dynamics"));
-            let mut run = spec.simulate(&opts, (input.open)()?.as_mut())?;
+            let mut run = crate::dynamic::simulate_scheme(spec, &opts, (input.open)()?.as_mut())?;
             run.label = spec.label();
             Ok(Arc::new(run))
         })
@@ -1079,7 +1079,7 @@ fn replay_measured(
 mod tests {
     use super::*;
     use crate::metrics::{MetricValue, METRICS};
-    use crate::schemes::BuildContext;
+    use schemes::BuildContext;
     use workloads::{Event, Op};
 
     /// The events of a list of keys, handed out a few at a time.

@@ -12,10 +12,10 @@ use std::path::PathBuf;
 
 use workloads::{KeyType, WorkloadError};
 
-use crate::key_counts::DEFAULT_DISTINCT_LIMIT;
-use crate::schemes::{BuildContext, SchemeSpec};
 use crate::warmup::WarmupKeys;
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId};
+use schemes::key_counts::DEFAULT_DISTINCT_LIMIT;
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
+use schemes::{BuildContext, SchemeSpec};
 
 /// What to route to.
 #[derive(Clone, Copy, Debug)]

@@ -21,7 +21,7 @@ pub const WARMUP_KEY_LIMIT: usize = 1 << 20;
 /// keys of a [`KeyTable`], whose counts are not needed here.
 ///
 /// ```
-/// use analysis::warmup::WarmupKeys;
+/// use engine::warmup::WarmupKeys;
 /// let mut w = WarmupKeys::new();
 /// w.add_each([&b"b"[..], b"a", b"b"]);
 /// assert_eq!(w.into_sorted(), [b"a".to_vec(), b"b".to_vec()]);

@@ -1,8 +1,9 @@
 //! Issue 4, acceptance 2 to 7: range dynamics on workloads with a known answer.
 
-use analysis::dynamic::rebalance::{self, MoveKind, RangeLoad, RebalanceLimits};
-use analysis::dynamic::{simulate, DynamicRun, FinderKind, FinderSummary, Refusal};
-use analysis::schemes::{BuildContext, SchemeSpec};
+use engine::dynamic::{simulate, DynamicRun};
+use schemes::range_dynamic::rebalance::{self, MoveKind, RangeLoad, RebalanceLimits};
+use schemes::range_dynamic::{FinderKind, FinderSummary, Refusal};
+use schemes::{BuildContext, SchemeSpec};
 use workloads::{collect, Event, EventChunk, EventSource, Op, Spec, WorkloadError, WorkloadSpec};
 
 /// Events generated in the test, streamed like any workload.

@@ -1,15 +1,13 @@
 //! The numbers a dynamic run hands to the reports (the `summary.csv` row beside the static
 //! schemes), and runs on arbitrary input that must neither panic nor break the tiling.
 
-use analysis::dynamic::{
-    simulate, simulate_with, DynamicOptions, DynamicParams, DynamicRun, WindowClock,
-    DYNAMIC_METRICS,
-};
-use analysis::metrics::WorkloadResult;
-use analysis::replay::{replay, ReplayConfig, WorkloadInput};
-use analysis::schemes::SchemeSpec;
+use engine::dynamic::{simulate, simulate_with, DynamicOptions, DynamicRun, DYNAMIC_METRICS};
+use engine::metrics::WorkloadResult;
+use engine::replay::{replay, ReplayConfig, WorkloadInput};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use schemes::range_dynamic::{DynamicParams, WindowClock};
+use schemes::SchemeSpec;
 use workloads::{Event, EventChunk, EventSource, KeyType, Op, Spec, WorkloadError, WorkloadSpec};
 
 /// Events generated in the test, streamed like any workload.

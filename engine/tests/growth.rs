@@ -1,9 +1,9 @@
 //! Growth of the key-range schemes on workloads: `grow=balanced` (the default) gives the added
 //! shard its share of the measured requests; `grow=cheapest` moves whole ranges by count.
 
-use analysis::metrics::remap;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::{KeyCounts, Partitioner};
+use engine::metrics::remap;
+use schemes::{BuildContext, SchemeSpec};
+use schemes::{KeyCounts, Partitioner};
 use workloads::{KeyType, Op, WorkloadSpec};
 
 /// A workload as `run` sees it: the sorted distinct keys of its first 10% (the warm-up) and

@@ -1,8 +1,8 @@
 //! The replay engine: windows, warm-up and the latency sample on synthetic workloads.
 
-use analysis::metrics::{LatencyConfig, METRICS};
-use analysis::replay::{replay, ReplayConfig, WorkloadInput};
-use analysis::schemes::SchemeSpec;
+use engine::metrics::{LatencyConfig, METRICS};
+use engine::replay::{replay, ReplayConfig, WorkloadInput};
+use schemes::SchemeSpec;
 use workloads::{KeyType, WorkloadSpec};
 
 fn run(
@@ -10,7 +10,7 @@ fn run(
     events: u64,
     schemes: &str,
     cfg: &ReplayConfig,
-) -> analysis::metrics::WorkloadResult {
+) -> engine::metrics::WorkloadResult {
     let w = WorkloadSpec::parse(spec).unwrap();
     let open = move || w.open(7, events);
     let input = WorkloadInput {
@@ -217,7 +217,7 @@ fn one_replay_measures_remap_for_every_target() {
     };
     let schemes = SchemeSpec::parse_list("hash").unwrap();
     let rs =
-        analysis::replay::replay_targets(&input, &schemes, &cfg, &[17, 32, 16], &|_| {}).unwrap();
+        engine::replay::replay_targets(&input, &schemes, &cfg, &[17, 32, 16], &|_| {}).unwrap();
     let remap: Vec<f64> = rs
         .iter()
         .map(|r| r.schemes[0].remap.remap_fraction)

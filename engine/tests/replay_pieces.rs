@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
-use analysis::replay::{replay, ReplayConfig, WorkloadInput};
-use analysis::schemes::SchemeSpec;
+use engine::replay::{replay, ReplayConfig, WorkloadInput};
+use schemes::SchemeSpec;
 use workloads::trace::files::FileChain;
 use workloads::trace::{self, oracle, TraceOptions};
 use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};

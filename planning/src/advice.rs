@@ -25,8 +25,8 @@
 //! Every decision says which criterion decided, by what margin (in that criterion's unit)
 //! and which schemes were tied with the winner on usable capacity.
 
-use crate::metrics::confidence::Interval;
-use crate::metrics::{SchemeResult, WorkloadResult};
+use engine::metrics::confidence::Interval;
+use engine::metrics::{SchemeResult, WorkloadResult};
 
 /// Fewest measured events a recommendation is given for.
 pub const MIN_EVENTS: u64 = 10_000;

@@ -4,7 +4,7 @@
 //! trace's own zero; for `--rate`, the first event of the stream), so a window is "second 17",
 //! not "the 17th second after the first event".
 
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// How an event's time is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::window_load::{LayoutLoad, ReadPolicy, ReplicaPolicy};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// A load fits a limit when it is at most `limit x (1 + FIT_TOLERANCE)`: exact fits computed
 /// in floating point (e.g. 8,000 against 10,000 x 0.8) are not refused by a rounding error.

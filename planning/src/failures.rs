@@ -1,7 +1,7 @@
 //! The worst failures a plan must survive.
 //!
 //! With `--failures F`, shards are removed one after another by the scheme's own rule
-//! ([`crate::Partitioner::without_shard`]); each time, every surviving shard is tried and the
+//! ([`schemes::Partitioner::without_shard`]); each time, every surviving shard is tried and the
 //! one whose loss leaves the highest utilisation (the larger of peak rate / rate limit and
 //! bytes / byte limit; ties: the lowest number) is removed. For `F = 1` this is the exact
 //! worst case over every shard; for larger `F` it is the greedy worst case (checking every
@@ -32,8 +32,8 @@ use super::removal_loads;
 use super::traffic::Traffic;
 use super::window_load::{evaluate_with, LayoutLoad, ReplicaPolicy, ReplicaTable, TableChange};
 use super::Limits;
-use crate::placement::Degraded;
-use crate::{AnalysisError, Partitioner, RemovalEffect, ShardId};
+use schemes::placement::Degraded;
+use schemes::{AnalysisError, Partitioner, RemovalEffect, ShardId};
 
 /// One state of the failure chain.
 #[derive(Clone, Debug)]

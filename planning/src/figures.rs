@@ -5,7 +5,7 @@
 /// requests/s is not "1", nor 0.0008 "0.0").
 ///
 /// ```
-/// use analysis::plan::figures::rate;
+/// use planning::figures::rate;
 /// assert_eq!(rate(1234.5), "1,234");
 /// assert_eq!(rate(0.0008), "0.0008");
 /// ```

@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use super::traffic::{Entry, Traffic};
 use super::window_load::{entry_units, replica_rows, LayoutLoad, ReplicaPolicy};
 use super::Limits;
-use crate::{Partitioner, ShardId};
+use schemes::{Partitioner, ShardId};
 
 /// The most keys the floor weighs.
 pub const HEAVY_KEYS: usize = 4096;

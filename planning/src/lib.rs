@@ -18,8 +18,8 @@
 //!   would.
 //!
 //! ```
-//! use analysis::plan::{plan_traffic, PlanConfig, clock::{Clock, Windows}, traffic::Traffic};
-//! use analysis::schemes::SchemeSpec;
+//! use planning::{plan_traffic, PlanConfig, clock::{Clock, Windows}, traffic::Traffic};
+//! use schemes::SchemeSpec;
 //! use workloads::WorkloadSpec;
 //! // 20,000 uniform requests at 10,000 per second; a shard serves 2,500/s at 80%: 2,000/s.
 //! let mut source = WorkloadSpec::parse("uniform:keys=100000").unwrap().open(7, 20_000).unwrap();
@@ -31,6 +31,7 @@
 //! assert!((5..=7).contains(&n)); // 10,000 / 2,000 = 5, plus what the busiest shard carries above its share
 //! ```
 
+pub mod advice;
 pub mod binding;
 pub mod clock;
 mod config;
@@ -55,10 +56,10 @@ pub use config::{Limits, PlanConfig, FIT_TOLERANCE};
 pub use rows::{PlanRow, WorkloadPlan};
 pub use window_load::{LayoutLoad, ReadPolicy, ReplicaPolicy};
 
-use crate::replay::{Progress, WorkloadInput};
-use crate::schemes::SchemeSpec;
-use crate::AnalysisError;
 use clock::Windows;
+use engine::replay::{Progress, WorkloadInput};
+use schemes::AnalysisError;
+use schemes::SchemeSpec;
 use search::SchemeSearch;
 use traffic::Traffic;
 
@@ -126,7 +127,7 @@ pub fn plan_workload(
     });
     let learns = schemes.iter().any(SchemeSpec::needs_warmup);
     let (warmup, mut source) =
-        crate::warmup::size_warmup(source, if learns { cfg.warmup_fraction } else { 0.0 })?;
+        engine::warmup::size_warmup(source, if learns { cfg.warmup_fraction } else { 0.0 })?;
     let traffic = Traffic::read(source.as_mut(), windows, warmup, &|n| {
         progress(Progress::Events(n))
     })?;

@@ -10,7 +10,7 @@ use super::traffic::Traffic;
 use super::window_load::{
     entry_units, unit_changes, LayoutLoad, ReadPolicy, ReplicaTable, TableChange,
 };
-use crate::{Partitioner, ShardId, ShardSet};
+use schemes::{Partitioner, ShardId, ShardSet};
 
 /// The most counters a [`PointLoads`] may hold (128 MiB).
 pub const MAX_CELLS: usize = 1 << 24;
@@ -70,7 +70,7 @@ impl PointLoads {
     }
 
     /// These loads with `units` (one per counter) and `bytes` (one per shard) added,
-    /// wrapping: the deltas of [`crate::plan::removal_loads`] are two's-complement.
+    /// wrapping: the deltas of [`crate::removal_loads`] are two's-complement.
     pub(crate) fn plus(&self, units: &[u64], bytes: &[u64]) -> PointLoads {
         let add = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| x.wrapping_add(*y)).collect();
         PointLoads {

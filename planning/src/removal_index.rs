@@ -1,5 +1,5 @@
 //! What the trial removals of one failure-chain state share, for layouts whose removals are
-//! [`RemovalEffect::Local`](crate::RemovalEffect::Local): the keys with a replica on each
+//! [`RemovalEffect::Local`](schemes::RemovalEffect::Local): the keys with a replica on each
 //! shard, and every key's next replica after its `rf`.
 //!
 //! Under a local removal rule a key whose owner survives keeps its owner, and its replicas
@@ -7,12 +7,12 @@
 //! shard (ring: the next distinct shard clockwise; range and salted: the next shard in number
 //! order, as the removed shard's ranges alone change owner). So only the keys the removed
 //! shard owned are looked up again in the layout after it, and none under
-//! [`RemovalEffect::Successor`](crate::RemovalEffect::Successor) (the ring); `tests/plan.rs`
+//! [`RemovalEffect::Successor`](schemes::RemovalEffect::Successor) (the ring); `tests/plan.rs`
 //! checks every removal against a table built from scratch.
 
 use super::traffic::Traffic;
 use super::window_load::{replica_rows, ReplicaTable, TableChange};
-use crate::{AnalysisError, Partitioner, ShardId};
+use schemes::{AnalysisError, Partitioner, ShardId};
 
 /// Marks a key without a known next replica: it is looked up in every removal that moves it.
 const NO_SPARE: ShardId = ShardId::MAX;
@@ -31,7 +31,7 @@ pub struct RemovalIndex {
 
 impl RemovalIndex {
     /// The index of `table`, the replicas of every key on `part`; `successor` when `part`'s
-    /// removals are [`RemovalEffect::Successor`](crate::RemovalEffect::Successor).
+    /// removals are [`RemovalEffect::Successor`](schemes::RemovalEffect::Successor).
     pub fn new(
         part: &dyn Partitioner,
         table: &ReplicaTable,

@@ -13,7 +13,7 @@ use super::point_loads::PointLoads;
 use super::removal_index::RemovalIndex;
 use super::traffic::Traffic;
 use super::window_load::{push_replicas, unit_changes, ReadPolicy, ReplicaTable};
-use crate::{AnalysisError, Partitioner, ShardId};
+use schemes::{AnalysisError, Partitioner, ShardId};
 
 /// The most counters one pass keeps per thread (32 MiB): removals per pass times point-load
 /// counters. A layout whose point loads alone exceed it moves keys one removal at a time.

@@ -7,7 +7,7 @@ use workloads::KeyType;
 use super::binding::Binding;
 use super::hot_key::HotKey;
 use super::window_load::ReadPolicy;
-use crate::ShardId;
+use schemes::ShardId;
 
 /// The plan of one scheme at one growth: a row of `plan.csv`.
 #[derive(Clone, Debug, PartialEq, Serialize)]

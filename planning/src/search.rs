@@ -23,9 +23,9 @@ use super::search_limit::{self, Spread};
 use super::traffic::Traffic;
 use super::window_load::{evaluate, evaluate_with, LayoutLoad, ReplicaTable};
 use super::{PlanConfig, PlanRow, FIT_TOLERANCE};
-use crate::metrics::remap;
-use crate::schemes::{BuildContext, SchemeSpec};
-use crate::{AnalysisError, Partitioner, ShardId};
+use engine::metrics::remap;
+use schemes::{AnalysisError, Partitioner, ShardId};
+use schemes::{BuildContext, SchemeSpec};
 
 /// Shard counts checked one by one above the lower bound before the search gallops.
 pub const LINEAR_STEPS: u32 = 64;

@@ -3,8 +3,8 @@
 //! otherwise the rule of the scheme that stops it.
 
 use super::PlanConfig;
-use crate::schemes::growth::GrowRule;
-use crate::schemes::SchemeSpec;
+use schemes::growth::GrowRule;
+use schemes::SchemeSpec;
 
 /// The busiest shard's peak before growth (requests/s) at half the searched maximum and at the
 /// maximum, with every shard up.

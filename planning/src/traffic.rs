@@ -9,8 +9,8 @@ use workloads::{EventChunk, EventSource, Op};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::clock::{Clock, Windows};
-use crate::warmup::WarmupKeys;
-use crate::{AnalysisError, KeyCounts};
+use engine::warmup::WarmupKeys;
+use schemes::{AnalysisError, KeyCounts};
 
 /// The point requests of one key in one window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +187,7 @@ impl Traffic {
     }
 
     /// The sorted distinct keys of the warm-up prefix (a consistent sample past
-    /// [`crate::warmup::WARMUP_KEY_LIMIT`]).
+    /// [`engine::warmup::WARMUP_KEY_LIMIT`]).
     pub fn warmup_keys(&self) -> &[Vec<u8>] {
         &self.warmup_keys
     }
@@ -428,7 +428,7 @@ fn group_by_window(entries: &[Entry], scans: &[ScanEntry]) -> Vec<WindowGroup> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::clock::Clock;
+    use crate::clock::Clock;
     use workloads::Event;
 
     /// A source over fixed events.

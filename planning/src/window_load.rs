@@ -1,11 +1,11 @@
 //! The load one layout puts on every shard, window by window, with replicas.
 //!
-//! Replica accounting (`rf` replicas of every key, [`crate::Partitioner::replicas`]):
+//! Replica accounting (`rf` replicas of every key, [`schemes::Partitioner::replicas`]):
 //! - a get is one request: to the leaseholder (the first replica) with [`ReadPolicy::Leader`],
 //!   or split evenly, `1/rf` to each replica, with [`ReadPolicy::Any`] (the expected load of
 //!   clients that pick a replica uniformly);
 //! - a put or delete is one request on every replica;
-//! - a scan is one request to every shard [`crate::Partitioner::scan_shards`] names (the
+//! - a scan is one request to every shard [`schemes::Partitioner::scan_shards`] names (the
 //!   leaseholders of the ranges it covers), whatever the read policy.
 //!
 //! Loads are counted in integer units of `1/rf` request, so sums are exact and do not depend
@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::traffic::{Entry, Traffic};
-use crate::{AnalysisError, Partitioner, ShardId, ShardSet};
+use schemes::{AnalysisError, Partitioner, ShardId, ShardSet};
 
 /// Where reads go when keys have several replicas.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

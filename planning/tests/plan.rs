@@ -4,19 +4,19 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use analysis::metrics::failure::{self, FailTarget, FailureOutcome};
-use analysis::plan::clock::{Clock, Windows};
-use analysis::plan::search::SchemeSearch;
-use analysis::plan::traffic::Traffic;
-use analysis::plan::window_load::evaluate;
-use analysis::plan::{
+use engine::metrics::failure::{self, FailTarget, FailureOutcome};
+use engine::replay::WorkloadInput;
+use planning::clock::{Clock, Windows};
+use planning::search::SchemeSearch;
+use planning::traffic::Traffic;
+use planning::window_load::evaluate;
+use planning::{
     plan_traffic, plan_workload, Binding, PlanConfig, PlanRow, ReadPolicy, ReplicaPolicy,
 };
-use analysis::replay::WorkloadInput;
-use analysis::schemes::pinned_hash::hash64;
-use analysis::schemes::ring::RingPartitioner;
-use analysis::schemes::SchemeSpec;
-use analysis::{KeyCounts, RemovalEffect};
+use schemes::pinned_hash::hash64;
+use schemes::ring::RingPartitioner;
+use schemes::SchemeSpec;
+use schemes::{KeyCounts, RemovalEffect};
 use workloads::trace::TraceOptions;
 use workloads::{KeyType, WorkloadSpec};
 
@@ -559,11 +559,11 @@ fn bad_plan_options_are_refused_with_the_option_named() {
 
 #[test]
 fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
-    use analysis::placement::Degraded;
-    use analysis::plan::point_loads::PointLoads;
-    use analysis::plan::removal_index::RemovalIndex;
-    use analysis::plan::removal_loads::after_each;
-    use analysis::plan::window_load::{evaluate_with, ReplicaTable};
+    use planning::point_loads::PointLoads;
+    use planning::removal_index::RemovalIndex;
+    use planning::removal_loads::after_each;
+    use planning::window_load::{evaluate_with, ReplicaTable};
+    use schemes::placement::Degraded;
     let traffic = synthetic(
         "zipf:keys=3000,s=0.9,writes=0.3,scans=0.05,value_size=10",
         6_000,
@@ -581,7 +581,7 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 replicas: rf,
                 reads,
             };
-            let ctx = analysis::schemes::BuildContext {
+            let ctx = schemes::BuildContext {
                 shards: 7,
                 warmup_keys: traffic.warmup_keys(),
                 key_type: KeyType::U64,
@@ -600,12 +600,12 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
                 let nexts = state.without_each(state.live(), traffic.counts()).unwrap();
                 let predicted = index.predicts_every_key();
                 assert_eq!(predicted, successor, "{} rf {rf}", spec.label());
-                let removals: Vec<(u32, Option<&dyn analysis::Partitioner>)> = state
+                let removals: Vec<(u32, Option<&dyn schemes::Partitioner>)> = state
                     .live()
                     .iter()
                     .zip(&nexts)
                     .map(|(&s, next)| {
-                        let next = next.as_ref().unwrap() as &dyn analysis::Partitioner;
+                        let next = next.as_ref().unwrap() as &dyn schemes::Partitioner;
                         (s, Some(next).filter(|_| !predicted))
                     })
                     .collect();
@@ -656,7 +656,7 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
     // Mod-N: losing any one shard gives the same figures, so trying one stands for all.
     let hash = Degraded::intact(
         SchemeSpec::parse_list("hash").unwrap()[0]
-            .build(&analysis::schemes::BuildContext {
+            .build(&schemes::BuildContext {
                 shards: 7,
                 warmup_keys: &[],
                 key_type: KeyType::U64,
@@ -687,8 +687,8 @@ fn the_shortcuts_for_trial_removals_give_exactly_the_full_evaluation() {
 
 #[test]
 fn the_failure_chain_is_the_greedy_chain_of_full_evaluations() {
-    use analysis::placement::Degraded;
-    use analysis::plan::failures::{worst_failures, Chain};
+    use planning::failures::{worst_failures, Chain};
+    use schemes::placement::Degraded;
     // With and without scans: without, the ring's trial removals build no layout.
     for spec_text in [
         "zipf:keys=3000,s=0.9,writes=0.3,value_size=10",
@@ -710,7 +710,7 @@ fn the_failure_chain_is_the_greedy_chain_of_full_evaluations() {
                     ..PlanConfig::default()
                 };
                 let limits = cfg.limits();
-                let ctx = analysis::schemes::BuildContext {
+                let ctx = schemes::BuildContext {
                     shards: 9,
                     warmup_keys: traffic.warmup_keys(),
                     key_type: KeyType::U64,
@@ -722,7 +722,7 @@ fn the_failure_chain_is_the_greedy_chain_of_full_evaluations() {
                 let mut expected = Vec::new();
                 let mut state = Degraded::intact(spec.build(&ctx).unwrap());
                 for _ in 0..3 {
-                    let mut worst: Option<(f64, Degraded, analysis::plan::LayoutLoad)> = None;
+                    let mut worst: Option<(f64, Degraded, planning::LayoutLoad)> = None;
                     for &shard in state.live() {
                         let next = state.without(shard, traffic.counts()).unwrap().unwrap();
                         let load = evaluate(&next, &traffic, policy).unwrap();
@@ -765,11 +765,11 @@ fn exhaustive_count(
     growth: f64,
     from: u32,
 ) -> Option<u32> {
-    use analysis::placement::Degraded;
+    use schemes::placement::Degraded;
     let limits = cfg.limits();
-    let fits = |load: &analysis::plan::LayoutLoad| limits.fits(growth, limits.utilisation(load));
+    let fits = |load: &planning::LayoutLoad| limits.fits(growth, limits.utilisation(load));
     (from..=from + 63).find(|&n| {
-        let ctx = analysis::schemes::BuildContext {
+        let ctx = schemes::BuildContext {
             shards: n,
             warmup_keys: traffic.warmup_keys(),
             key_type: KeyType::U64,

@@ -4,14 +4,14 @@
 //! is run by hand:
 //!
 //! ```sh
-//! PROPTEST_CASES=100000 cargo test -p analysis --test plan_fuzz -- --ignored
+//! PROPTEST_CASES=100000 cargo test -p planning --test plan_fuzz -- --ignored
 //! ```
 
-use analysis::plan::clock::{Clock, Windows};
-use analysis::plan::{plan_workload, PlanConfig};
-use analysis::replay::WorkloadInput;
-use analysis::schemes::SchemeSpec;
+use engine::replay::WorkloadInput;
+use planning::clock::{Clock, Windows};
+use planning::{plan_workload, PlanConfig};
 use proptest::prelude::*;
+use schemes::SchemeSpec;
 use workloads::{Event, EventChunk, EventSource, KeyType, Op, WorkloadError};
 
 /// (key, op, timestamp) of each event, handed out a few at a time.

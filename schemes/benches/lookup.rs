@@ -1,5 +1,5 @@
 //! Lookup kernels, each layout against the plain ones in the same group so that ratios come
-//! from one run: `cargo bench -p analysis --bench lookup`.
+//! from one run: `cargo bench -p schemes --bench lookup`.
 //!
 //! Every measurement routes a batch of [`BATCH`] pre-built random keys (splitmix64, fixed
 //! seed) and reports time per key (`Throughput::Elements`). The batch is large (8 MiB of
@@ -18,21 +18,21 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
 
-use analysis::layout::RadixIndex;
-use analysis::schemes::cassandra::CassandraPartitioner;
-use analysis::schemes::elasticsearch::ElasticsearchPartitioner;
-use analysis::schemes::hash::ModHashPartitioner;
-use analysis::schemes::kafka::KafkaPartitioner;
-use analysis::schemes::pinned_hash::hash64;
-use analysis::schemes::range::RangePartitioner;
-use analysis::schemes::redis_cluster::RedisClusterPartitioner;
-use analysis::schemes::ring::RingPartitioner;
-use analysis::schemes::salted::SaltedRangePartitioner;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::{Partitioner, ShardId};
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
+use schemes::cassandra::CassandraPartitioner;
+use schemes::elasticsearch::ElasticsearchPartitioner;
+use schemes::hash::ModHashPartitioner;
+use schemes::kafka::KafkaPartitioner;
+use schemes::layout::RadixIndex;
+use schemes::pinned_hash::hash64;
+use schemes::range::RangePartitioner;
+use schemes::redis_cluster::RedisClusterPartitioner;
+use schemes::ring::RingPartitioner;
+use schemes::salted::SaltedRangePartitioner;
+use schemes::{BuildContext, SchemeSpec};
+use schemes::{Partitioner, ShardId};
 
 /// Keys routed per timed iteration.
 const BATCH: usize = 1 << 20;

@@ -262,7 +262,7 @@ impl Partitioner for AnchorPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::testing::{keys, moved, moved_on_removal, shares};
+    use crate::testing::{keys, moved, moved_on_removal, shares};
 
     #[test]
     fn growth_moves_a_share_of_1_over_n_plus_1_all_to_the_new_shard() {

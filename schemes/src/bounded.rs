@@ -218,7 +218,7 @@ impl Partitioner for BoundedPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::testing::{keys, moved, shares};
+    use crate::testing::{keys, moved, shares};
 
     /// `bounded:c=C` over 16 shards, taught `keys` in order.
     fn taught(c: f64, shards: u32, keys: &[Vec<u8>]) -> BoundedPartitioner {
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_refused() {
-        let ctx = crate::schemes::testing::ctx(4);
+        let ctx = crate::testing::ctx(4);
         for (spec, want) in [
             ("bounded:c=0.5", "at least 1"),
             ("bounded:c=x", "not a number"),

@@ -453,11 +453,7 @@ mod tests {
 
     #[test]
     fn the_rf_allocation_builds_from_its_spec_and_keeps_every_token_on_growth() {
-        let spec = |text: &str| {
-            crate::schemes::SchemeSpec::parse_list(text)
-                .unwrap()
-                .remove(0)
-        };
+        let spec = |text: &str| crate::SchemeSpec::parse_list(text).unwrap().remove(0);
         let ctx = BuildContext {
             shards: 6,
             warmup_keys: &[],

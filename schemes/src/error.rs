@@ -1,4 +1,4 @@
-//! Errors of the analysis crate.
+//! Errors of the schemes and the engine that drives them.
 
 use std::path::PathBuf;
 

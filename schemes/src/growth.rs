@@ -12,7 +12,7 @@
 //!   hands each range of a removed shard, in key order, to the surviving shard that then
 //!   serves the fewest requests (ties: the lowest id); no range is cut.
 //! - **`grow=cheapest`**: the boundaries never change and whole ranges move by count and
-//!   distinct keys ([`crate::schemes::range::RangePartitioner::resized_with`]).
+//!   distinct keys ([`crate::range::RangePartitioner::resized_with`]).
 //!
 //! Without a measured point request (nothing to weigh), `balanced` moves whole ranges as
 //! `cheapest` does. Loads are counted over the keys that [`crate::KeyCounts`] holds: all of

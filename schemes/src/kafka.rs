@@ -20,7 +20,7 @@
 use workloads::Spec;
 
 use super::{check_shard_count, weights, BuildContext, SchemeKind};
-use crate::metrics::{MetricDef, MetricValue};
+use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Registration of `kafka`.

@@ -2,9 +2,9 @@
 //! ([`BuildContext`]): the types every scheme file uses, apart from the registry that lists
 //! the schemes, so that no scheme imports the module that imports it.
 
-use crate::dynamic::{DynamicOptions, DynamicRun};
+use crate::range_dynamic::DynamicParams;
 use crate::{AnalysisError, Partitioner};
-use workloads::{EventSource, KeyType, Spec};
+use workloads::{KeyType, Spec};
 
 /// What a scheme may use when it is built.
 #[derive(Clone, Copy, Debug)]
@@ -42,13 +42,14 @@ pub struct SchemeKind {
     pub simulation: Option<Simulation>,
 }
 
-/// How the replay runs a scheme whose layout changes while events replay.
+/// How the replay runs a scheme whose layout changes while events replay (the engine's
+/// range simulation, given these parameters).
 #[derive(Clone, Copy)]
 pub struct Simulation {
     /// Checks the parameters without data; errors name the spec and the bad value.
     pub check: fn(&Spec) -> Result<(), AnalysisError>,
-    /// Replays the stream through the scheme from its start.
-    pub run: fn(&Spec, &DynamicOptions, &mut dyn EventSource) -> Result<DynamicRun, AnalysisError>,
+    /// The parameters of the range simulation that the engine replays the stream through.
+    pub params: fn(&Spec) -> Result<DynamicParams, AnalysisError>,
 }
 
 /// The constructor of a scheme family: the spec and the build context to a partitioner.

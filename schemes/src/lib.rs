@@ -1,10 +1,35 @@
-//! The partitioning schemes and their registry.
+//! The partitioning schemes and their registry: the [`Partitioner`] trait, every scheme (one
+//! file or folder each), the placement rules they share, the fast lookup layouts, key counts
+//! and the figure types a scheme may report. This crate knows no metric and no replay: the
+//! `engine` crate drives the schemes.
+//!
+//! ```
+//! use schemes::{BuildContext, SchemeSpec};
+//! let spec = &SchemeSpec::parse_list("hash").unwrap()[0];
+//! let ctx = BuildContext { shards: 16, warmup_keys: &[], key_type: Default::default(), weights: None };
+//! let hash = spec.build(&ctx).unwrap();
+//! assert!(hash.shard_of(b"user42") < 16);
+//! ```
 //!
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
 //! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row. A scheme
 //! with its own replica or removal rules may be a folder instead: `X/mod.rs` and the rules,
 //! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
 //! (re-exported here), so no scheme imports this registry.
+
+pub mod balance;
+pub mod error;
+pub mod key_counts;
+pub mod layout;
+pub mod partitioner;
+pub mod placement;
+pub mod shard_count;
+pub mod value;
+
+pub use error::AnalysisError;
+pub use key_counts::KeyCounts;
+pub use partitioner::{Partitioner, RemovalEffect, ShardId, ShardSet};
+pub use shard_count::ShardCount;
 
 pub mod anchor;
 pub mod bounded;
@@ -32,7 +57,6 @@ pub mod weights;
 pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
 pub use kind::{BuildContext, BuildFn, SchemeKind, Simulation};
 
-use crate::{AnalysisError, Partitioner};
 use workloads::{KeyType, Spec};
 
 /// Every fixed-layout scheme, in the order reports and help list them.
@@ -181,22 +205,6 @@ impl SchemeSpec {
                 (sim.check)(&self.spec)
             }
             None => self.build(ctx).map(drop),
-        }
-    }
-
-    /// Simulates a scheme whose layout changes while events replay over `source` from its
-    /// start ([`SchemeKind::simulation`]); fails for a fixed layout.
-    pub fn simulate(
-        &self,
-        opts: &crate::dynamic::DynamicOptions,
-        source: &mut dyn workloads::EventSource,
-    ) -> Result<crate::dynamic::DynamicRun, AnalysisError> {
-        match &self.kind.simulation {
-            Some(sim) => (sim.run)(&self.spec, opts, source),
-            None => Err(AnalysisError::Config(format!(
-                "scheme '{}' has a fixed layout: build it, do not simulate it",
-                self.label()
-            ))),
         }
     }
 

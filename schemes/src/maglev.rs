@@ -246,7 +246,7 @@ impl Partitioner for MaglevPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::testing::{keys, moved, moved_on_removal, shares};
+    use crate::testing::{keys, moved, moved_on_removal, shares};
 
     #[test]
     fn the_papers_example_table_is_reproduced_before_and_after_a_removal() {
@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn bad_tables_are_refused() {
-        let ctx = crate::schemes::testing::ctx(16);
+        let ctx = crate::testing::ctx(16);
         for (spec, want) in [
             ("maglev:table=65536", "must be a prime"),
             ("maglev:table=13", "must exceed the shard count (16)"),

@@ -179,7 +179,7 @@ impl Partitioner for MultiProbePartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::testing::{keys, moved, moved_on_removal, shares};
+    use crate::testing::{keys, moved, moved_on_removal, shares};
 
     #[test]
     fn twenty_one_probes_keep_the_busiest_shard_near_1_05_of_the_mean() {

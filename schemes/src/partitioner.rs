@@ -1,6 +1,6 @@
 //! The [`Partitioner`] trait every scheme implements, and [`ShardSet`] for scan routing.
 
-use crate::metrics::MetricValue;
+use crate::value::MetricValue;
 use crate::{AnalysisError, KeyCounts};
 
 /// A shard number in `0..shard_count()`.
@@ -30,7 +30,7 @@ pub trait Partitioner: Send + Sync {
     }
 
     /// True when the scheme places a key through its placement hash
-    /// ([`crate::schemes::pinned_hash::hash64`]), which a replay then computes once per key
+    /// ([`crate::pinned_hash::hash64`]), which a replay then computes once per key
     /// for every such scheme ([`Partitioner::shards_of_hashed`]). False by default.
     fn uses_placement_hash(&self) -> bool {
         false

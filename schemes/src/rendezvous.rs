@@ -185,7 +185,7 @@ impl Partitioner for RendezvousPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::testing::{keys, moved, moved_on_removal, shares};
+    use crate::testing::{keys, moved, moved_on_removal, shares};
 
     /// Rendezvous over `shards` shards with weights `w` (empty: equal).
     fn weighted(shards: u32, w: &[f64]) -> RendezvousPartitioner {

@@ -1,6 +1,6 @@
 //! What the scheme tests share: keys, shares and moves measured on them.
 
-use crate::schemes::BuildContext;
+use crate::BuildContext;
 use crate::Partitioner;
 
 /// `n` distinct 8-byte keys (the numbers 0..n, big-endian, as `--key-type u64` stores them).

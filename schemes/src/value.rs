@@ -1,6 +1,8 @@
-//! What one metric is ([`MetricDef`]) and what it measured ([`MetricValue`], [`Interval`]):
-//! the types every metric and every scheme with metrics of its own uses, apart from the
-//! results that gather them, so that no metric imports a module that imports it.
+//! What one metric is ([`MetricDef`]) and what it measured ([`MetricValue`], [`Interval`]): the
+//! types every
+//! metric and every scheme with figures of its own (`Partitioner::shard_load_metrics`) uses.
+//! They live in this ground crate so that a scheme names its figures without knowing the
+//! metrics of the engine.
 
 /// A metric's name, unit and definition.
 #[derive(Clone, Copy, Debug)]

@@ -1,9 +1,9 @@
 //! Issue 4, acceptance 1: ranges always tile the key space, and split then merge returns the
 //! same boundaries.
 
-use analysis::dynamic::RangeMap;
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use schemes::range_dynamic::RangeMap;
 
 /// Start, end and owner of every range.
 fn bounds(map: &RangeMap<u32>) -> Vec<(Vec<u8>, Option<Vec<u8>>, u32)> {

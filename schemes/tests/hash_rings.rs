@@ -5,8 +5,8 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::BuildHasherDefault;
 
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::{KeyCounts, Partitioner};
+use schemes::{BuildContext, SchemeSpec};
+use schemes::{KeyCounts, Partitioner};
 
 /// The crate's hasher, fixed (SipHash-1-3 with zero keys) so that the rings before and after
 /// growth hash keys alike; its default `RandomState` would draw new keys for each ring.
@@ -164,8 +164,7 @@ fn multiprobe_agrees_with_the_crate() {
     let (mut our_mean, mut their_mean) = (0.0, 0.0);
     for layout in 0..layouts {
         let ids: Vec<u32> = (layout * 100..layout * 100 + N).collect();
-        let p = analysis::schemes::multiprobe::MultiProbePartitioner::new("mp", ids.clone(), 21)
-            .unwrap();
+        let p = schemes::multiprobe::MultiProbePartitioner::new("mp", ids.clone(), 21).unwrap();
         let owners: Vec<u32> = keys.iter().map(|k| p.shard_of(&k.to_be_bytes())).collect();
         our_mean += hottest_ratio(&owners, N) / f64::from(layouts);
         let mut r = hash_rings::mpc::Ring::with_hasher(Fixed::default(), 21);

@@ -5,13 +5,13 @@
 //! (listed, contiguous and computed, more shards than ranges, after growing and shrinking) are
 //! checked against the owner list, one key at a time and through the batch API.
 
-use analysis::layout::{KeyIndex, RadixIndex, SegmentedIndex};
-use analysis::schemes::range::RangePartitioner;
-use analysis::schemes::ring::RingPartitioner;
-use analysis::schemes::salted::SaltedRangePartitioner;
-use analysis::{Partitioner, ShardId, ShardSet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use schemes::layout::{KeyIndex, RadixIndex, SegmentedIndex};
+use schemes::range::RangePartitioner;
+use schemes::ring::RingPartitioner;
+use schemes::salted::SaltedRangePartitioner;
+use schemes::{Partitioner, ShardId, ShardSet};
 
 fn config() -> ProptestConfig {
     ProptestConfig {

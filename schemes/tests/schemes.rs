@@ -2,11 +2,11 @@
 //! keeps, the range growth rule and the errors users see. Every scheme is built the way the
 //! CLI builds it, through `SchemeSpec::parse_list(..).build(..)`.
 
-use analysis::schemes::pinned_hash::hash64;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use schemes::pinned_hash::hash64;
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use schemes::{BuildContext, SchemeSpec};
 use workloads::key::encode_u64;
 use workloads::KeyType;
 

@@ -2,12 +2,12 @@
 //! values the systems themselves publish or compute, built the way the CLI builds them.
 //! (The live Redis Cluster test is `bench-cli/tests/redis_cluster.rs`.)
 
-use analysis::schemes::cassandra::token;
-use analysis::schemes::elasticsearch::routing_hash;
-use analysis::schemes::kafka::{murmur2, partition_for_key};
-use analysis::schemes::redis_cluster::key_hash_slot;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::{AnalysisError, KeyCounts, Partitioner};
+use schemes::cassandra::token;
+use schemes::elasticsearch::routing_hash;
+use schemes::kafka::{murmur2, partition_for_key};
+use schemes::redis_cluster::key_hash_slot;
+use schemes::{AnalysisError, KeyCounts, Partitioner};
+use schemes::{BuildContext, SchemeSpec};
 use workloads::KeyType;
 
 fn try_build(spec: &str, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
@@ -125,7 +125,7 @@ fn kafka_growth_moves_exactly_the_keys_whose_partition_formula_changes() {
     let stay = 1.0 - moved as f64 / names.len() as f64;
     assert!((stay - 0.25).abs() < 0.02, "{stay}");
     assert!(twelve.without_shard(3, &keys).unwrap().is_none());
-    let why = analysis::placement::cannot_remove_message(twelve.as_ref());
+    let why = schemes::placement::cannot_remove_message(twelve.as_ref());
     assert!(why.contains("never removes a partition"), "{why}");
 }
 
@@ -141,7 +141,7 @@ fn elasticsearch_refuses_targets_that_split_and_shrink_cannot_reach() {
     assert_eq!(six.resized(3, &keys).unwrap().shard_count(), 3);
     assert!(six.resized(4, &keys).is_err());
     assert!(six.without_shard(0, &keys).unwrap().is_none());
-    let why = analysis::placement::cannot_remove_message(six.as_ref());
+    let why = schemes::placement::cannot_remove_message(six.as_ref());
     assert!(
         why.contains("a lost primary is replaced by a replica"),
         "{why}"

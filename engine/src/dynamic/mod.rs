@@ -1,24 +1,14 @@
-//! Range dynamics: the `range-dynamic` scheme, a cluster of key ranges that split by size and
-//! load, merge when cold and move between nodes while a trace replays in windows, and the
-//! judgement of every split key it considers.
-//!
-//! The pieces, one per file:
-//! - [`range_map`]: the map of ranges that always tiles the key space;
-//! - [`params`]: the spec parameters and their defaults;
-//! - [`requests`]: a window's requests and the side of a boundary each falls on;
-//! - [`diagnose`]: the popular-key and clear-direction refusals;
-//! - [`finder`]: the `median`, `sampled`, `reservoir` and `optimal` split-key finders;
-//! - [`rebalance`]: ownership moves first, then capped data moves;
-//! - [`output`]: timeline rows, split rows, finder summaries, final ranges;
-//! - `simulation`, `window`, `cluster`, `remap`: the replay itself;
-//! - `summary`: the run as the rows every scheme has.
+//! The range simulation of `range-dynamic` (whose layout, parameters and finders are in
+//! `schemes::range_dynamic`): the events replayed in order, window by window (`simulation`),
+//! the remap of the final ranges (`remap`) and the run as the rows every scheme has
+//! (`summary`).
 //!
 //! Turning a run into the rows every scheme has: [`DynamicRun::scheme_result`] gives the
 //! [`SchemeResult`] for `summary.csv` and `shards.csv` (node requests, windowed shares, load
 //! CV, scan fan-out, a remap figure); [`DynamicRun::metric_values`] adds the dynamic counts.
 //!
 //! ```
-//! use analysis::dynamic::simulate;
+//! use engine::dynamic::simulate;
 //! use workloads::{Spec, WorkloadSpec};
 //! let mut source = WorkloadSpec::parse("zipf:keys=10000,s=0.99").unwrap().open(1, 40_000).unwrap();
 //! let spec = Spec::parse("range-dynamic:max_load=800").unwrap();
@@ -29,30 +19,18 @@
 //! assert_eq!((row.scheme.as_str(), row.shards, row.load.requests), ("range-dynamic:max_load=800", 4, 40_000));
 //! ```
 
-mod cluster;
-pub mod diagnose;
-pub mod finder;
-pub mod output;
-pub mod params;
-pub mod range_map;
-pub mod rebalance;
 mod remap;
-pub mod requests;
 mod simulation;
 mod summary;
-mod window;
 
-pub use diagnose::{Diagnosis, Refusal};
-pub use finder::{FinderInput, FinderKind};
-pub use output::{DynamicTotals, FinalRange, FinderSummary, SplitRow, TimelineRow, WindowClock};
-pub use params::{DynamicParams, LoadLimit, WindowTime};
-pub use range_map::{RangeEntry, RangeMap, RangeMapError};
-pub use simulation::{simulate, simulate_with, DynamicOptions};
+pub use simulation::{simulate, simulate_scheme, simulate_with, DynamicOptions};
 pub use summary::DYNAMIC_METRICS;
-pub use window::MAX_IDLE_WINDOWS;
 
 use crate::metrics::{Remap, ScanFanout, ShardLoad};
-use crate::KeyCounts;
+use schemes::range_dynamic::{
+    DynamicParams, DynamicTotals, FinalRange, FinderSummary, SplitRow, TimelineRow, WindowClock,
+};
+use schemes::KeyCounts;
 
 /// Everything a dynamic run produced.
 #[derive(Clone, Debug)]
@@ -110,7 +88,10 @@ impl DynamicRun {
         for (key, _) in keys.iter() {
             let owner = self
                 .ranges
-                .get(output::range_index(&self.ranges, key))
+                .get(schemes::range_dynamic::output::range_index(
+                    &self.ranges,
+                    key,
+                ))
                 .map_or(0, |r| r.owner as usize);
             if let Some(c) = counts.get_mut(owner) {
                 *c += 1;

@@ -14,12 +14,12 @@
 //! `remap_fraction` is then the share of distinct measured point keys whose serving node
 //! changed, `remap_fraction_traffic` the same weighted by their requests.
 
-use super::output::{range_index, FinalRange};
-use super::rebalance::{self, RangeLoad, RebalanceLimits};
 use crate::metrics::growth::GrowthAccumulator;
 use crate::metrics::remap::ideal;
 use crate::metrics::Remap;
-use crate::KeyCounts;
+use schemes::range_dynamic::output::{range_index, FinalRange};
+use schemes::range_dynamic::rebalance::{self, RangeLoad, RebalanceLimits};
+use schemes::KeyCounts;
 
 /// The remap from `nodes` to `target` nodes of the final `ranges`, judged on `keys`.
 pub fn measure(ranges: &[FinalRange], keys: &KeyCounts, nodes: u32, target: u32) -> Remap {

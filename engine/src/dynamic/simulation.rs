@@ -19,17 +19,19 @@
 use workloads::{EventChunk, EventSource};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::cluster::{Cluster, SplitCause};
-use super::diagnose::Diagnosis;
-use super::finder::{decide, exact_best, FinderInput, FinderKind};
-use super::output::{DynamicTotals, FinalRange, SplitRow, TimelineRow, WindowClock};
-use super::params::DynamicParams;
-use super::rebalance::{self, MoveKind, RebalanceLimits};
-use super::requests::{scan_end, SideCounts, WindowLog};
-use super::window::{WindowSink, Windower};
 use super::DynamicRun;
 use crate::metrics::fanout::FanoutAccumulator;
-use crate::{AnalysisError, KeyCounts, ShardSet};
+use schemes::range_dynamic::cluster::{Cluster, SplitCause};
+use schemes::range_dynamic::diagnose::Diagnosis;
+use schemes::range_dynamic::finder::{decide, exact_best, FinderInput, FinderKind};
+use schemes::range_dynamic::output::{
+    DynamicTotals, FinalRange, SplitRow, TimelineRow, WindowClock,
+};
+use schemes::range_dynamic::params::DynamicParams;
+use schemes::range_dynamic::rebalance::{self, MoveKind, RebalanceLimits};
+use schemes::range_dynamic::requests::{scan_end, SideCounts, WindowLog};
+use schemes::range_dynamic::window::{WindowSink, Windower};
+use schemes::{AnalysisError, KeyCounts, SchemeSpec, ShardSet};
 
 /// How a run is set up besides the scheme's own parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,22 @@ pub fn simulate(
     )?;
     run.label = spec.to_string();
     Ok(run)
+}
+
+/// Replays `source` from its start through `spec`, a scheme whose layout changes while events
+/// replay ([`schemes::SchemeKind::simulation`]); fails for a fixed layout.
+pub fn simulate_scheme(
+    spec: &SchemeSpec,
+    opts: &DynamicOptions,
+    source: &mut dyn EventSource,
+) -> Result<DynamicRun, AnalysisError> {
+    match &spec.kind().simulation {
+        Some(sim) => simulate_with(&(sim.params)(&spec.spec)?, opts, source),
+        None => Err(AnalysisError::Config(format!(
+            "scheme '{}' has a fixed layout: build it, do not simulate it",
+            spec.label()
+        ))),
+    }
 }
 
 /// Replays `source` through a cluster with checked parameters.
@@ -499,7 +517,7 @@ impl<'p> Simulation<'p> {
             })
             .collect();
         DynamicRun {
-            label: super::params::NAME.to_string(),
+            label: schemes::range_dynamic::params::NAME.to_string(),
             params: self.params.clone(),
             nodes: self.cluster.nodes(),
             clock,

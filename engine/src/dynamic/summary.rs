@@ -5,7 +5,7 @@
 
 use super::{DynamicRun, SplitRow};
 use crate::metrics::{MetricDef, MetricValue, SchemeResult};
-use crate::KeyCounts;
+use schemes::KeyCounts;
 
 impl DynamicRun {
     /// The row `range-dynamic` contributes beside the static schemes (latency and static split

@@ -28,7 +28,7 @@ pub const RESAMPLES: usize = 200;
 /// Fewest windows a bootstrap interval is given for.
 pub const MIN_BOOTSTRAP_WINDOWS: usize = 10;
 
-pub use super::value::Interval;
+pub use schemes::value::Interval;
 
 /// The metrics the block bootstrap gives intervals for.
 pub const BOOTSTRAPPED: [&str; 6] = [

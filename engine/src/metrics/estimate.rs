@@ -1,6 +1,6 @@
 //! Which metrics are estimates, and how good: when a replay sees more distinct keys than the
 //! limit, the distinct-key metrics are measured on a consistent hash sample of the key space
-//! (see [`crate::KeyCounts`]). [`WorkloadResult::estimate_of`] says, per metric, the sample
+//! (see [`schemes::KeyCounts`]). [`WorkloadResult::estimate_of`] says, per metric, the sample
 //! rate and the 95% confidence interval.
 //!
 //! | metric                      | estimated as                                          | 95% interval |
@@ -114,7 +114,7 @@ impl WorkloadResult {
 mod tests {
     use crate::metrics::failure::FailTarget;
     use crate::replay::{replay, ReplayConfig, WorkloadInput};
-    use crate::schemes::SchemeSpec;
+    use schemes::SchemeSpec;
     use workloads::{KeyType, WorkloadSpec};
 
     fn run(limit: usize) -> super::WorkloadResult {

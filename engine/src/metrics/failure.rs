@@ -1,14 +1,14 @@
 //! Load after one shard fails (`run --fail K|worst`): the scheme removes the shard by its own
-//! rule ([`crate::Partitioner::without_shard`]) and the survivors serve its keys.
+//! rule ([`schemes::Partitioner::without_shard`]) and the survivors serve its keys.
 //!
 //! Computed from the distinct keys and their point requests ([`KeyCounts`]): the share of
 //! keys and of requests that change owner, and the hottest surviving shard. Shards keep their
 //! numbers ([`Degraded`]), so a key moves only when its owner really changes.
 //!
 //! ```
-//! use analysis::metrics::failure::{measure, FailTarget, FailureOutcome};
-//! use analysis::schemes::hash::ModHashPartitioner;
-//! use analysis::KeyCounts;
+//! use engine::metrics::failure::{measure, FailTarget, FailureOutcome};
+//! use schemes::hash::ModHashPartitioner;
+//! use schemes::KeyCounts;
 //! let mut keys = KeyCounts::new();
 //! (0u32..1000).for_each(|i| keys.add(&i.to_be_bytes(), 1));
 //! let hash = ModHashPartitioner::new("hash", 4).unwrap();
@@ -24,8 +24,8 @@ use serde::Serialize;
 
 use super::remap::{self, Remap};
 use super::{MetricDef, MetricValue};
-use crate::placement::{cannot_remove_message, Degraded};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId};
+use schemes::placement::{cannot_remove_message, Degraded};
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
 /// Which shard fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

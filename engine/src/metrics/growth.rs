@@ -1,7 +1,7 @@
 //! Where the measured point requests land once the layout is resized from N to M shards:
 //! the share the added shards receive, their fair share, and the hottest shard afterwards.
 //!
-//! Computed from any [`crate::Partitioner`] and its resized layout (or any owner function),
+//! Computed from any [`schemes::Partitioner`] and its resized layout (or any owner function),
 //! so a scheme's growth rule is judged by where its keys' requests go, not by its name.
 
 use serde::Serialize;

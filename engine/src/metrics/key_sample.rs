@@ -5,7 +5,7 @@
 use serde::Serialize;
 use workloads::stats::Estimate;
 
-use crate::KeyCounts;
+use schemes::KeyCounts;
 
 /// How a replay sampled the key space; `None` in a
 /// [`WorkloadResult`](super::WorkloadResult) means every key was counted.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::Partitioner;
+use schemes::Partitioner;
 
 /// How long and how finely to time lookups.
 #[derive(Clone, Copy, Debug)]
@@ -127,7 +127,7 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::hash::ModHashPartitioner;
+    use schemes::hash::ModHashPartitioner;
 
     #[test]
     fn lookups_are_timed_and_counted() {

@@ -20,7 +20,7 @@ use workloads::EventChunk;
 
 use super::failure::FailTarget;
 use super::{LatencyConfig, MetricDef, SchemeResult, WorkloadResult};
-use crate::{AnalysisError, KeyCounts, Partitioner, ShardId};
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
 /// One chunk of measured events routed through one scheme: what an accumulator records.
 pub struct Routed<'a> {

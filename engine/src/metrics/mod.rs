@@ -17,7 +17,6 @@ pub mod remap;
 pub mod router;
 pub mod split;
 mod table;
-mod value;
 
 use serde::Serialize;
 use workloads::KeyType;
@@ -29,9 +28,9 @@ pub use metric::Metric;
 pub use registry::REGISTRY;
 pub use remap::Remap;
 pub use router::RouterCost;
+pub use schemes::value::{MetricDef, MetricValue};
 pub use split::SplitBalance;
 pub use table::METRICS;
-pub use value::{MetricDef, MetricValue};
 
 /// Everything measured for one scheme on one workload.
 #[derive(Clone, Debug, Serialize)]
@@ -61,7 +60,7 @@ pub struct SchemeResult {
     pub extra_metrics: Vec<MetricValue>,
     /// 95% intervals by metric name (see [`confidence`]); metrics without one are absent.
     #[serde(skip)]
-    pub intervals: Vec<(&'static str, confidence::Interval)>,
+    pub intervals: Vec<(&'static str, schemes::value::Interval)>,
 }
 
 impl SchemeResult {
@@ -75,7 +74,7 @@ impl SchemeResult {
     }
 
     /// The 95% interval of a metric, when one was estimated.
-    pub fn interval(&self, name: &str) -> Option<confidence::Interval> {
+    pub fn interval(&self, name: &str) -> Option<schemes::value::Interval> {
         self.intervals
             .iter()
             .find(|(n, _)| *n == name)

@@ -4,7 +4,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::growth::{Growth, GrowthAccumulator};
-use crate::{KeyCounts, Partitioner};
+use schemes::{KeyCounts, Partitioner};
 
 /// What changes owner when a scheme goes from `N` to `M` shards.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -23,7 +23,7 @@ pub struct Remap {
     /// Where the measured point requests land on the resized layout.
     pub growth: Growth,
     /// Why the scheme cannot reach `M` shards by its own rule
-    /// ([`crate::Partitioner::resize_refusal`]); the figures above are then not applicable.
+    /// ([`schemes::Partitioner::resize_refusal`]); the figures above are then not applicable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
 }

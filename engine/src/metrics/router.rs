@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::schemes::{BuildContext, SchemeSpec};
-use crate::{AnalysisError, Partitioner};
+use schemes::{AnalysisError, Partitioner};
+use schemes::{BuildContext, SchemeSpec};
 
 /// The memory and build time of one scheme's lookup structure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]

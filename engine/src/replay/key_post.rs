@@ -1,9 +1,9 @@
 //! How the replay's workers hand each other the point keys to count ([`Post`]).
 //!
 //! Worker `w` of `W` routes chunks `w`, `w + W`, ... and counts the key-space parts
-//! [`KeyParts::owned_by`](crate::key_counts::KeyParts::owned_by) gives it. It hashes the keys of the chunks it routes once and sorts
+//! [`KeyParts::owned_by`](schemes::key_counts::KeyParts::owned_by) gives it. It hashes the keys of the chunks it routes once and sorts
 //! them out by the worker that counts their part
-//! ([`KeyParts::sort_out`](crate::key_counts::KeyParts::sort_out)); then it counts
+//! ([`KeyParts::sort_out`](schemes::key_counts::KeyParts::sort_out)); then it counts
 //! the keys sorted out to it chunk after chunk, in stream order: the chunks before its own
 //! from the workers that routed them, then its own. Each part thus sees its keys in stream
 //! order, as in a single-threaded count, and no key is hashed twice.
@@ -17,7 +17,7 @@
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 
-use crate::key_counts::{HashedKeys, PartCounts};
+use schemes::key_counts::{HashedKeys, PartCounts};
 
 /// One worker's end of the key hand-off between the replay's workers.
 pub(super) struct Post {
@@ -77,7 +77,7 @@ impl Post {
     }
 
     /// Where the keys of the next chunk routed here go
-    /// ([`KeyParts::sort_out`](crate::key_counts::KeyParts::sort_out)).
+    /// ([`KeyParts::sort_out`](schemes::key_counts::KeyParts::sort_out)).
     pub(super) fn outs(&mut self) -> &mut [HashedKeys] {
         &mut self.outs
     }

@@ -1,6 +1,6 @@
 use super::*;
-use crate::metrics::growth::Growth as GrowthFigures;
-use crate::metrics::{Latency, Remap, ScanFanout, ShardLoad};
+use engine::metrics::growth::Growth as GrowthFigures;
+use engine::metrics::{Latency, Remap, ScanFanout, ShardLoad};
 
 /// One scheme on 4 shards, 20,000 point events in one window: the hottest shard takes
 /// `hot` of them (usable capacity 1 / (4 hot)); growth to 5 moves `moved` of the keys and

@@ -29,7 +29,7 @@ pub fn prefix8(bytes: &[u8]) -> u64 {
 /// key's are compared in full, which the caller passes in (the index does not copy them).
 ///
 /// ```
-/// use analysis::layout::KeyIndex;
+/// use schemes::layout::KeyIndex;
 /// let splits = vec![b"b".to_vec(), b"m".to_vec(), b"m\x00".to_vec()];
 /// let index = KeyIndex::new(&splits);
 /// assert_eq!(index.rank_le(&splits, b"a"), 0);

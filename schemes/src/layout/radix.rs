@@ -6,7 +6,7 @@ use super::lines::LineTable;
 /// Answers "how many of the keys are `<= x`" for a fixed, sorted multiset of `u64` keys.
 ///
 /// ```
-/// use analysis::layout::RadixIndex;
+/// use schemes::layout::RadixIndex;
 /// let index = RadixIndex::new(&[10, 20, 20, 30]);
 /// assert_eq!((index.rank_le(5), index.rank_le(20), index.rank_le(u64::MAX)), (0, 3, 4));
 /// ```

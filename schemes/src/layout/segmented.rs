@@ -9,7 +9,7 @@ use super::lines::LineTable;
 /// [`super::RadixIndex`] query costs, with no per-segment structure to load first.
 ///
 /// ```
-/// use analysis::layout::SegmentedIndex;
+/// use schemes::layout::SegmentedIndex;
 /// let index = SegmentedIndex::new(&[&[10, 20], &[], &[5]]);
 /// assert_eq!((index.rank_le(0, 15), index.rank_le(1, 99), index.rank_le(2, 4)), (1, 2, 2));
 /// ```

@@ -210,7 +210,7 @@ impl Partitioner for Degraded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::ring::RingPartitioner;
+    use crate::ring::RingPartitioner;
 
     #[test]
     fn survivors_keep_their_numbers_across_two_removals() {
@@ -261,8 +261,8 @@ mod tests {
         }
         let mut sorted = keys.clone();
         sorted.sort();
-        for spec in crate::schemes::SchemeSpec::parse_list("range,salted,ring,hash").unwrap() {
-            let ctx = crate::schemes::BuildContext {
+        for spec in crate::SchemeSpec::parse_list("range,salted,ring,hash").unwrap() {
+            let ctx = crate::BuildContext {
                 shards: 6,
                 warmup_keys: &sorted,
                 key_type: workloads::KeyType::U64,

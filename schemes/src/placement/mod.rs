@@ -14,9 +14,9 @@
 //!   original numbers, so loads before and after compare shard by shard.
 //!
 //! ```
-//! use analysis::placement::Degraded;
-//! use analysis::schemes::hash::ModHashPartitioner;
-//! use analysis::{KeyCounts, Partitioner};
+//! use schemes::placement::Degraded;
+//! use schemes::hash::ModHashPartitioner;
+//! use schemes::{KeyCounts, Partitioner};
 //! let intact = Degraded::intact(Box::new(ModHashPartitioner::new("hash", 4).unwrap()));
 //! let failed = intact.without(1, &KeyCounts::new()).unwrap().expect("mod-N removes any shard");
 //! assert_eq!(failed.live(), [0, 2, 3]);

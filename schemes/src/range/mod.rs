@@ -154,14 +154,14 @@ fn parse_split_line(
 /// Contiguous key ranges, each owned by one shard.
 ///
 /// ```
-/// use analysis::schemes::range::RangePartitioner;
-/// use analysis::Partitioner;
+/// use schemes::range::RangePartitioner;
+/// use schemes::Partitioner;
 /// let p = RangePartitioner::new("range", vec![vec![], b"m".to_vec()], vec![0, 1]).unwrap();
 /// assert_eq!((p.shard_of(b"apple"), p.shard_of(b"m"), p.shard_of(b"zebra")), (0, 1, 1));
 /// ```
 ///
 /// Growth and shrink rule: [`GrowRule`] (`grow=balanced` by default, see
-/// [`crate::schemes::growth`]; `grow=cheapest` is [`RangePartitioner::resized_with`]).
+/// [`crate::growth`]; `grow=cheapest` is [`RangePartitioner::resized_with`]).
 #[derive(Clone, Debug)]
 pub struct RangePartitioner {
     label: String,
@@ -454,7 +454,7 @@ impl RangePartitioner {
         self.with_owners(shards, owners)
     }
 
-    /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::schemes::growth`]),
+    /// This layout on `shards` shards by the `grow=balanced` rule ([`crate::growth`]),
     /// weighing the measured keys `keys` grouped by this layout's ranges; a cut at key `k`
     /// starts its range at `start_of(k)`.
     pub fn resized_balanced<K: Ord + Copy + Send + Sync>(

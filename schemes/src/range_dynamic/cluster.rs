@@ -14,7 +14,7 @@ use super::rebalance::{self, Move, RangeLoad, Replicas};
 
 /// What the simulation keeps per range.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct RangeStats {
+pub struct RangeStats {
     /// Bytes of the stored keys.
     pub bytes: u64,
     /// Stored keys.
@@ -35,7 +35,7 @@ pub(crate) struct RangeStats {
 
 /// Why a range is split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SplitCause {
+pub enum SplitCause {
     /// Before the first window's requests count: not a simulated split.
     Presplit,
     /// Too many bytes, at the end of this window: the halves keep the parent's hot streak,
@@ -46,7 +46,8 @@ pub(crate) enum SplitCause {
 }
 
 /// Ranges, their statistics and the stored keys.
-pub(crate) struct Cluster {
+pub struct Cluster {
+    /// The ranges, each with what the simulation keeps of it.
     pub map: RangeMap<RangeStats>,
     /// Stored key -> bytes.
     store: BTreeMap<Vec<u8>, u64>,

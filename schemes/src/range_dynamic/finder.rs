@@ -24,7 +24,7 @@ use serde::Serialize;
 pub use super::diagnose::BALANCE_LIMIT;
 use super::diagnose::{Diagnosis, Refusal};
 use super::requests::{inside, Request, SideCounts};
-use crate::metrics::split::imbalance;
+use crate::balance::imbalance;
 
 /// Keys held by the `sampled` and `reservoir` finders.
 pub const SAMPLE_SIZE: usize = 20;
@@ -247,7 +247,7 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::split::optimal_balance;
+    use crate::balance::optimal_balance;
 
     fn key(i: u32) -> Vec<u8> {
         i.to_be_bytes().to_vec()

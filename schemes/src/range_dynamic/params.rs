@@ -1,7 +1,7 @@
 //! The parameters of `range-dynamic`, parsed from a spec string, and their defaults.
 //!
 //! ```
-//! use analysis::dynamic::DynamicParams;
+//! use schemes::range_dynamic::DynamicParams;
 //! use workloads::Spec;
 //! let p = DynamicParams::parse(&Spec::parse("range-dynamic:max_bytes=4096,hysteresis=false").unwrap()).unwrap();
 //! assert_eq!(p.merge_bytes(), 4096); // equal thresholds without hysteresis

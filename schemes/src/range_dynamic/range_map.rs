@@ -7,7 +7,7 @@
 //! cached a descriptor can tell it is stale). [`RangeMap::check`] verifies the invariants.
 //!
 //! ```
-//! use analysis::dynamic::RangeMap;
+//! use schemes::range_dynamic::RangeMap;
 //! let mut map = RangeMap::new(0, ());
 //! map.split(b"m", ()).unwrap();
 //! assert_eq!(map.lookup(b"k").0, b"");

@@ -9,7 +9,7 @@ use std::cell::OnceCell;
 
 use workloads::{Event, EventChunk};
 
-use crate::metrics::split::imbalance;
+use crate::balance::imbalance;
 
 /// One request seen by a span of keys, clipped to the span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use super::requests::WindowLog;
 pub const MAX_IDLE_WINDOWS: u64 = 1024;
 
 /// Receives each window when it closes.
-pub(crate) trait WindowSink {
+pub trait WindowSink {
     /// Window `index` is complete with the events in `log` (in arrival order).
     fn close(&mut self, index: u64, log: &WindowLog);
 }
@@ -37,7 +37,7 @@ enum State {
 }
 
 /// Assigns events to windows and closes each window into a [`WindowSink`].
-pub(crate) struct Windower {
+pub struct Windower {
     state: State,
     events_per_window: u64,
     log: WindowLog,

@@ -362,9 +362,9 @@ mod tests {
 
     #[test]
     fn weights_one_and_two_give_a_third_and_two_thirds_of_the_keys() {
-        let keys = crate::schemes::testing::keys(60_000);
+        let keys = crate::testing::keys(60_000);
         let ring = RingPartitioner::weighted("ring", 2, 256, Some(&[1.0, 2.0])).unwrap();
-        let s = crate::schemes::testing::shares(&ring, &keys);
+        let s = crate::testing::shares(&ring, &keys);
         // 171 and 341 points: the spread of a ring's arcs is about 1/sqrt(points) = 8%.
         assert!((s[0] - 1.0 / 3.0).abs() < 0.03, "{s:?}");
         assert_eq!(ring.points().len(), 171 + 341);

@@ -2,8 +2,8 @@
 //! to the next point clockwise.
 
 use super::RingPartitioner;
+use crate::pinned_hash::hash64;
 use crate::placement::{check_removable, renumbered};
-use crate::schemes::pinned_hash::hash64;
 use crate::{AnalysisError, Partitioner, ShardId};
 
 impl RingPartitioner {

@@ -92,7 +92,7 @@ pub fn salt_into(bucket: u16, key: &[u8], out: &mut SaltedKey) {
 ///
 /// Growth and shrink rule: the bucket count stays B (changing it would re-salt every key) and
 /// the inner ranges are resized by the range rule of the `grow` parameter
-/// ([`crate::schemes::growth`]) over the salted keys: `balanced` cuts inner ranges at salted
+/// ([`crate::growth`]) over the salted keys: `balanced` cuts inner ranges at salted
 /// keys, `cheapest` moves whole inner ranges weighed by the distinct salted keys in them.
 ///
 /// [`Partitioner::range_starts`] is `None`: the starts are salted keys, which raw keys cannot

@@ -7,7 +7,7 @@ use crate::{AnalysisError, KeyCounts, ShardId};
 impl SaltedRangePartitioner {
     /// The salted layout without each of `shards`, each removed alone: the same buckets; the
     /// inner ranges lose the shard by the range rule
-    /// ([`crate::schemes::range::RangePartitioner::without`]), weighing each range by the
+    /// ([`crate::range::RangePartitioner::without`]), weighing each range by the
     /// distinct salted keys in it (counted once for all the removals).
     pub fn without_all(
         &self,

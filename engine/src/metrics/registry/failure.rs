@@ -6,7 +6,7 @@
 use crate::metrics::failure;
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{MetricDef, SchemeResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// The `fail_*` rows of `run --fail`.
 pub struct Failure;

@@ -3,7 +3,7 @@
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `scans`, `scan_fanout_mean`, `scan_fanout_p99`, `scan_fanout_max`.
 pub struct Fanout;

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
-use crate::{AnalysisError, KeyCounts, Partitioner};
+use schemes::{AnalysisError, KeyCounts, Partitioner};
 
 /// `distinct_keys`, `hottest_key_share`.
 pub struct Keys;

@@ -4,7 +4,7 @@
 use crate::metrics::latency::{self, Latency};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `lookup_ns_p50` to `lookups_per_sec` (timings: they differ between identical runs).
 pub struct LatencyMetric;

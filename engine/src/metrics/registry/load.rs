@@ -4,10 +4,10 @@ use crate::metrics::capacity;
 use crate::metrics::load::LoadAccumulator;
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `hottest_shard_share` to `usable_capacity`; also the scheme's own per-shard rows
-/// ([`crate::Partitioner::shard_load_metrics`]).
+/// ([`schemes::Partitioner::shard_load_metrics`]).
 pub struct Load;
 
 impl State for LoadAccumulator {

@@ -3,7 +3,7 @@
 
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{remap, MetricDef, SchemeResult, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `remap_fraction` to `hottest_shard_share_grown`.
 pub struct RemapMetric;

@@ -2,7 +2,7 @@
 
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{router, MetricDef, SchemeResult, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `router_bytes`, `build_ns`.
 pub struct Router;

@@ -1,9 +1,9 @@
 //! Split quality of the hottest range: measured for every scheme that has range boundaries
-//! ([`crate::Partitioner::range_starts`]), whatever its name.
+//! ([`schemes::Partitioner::range_starts`]), whatever its name.
 
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{split, MetricDef, SchemeResult, SplitBalance, WorkloadResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `split_balance`, `split_balance_optimal`.
 pub struct Split;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
 use crate::metrics::{MetricDef, MetricValue, SchemeResult};
-use crate::AnalysisError;
+use schemes::AnalysisError;
 
 /// `toy_even_shard_requests`.
 pub struct Toy;
