@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::sweep;
-use analysis::key_counts::DEFAULT_DISTINCT_LIMIT;
-use analysis::metrics::failure::FailTarget;
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::ShardCount;
 use clap::Args;
+use engine::metrics::failure::FailTarget;
 use reports::output::OutputDir;
+use schemes::key_counts::DEFAULT_DISTINCT_LIMIT;
+use schemes::ShardCount;
+use schemes::{BuildContext, SchemeSpec};
 use serde::Serialize;
 use workloads::trace::{Column, CsvColumns, InvalidPolicy, OpMap, TraceFormat, TraceOptions};
 use workloads::KeyType;
@@ -320,7 +320,7 @@ pub struct RunArgs {
     /// the events of the part's share of the files into --out; step 2 (with --counts) replays
     /// the share; `shardlab merge` then writes the run. See README, "Beyond one machine".
     #[arg(long, value_name = "I/K", help_heading = OUTPUT)]
-    pub part: Option<crate::part::PartIndex>,
+    pub part: Option<engine::part::PartIndex>,
 
     /// With --part, step 2: the count directories of step 1, one per part (repeatable, or a
     /// quoted glob such as 'work/count-*').
@@ -523,16 +523,16 @@ fn scheme_names() -> String {
 
 /// The names of every registered scheme, fixed and dynamic, in registry order.
 fn registered_schemes() -> Vec<&'static str> {
-    analysis::schemes::SCHEMES
+    schemes::SCHEMES
         .iter()
-        .chain(analysis::schemes::DYNAMIC_SCHEMES)
+        .chain(schemes::DYNAMIC_SCHEMES)
         .map(|k| k.name)
         .collect()
 }
 
 /// `--schemes`'s long help: every registered scheme with its parameters, from the registry.
 fn schemes_help() -> String {
-    use analysis::schemes::{DYNAMIC_SCHEMES, SCHEMES};
+    use schemes::{DYNAMIC_SCHEMES, SCHEMES};
     let mut text = String::from(
         "Comma-separated schemes with parameters, e.g. `range:ranges_per_shard=4,ring:vnodes=64`.\n\nSchemes:",
     );
@@ -692,8 +692,7 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 }
 
 fn parse_fail(s: &str) -> Result<FailTarget, String> {
-    s.parse()
-        .map_err(|e: analysis::AnalysisError| e.to_string())
+    s.parse().map_err(|e: schemes::AnalysisError| e.to_string())
 }
 
 #[cfg(test)]

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 
-use analysis::replay::WorkloadInput;
-use analysis::schemes::SchemeSpec;
 use anyhow::{Context, Result};
+use engine::replay::WorkloadInput;
 use reports::manifest::InputFile;
+use schemes::SchemeSpec;
 use workloads::trace::files::FileChain;
 use workloads::trace::TraceFormat;
 use workloads::trace::{ByteTally, TraceOptions};
@@ -151,7 +151,7 @@ impl TraceInput {
     }
 
     /// The files `share` of the trace's files `paths` (a part of a run cut into parts, see
-    /// [`crate::part`]), opened as [`TraceInput::open`] opens the whole trace; the label is
+    /// [`engine::part`]), opened as [`TraceInput::open`] opens the whole trace; the label is
     /// the whole trace's. `None` when the share is empty.
     pub fn open_share(
         input: &InputArgs,

@@ -10,7 +10,6 @@ mod inputs;
 mod inspect;
 mod interrupt;
 mod merge;
-mod part;
 mod plan;
 mod progress;
 mod route;

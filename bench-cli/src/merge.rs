@@ -1,24 +1,24 @@
 //! `shardlab merge PART_DIR... --out DIR`: step 3 of a run cut into parts (see
-//! [`crate::part`]): checks that the replayed parts are the parts of one run, each once,
+//! [`engine::part`]): checks that the replayed parts are the parts of one run, each once,
 //! adds their accumulators' states up and finishes them into the ordinary run directory.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use analysis::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches};
+use engine::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
 use rayon::prelude::*;
 use reports::manifest::{now_utc, InputFile};
 use workloads::{EventSource, WorkloadError};
 
 use crate::cli::{MergeArgs, RunArgs};
 use crate::command::{Cli, Command};
-use crate::part::{
-    check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
-};
 use crate::progress::ReplayProgress;
 use crate::run::{publish, replay_config, run_parameters, RunRecord, RunSetup};
+use engine::part::{
+    check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
+};
 
 /// Runs `shardlab merge`.
 pub fn merge(args: &MergeArgs) -> Result<()> {

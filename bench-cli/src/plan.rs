@@ -4,18 +4,18 @@
 use std::io::Write;
 use std::time::Instant;
 
-use analysis::plan::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
-use analysis::plan::figures::{rate, whole};
-use analysis::plan::{
-    note_with_warnings, plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan,
-};
-use analysis::schemes::SchemeSpec;
-use analysis::ShardCount;
 use anyhow::{Context, Result};
 use clap::Args;
+use planning::clock::{nanos_per_unit, parse_duration_ns, Clock, Windows};
+use planning::figures::{rate, whole};
+use planning::{
+    note_with_warnings, plan_workload, PlanConfig, ReadPolicy, ReplicaPolicy, WorkloadPlan,
+};
 use reports::manifest::now_utc;
 use reports::table::aligned;
 use reports::Manifest;
+use schemes::SchemeSpec;
+use schemes::ShardCount;
 use serde::Serialize;
 use workloads::KeyType;
 
@@ -127,7 +127,7 @@ pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
     let schemes = args
         .schemes
         .checked(&[ShardCount::new(1)?], KeyType::Bytes, None)?;
-    analysis::plan::check_schemes(&schemes).map_err(usage::config_is_usage)?;
+    planning::check_schemes(&schemes).map_err(usage::config_is_usage)?;
     let window_ns = parse_duration_ns(&args.rate_window).map_err(usage::usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;
     let inputs = plan_inputs(&args, trace.as_ref(), window_ns)?;
@@ -201,7 +201,7 @@ pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
 /// column that looks like one (`time`, `op_time`, `ts`, ...): the error then names the column
 /// and the option.
 fn time_col_hint(
-    err: analysis::AnalysisError,
+    err: schemes::AnalysisError,
     trace: Option<&TraceInput>,
     args: &PlanArgs,
 ) -> anyhow::Error {

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use analysis::replay::Progress;
+use engine::replay::Progress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Whether progress is drawn: not when `quiet`, nor when stderr is not a terminal.

@@ -1,16 +1,16 @@
 //! `shardlab route`: the owner of each given key under each scheme, as CSV on stdout. The
-//! placement logic lives in [`analysis::route`]; this file reads options and writes rows.
+//! placement logic lives in [`engine::route`]; this file reads options and writes rows.
 
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use analysis::route::{KeyLines, Placement, RouteConfig, Router, SeenKeys};
-use analysis::schemes::weights;
-use analysis::schemes::SchemeSpec;
-use analysis::ShardCount;
 use anyhow::{Context, Result};
 use clap::Args;
+use engine::route::{KeyLines, Placement, RouteConfig, Router, SeenKeys};
+use schemes::weights;
+use schemes::SchemeSpec;
+use schemes::ShardCount;
 use workloads::KeyType;
 
 /// Examples shown by `shardlab route --help`.

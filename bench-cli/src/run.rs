@@ -3,13 +3,13 @@
 use std::io::Write;
 use std::time::Instant;
 
-use analysis::metrics::{confidence, LatencyConfig, WorkloadResult};
-use analysis::replay::{replay_targets, ReplayConfig};
-use analysis::schemes::SchemeSpec;
-use analysis::ShardCount;
 use anyhow::{bail, Context, Result};
+use engine::metrics::{confidence, LatencyConfig, WorkloadResult};
+use engine::replay::{replay_targets, ReplayConfig};
 use reports::manifest::now_utc;
 use reports::{exporters, Manifest, RunReport};
+use schemes::SchemeSpec;
+use schemes::ShardCount;
 use workloads::{KeyType, WorkloadSpec};
 
 use crate::cli::RunArgs;
@@ -167,7 +167,7 @@ impl RunSetup {
         let weights = args
             .weights
             .as_deref()
-            .map(analysis::schemes::weights::parse)
+            .map(schemes::weights::parse)
             .transpose()
             .map_err(crate::usage::config_is_usage)?;
         let schemes = args
@@ -245,7 +245,7 @@ pub fn run_parameters(
         "shards_and_targets": sweep,
         "trace_profile": null,
         "chunk_events": base.chunk_events,
-        "warmup_rule": analysis::warmup::warmup_rule(args.schemes.warmup),
+        "warmup_rule": engine::warmup::warmup_rule(args.schemes.warmup),
         "latency_sample_keys": base.latency_sample,
     })
 }
@@ -323,7 +323,7 @@ pub fn publish(
 /// only once.
 fn check_read_once(
     trace: &TraceInput,
-    sweep: &[(analysis::ShardCount, Vec<analysis::ShardCount>)],
+    sweep: &[(schemes::ShardCount, Vec<schemes::ShardCount>)],
     schemes: &[SchemeSpec],
 ) -> Result<()> {
     let why = if sweep.len() > 1 {

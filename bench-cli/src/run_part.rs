@@ -1,25 +1,23 @@
 //! `shardlab run --part I/K`: the first two steps of a run cut into parts (see
-//! [`crate::part`]): counting the events of the part's files (and learning the warm-up, in
+//! [`engine::part`]): counting the events of the part's files (and learning the warm-up, in
 //! part 0), then, with `--counts`, replaying the part's share at its positions in the whole
 //! trace and writing its accumulators' state for `shardlab merge`.
 
 use std::path::PathBuf;
 
-use analysis::replay::{
-    build_fixed, empty_partial, learn_warmup, refuse_parts, replay_part, Warmup,
-};
 use anyhow::{bail, Context, Result};
+use engine::replay::{build_fixed, empty_partial, learn_warmup, refuse_parts, replay_part, Warmup};
 use workloads::KeyType;
 
 use crate::cli::RunArgs;
 use crate::inputs::{Input, TraceInput};
-use crate::part::{
-    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary,
-    PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
-};
 use crate::progress::ReplayProgress;
 use crate::run::{replay_config, RunSetup};
 use crate::usage::usage;
+use engine::part::{
+    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary,
+    PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
+};
 
 /// Runs step 1 (`--part I/K`) or step 2 (`--part I/K --counts DIRS`) of part `part` of `args`.
 pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
@@ -179,7 +177,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
         );
     }
     let first_event = first_positions(&counted)[mine.part.index as usize];
-    let warmup: Warmup = crate::part::read_binary(&counted[0].0, WARMUP_FILE)?;
+    let warmup: Warmup = engine::part::read_binary(&counted[0].0, WARMUP_FILE)?;
     // Part 0 always holds the first file: its key type is the trace's.
     let key_type = trace_key_type(&counted[0].1)?;
     let setup = RunSetup::new(args, key_type)?;
@@ -283,7 +281,7 @@ fn header(
     warmup_events: Option<u64>,
 ) -> Result<PartialHeader> {
     Ok(PartialHeader {
-        format_version: crate::part::PARTIAL_FORMAT_VERSION,
+        format_version: engine::part::PARTIAL_FORMAT_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").into(),
         config_hash: config_hash(&serde_json::to_value(args)?),
         stage,

@@ -1,7 +1,7 @@
 //! Sweep lists: `--shards 4,8,16` and `--grow 17,20` or relative steps `+1,x2,-1`.
 
-use analysis::ShardCount;
 use anyhow::{bail, Context, Result};
+use schemes::ShardCount;
 use serde::Serialize;
 
 /// The most shards a run measures, for `--shards` and every `--grow` target: each shard costs

@@ -37,7 +37,7 @@ pub fn exit_status(err: &anyhow::Error) -> i32 {
 /// directory. (`AnalysisError::Config` is not among them: it also says that data cannot be
 /// measured; [`config_is_usage`] marks it where only the command line is being checked.)
 fn is_usage(e: &(dyn std::error::Error + 'static)) -> bool {
-    use analysis::AnalysisError;
+    use schemes::AnalysisError;
     use workloads::WorkloadError;
     e.is::<UsageError>()
         || e.is::<workloads::SpecError>()
@@ -57,9 +57,9 @@ fn is_usage(e: &(dyn std::error::Error + 'static)) -> bool {
 
 /// `err` from checking options before any data is read: a configuration error is then a
 /// usage error; the rest (a boundaries file that cannot be read, say) keep their kind.
-pub fn config_is_usage(err: analysis::AnalysisError) -> anyhow::Error {
+pub fn config_is_usage(err: schemes::AnalysisError) -> anyhow::Error {
     match err {
-        analysis::AnalysisError::Config(message) => usage(message),
+        schemes::AnalysisError::Config(message) => usage(message),
         other => other.into(),
     }
 }

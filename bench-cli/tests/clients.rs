@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use analysis::schemes::{BuildContext, SchemeSpec};
-use analysis::Partitioner;
+use schemes::{BuildContext, SchemeSpec};
+use schemes::Partitioner;
 use workloads::{KeyType, Spec};
 
 /// The repository root.

@@ -95,7 +95,7 @@ fn rows_without_label(path: &Path) -> Vec<Vec<String>> {
     let metric = r.headers().unwrap().iter().position(|c| c == "metric");
     r.records()
         .map(|rec| rec.unwrap())
-        .filter(|rec| !metric.is_some_and(|i| analysis::metrics::is_timing(&rec[i])))
+        .filter(|rec| !metric.is_some_and(|i| engine::metrics::is_timing(&rec[i])))
         .map(|rec| rec.iter().skip(1).map(str::to_string).collect())
         .collect()
 }

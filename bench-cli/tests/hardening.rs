@@ -312,7 +312,7 @@ fn summary(dir: &Path) -> Vec<String> {
         .lines()
         .skip(1)
         .map(|l| l.split_once(',').unwrap().1.to_string())
-        .filter(|l| !analysis::metrics::is_timing(l.split(',').nth(2).unwrap_or_default()))
+        .filter(|l| !engine::metrics::is_timing(l.split(',').nth(2).unwrap_or_default()))
         .collect()
 }
 

@@ -99,7 +99,7 @@ fn rows_without_timing(path: &Path) -> Vec<Vec<String>> {
     rows.extend(
         r.records()
             .map(|rec| rec.unwrap())
-            .filter(|rec| !metric.is_some_and(|i| analysis::metrics::is_timing(&rec[i])))
+            .filter(|rec| !metric.is_some_and(|i| engine::metrics::is_timing(&rec[i])))
             .map(|rec| rec.iter().map(str::to_string).collect()),
     );
     rows

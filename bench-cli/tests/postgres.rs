@@ -288,7 +288,7 @@ fn rows_land_in_the_partitions_shardlab_names_in_a_real_postgresql() {
         })
         .collect();
     assert_eq!(real[&Vec::new()], {
-        use analysis::schemes::{BuildContext, SchemeSpec};
+        use schemes::{BuildContext, SchemeSpec};
         let spec = SchemeSpec::new(workloads::Spec::parse("postgres-hash").unwrap()).unwrap();
         let ctx = BuildContext {
             shards: 5,

@@ -13,8 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use analysis::schemes::redis_cluster::{key_hash_slot, RedisClusterPartitioner, SLOTS};
-use analysis::ShardId;
+use schemes::redis_cluster::{key_hash_slot, RedisClusterPartitioner, SLOTS};
+use schemes::ShardId;
 
 /// Masters of the created cluster (one more joins later).
 const MASTERS: usize = 5;

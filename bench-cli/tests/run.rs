@@ -234,7 +234,7 @@ fn the_same_seed_gives_the_same_summary_with_one_thread_and_with_two() {
             .success();
         summary(&out)
             .into_iter()
-            .filter(|(k, _)| !analysis::metrics::is_timing(&k.2))
+            .filter(|(k, _)| !engine::metrics::is_timing(&k.2))
             .collect::<Vec<_>>()
     };
     let one = run("1", "one");

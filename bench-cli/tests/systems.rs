@@ -230,7 +230,7 @@ fn the_report_and_stdout_name_the_system_each_scheme_follows() {
     ] {
         let label = format!("{scheme} ({system})");
         assert_eq!(
-            analysis::schemes::display_label(scheme),
+            schemes::display_label(scheme),
             label,
             "the label comes from the registry"
         );
@@ -239,13 +239,10 @@ fn the_report_and_stdout_name_the_system_each_scheme_follows() {
     }
     // Abstract schemes keep their plain label.
     assert!(stdout.contains("  range (4->8)"), "{stdout}");
-    assert_eq!(
-        analysis::schemes::display_label("ring:vnodes=8"),
-        "ring:vnodes=8"
-    );
+    assert_eq!(schemes::display_label("ring:vnodes=8"), "ring:vnodes=8");
     // The approximated allocator says so in its label.
     assert_eq!(
-        analysis::schemes::display_label("cassandra:allocation=rf3"),
+        schemes::display_label("cassandra:allocation=rf3"),
         "cassandra:allocation=rf3 (Cassandra 3.x-5.x Murmur3Partitioner, 4.0 token allocator \
          approximated)"
     );
@@ -445,8 +442,8 @@ fn route_gives_each_systems_slot_hash_or_token_and_its_owner_before_and_after_gr
         .assert()
         .success();
     let rows = csv_rows(&stdout_of(&a));
-    let slot = analysis::schemes::redis_cluster::key_hash_slot(b"1234567");
+    let slot = schemes::redis_cluster::key_hash_slot(b"1234567");
     assert_eq!(rows[1][3], slot.to_string());
-    let kafka = analysis::schemes::kafka::murmur2(&1_234_567u64.to_be_bytes());
+    let kafka = schemes::kafka::murmur2(&1_234_567u64.to_be_bytes());
     assert_eq!(rows[2][3], kafka.to_string());
 }

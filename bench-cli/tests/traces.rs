@@ -433,7 +433,7 @@ fn summary_without_label(dir: &Path) -> BTreeMap<(String, String, String), Vec<S
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
     r.records()
         .map(|rec| rec.unwrap())
-        .filter(|rec| !analysis::metrics::is_timing(&rec[3]))
+        .filter(|rec| !engine::metrics::is_timing(&rec[3]))
         .map(|rec| {
             (
                 (rec[1].to_string(), rec[2].to_string(), rec[3].to_string()),

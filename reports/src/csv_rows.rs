@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use analysis::metrics::{SchemeResult, WorkloadResult};
+use engine::metrics::{SchemeResult, WorkloadResult};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use analysis::metrics::WorkloadResult;
+use engine::metrics::WorkloadResult;
 
 use crate::csv_rows::{self, malformed};
 use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};

@@ -16,7 +16,7 @@
 //! assert_eq!(splits_csv(&[], KeyType::U64, label).unwrap(), format!("{}\n", header::<SplitCsvRow>()).into_bytes());
 //! ```
 
-use analysis::dynamic::{FinderSummary, SplitRow, TimelineRow};
+use schemes::range_dynamic::{FinderSummary, SplitRow, TimelineRow};
 use serde::{Deserialize, Serialize};
 use workloads::KeyType;
 
@@ -303,7 +303,7 @@ pub struct RunLabel<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use analysis::dynamic::{FinderKind, Refusal};
+    use schemes::range_dynamic::{FinderKind, Refusal};
 
     const LABEL: RunLabel<'static> = RunLabel {
         workload: "w",

@@ -2,8 +2,8 @@
 //!
 //! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
 
-use analysis::dynamic::DynamicRun;
-use analysis::metrics::WorkloadResult;
+use engine::dynamic::DynamicRun;
+use engine::metrics::WorkloadResult;
 
 use crate::dynamic_csv::{self, RunLabel};
 use crate::{summary, ReportError, RunReport};

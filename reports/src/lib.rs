@@ -28,7 +28,7 @@ pub use error::ReportError;
 pub use exporters::Exporter;
 pub use manifest::Manifest;
 
-use analysis::metrics::WorkloadResult;
+use engine::metrics::WorkloadResult;
 
 /// Everything a run produced: the results of every workload and the manifest.
 #[derive(Clone, Debug)]

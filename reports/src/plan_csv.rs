@@ -1,11 +1,11 @@
 //! `plan.csv`: one row per workload, scheme and growth of `shardlab plan`
-//! ([`analysis::plan::PlanRow`]).
+//! ([`planning::PlanRow`]).
 //!
 //! Numbers print like `summary.csv` ([`crate::csv_rows::number`]); an empty cell means "none" (no shard
 //! count works, no `--current`, no byte limit). `failed_shards` lists the shards of the worst
 //! failure case separated by spaces.
 
-use analysis::plan::PlanRow;
+use planning::PlanRow;
 use serde::{Deserialize, Serialize};
 
 use crate::csv_rows::{self, number};
@@ -118,7 +118,7 @@ pub fn plan_csv(rows: &[PlanRow]) -> Result<Vec<u8>, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use analysis::plan::{Binding, ReadPolicy};
+    use planning::{Binding, ReadPolicy};
 
     fn row() -> PlanRow {
         PlanRow {

@@ -1,7 +1,7 @@
-//! `recommendation.csv`: the decision procedure's outcome (see [`analysis::advice`]), one row
+//! `recommendation.csv`: the decision procedure's outcome (see [`planning::advice`]), one row
 //! per workload, shard count and growth target.
 
-use analysis::advice;
+use planning::advice;
 use serde::{Deserialize, Serialize};
 
 use crate::csv_rows::{self, list, number};

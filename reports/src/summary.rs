@@ -1,6 +1,6 @@
 //! The tidy CSV files: `summary.csv` (one row per metric) and `shards.csv` (one row per shard).
 
-use analysis::metrics::{WorkloadResult, METRICS};
+use engine::metrics::{WorkloadResult, METRICS};
 use serde::{Deserialize, Serialize};
 
 pub use crate::csv_rows::number::format_value;

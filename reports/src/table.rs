@@ -2,8 +2,8 @@
 //! columns, metrics as rows), the decision matrix of a run, and the column layout they share
 //! with other commands' tables.
 
-use analysis::advice;
-use analysis::metrics::{MetricValue, WorkloadResult, METRICS};
+use engine::metrics::{MetricValue, WorkloadResult, METRICS};
+use planning::advice;
 
 /// The decision matrix: one line per workload, shard count and growth target, with the
 /// recommended scheme (or why none), what decided and by how much.
@@ -63,7 +63,7 @@ pub fn comparison_table(r: &WorkloadResult) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["metric".to_string(), "unit".to_string()];
     header.extend(r.schemes.iter().map(|s| {
-        let label = analysis::schemes::display_label(&s.scheme);
+        let label = schemes::display_label(&s.scheme);
         format!("{label} ({}->{})", s.shards, s.remap.target_shards)
     }));
     rows.push(header);

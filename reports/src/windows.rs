@@ -2,7 +2,7 @@
 //! workload, scheme, window and shard. It is what the load heatmap and the hottest-shard-over-time
 //! chart are drawn from.
 
-use analysis::metrics::WorkloadResult;
+use engine::metrics::WorkloadResult;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -193,7 +193,7 @@ mod tests {
 
     /// Results of one workload labelled `workload`, with `schemes` of 3 shards and 2 windows.
     fn results(workload: &str, schemes: &[&str]) -> Vec<WorkloadResult> {
-        use analysis::metrics::{Remap, RouterCost, SchemeResult, ShardLoad};
+        use engine::metrics::{Remap, RouterCost, SchemeResult, ShardLoad};
         let scheme = |(i, label): (usize, &&str)| SchemeResult {
             scheme: label.to_string(),
             shards: 3,

@@ -1,6 +1,6 @@
 //! The README documents exactly the metrics the program writes.
 
-use analysis::metrics::METRICS;
+use engine::metrics::METRICS;
 
 #[test]
 fn the_readme_metric_table_matches_the_metrics_written() {

@@ -53,7 +53,7 @@ pub fn without_timing(path: &Path) -> String {
     let metric = reader.headers().unwrap().iter().position(|c| c == "metric");
     let timing: Vec<bool> = reader
         .records()
-        .map(|r| metric.is_some_and(|i| analysis::metrics::is_timing(&r.unwrap()[i])))
+        .map(|r| metric.is_some_and(|i| engine::metrics::is_timing(&r.unwrap()[i])))
         .collect();
     let mut lines = text.lines();
     let mut kept = format!("{}\n", lines.next().unwrap_or_default());

@@ -3,7 +3,7 @@
 
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
-use analysis::metrics::remap::ideal;
+use engine::metrics::remap::ideal;
 
 /// Remap fraction against target shard count.
 pub struct RemapChart;

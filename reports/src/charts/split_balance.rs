@@ -1,7 +1,7 @@
 //! Split-key quality per finder, from `finders.csv`: the mean balance |L-R|/(L+R) of the load
 //! after each finder's split keys, beside the mean balance the optimal key would have given on
 //! the same decisions (lower is better; 0 halves the load exactly). The means are computed by
-//! `analysis` ([`analysis::dynamic::FinderSummary`]) and read from the file.
+//! `analysis` ([`schemes::range_dynamic::FinderSummary`]) and read from the file.
 
 use plotters::prelude::*;
 

@@ -1,8 +1,8 @@
 //! The report's content as format-neutral blocks, built once from the run and rendered to HTML
 //! and Markdown, so the two files always say the same thing.
 
-use analysis::metrics::METRICS;
-use analysis::schemes::display_label;
+use engine::metrics::METRICS;
+use schemes::display_label;
 
 use super::findings::{self, Finding, Recommendation};
 use crate::charts::{ChartOutcome, RenderedChart};
@@ -296,8 +296,8 @@ fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
     };
     b.push(Block::Paragraph(format!(
         "The scheme the decision procedure recommends for each workload, shard count N and growth target M, the criterion that decided and its margin (see \"How to read the numbers\"). No scheme is named for a tie or when the data is too thin ({} measured events and {} distinct keys per shard at least).",
-        count(analysis::advice::MIN_EVENTS as f64),
-        analysis::advice::MIN_KEYS_PER_SHARD
+        count(planning::advice::MIN_EVENTS as f64),
+        planning::advice::MIN_KEYS_PER_SHARD
     )));
     b.push(Block::Table {
         header: [
@@ -627,13 +627,13 @@ fn how_to_read(b: &mut Vec<Block>) {
     b.push(Block::Heading(2, "How to read the numbers".into()));
     b.push(Block::Paragraph(format!(
         "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts (with --weights, each shard against its weight's share of the capacity). The decision procedure: no recommendation under {} measured events or {} distinct keys per shard; schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied: a growth that leaves the added shards nearly idle (under half their fair share) loses, then the smallest distance |remap_fraction − remap_ideal| wins (moving less than the ideal is no saving; ties within {:.0} points), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only at {}x the speed or more and at least {} ns slower, and when the faster one's p99 is below the other's median; the margin is then that guaranteed ratio, not the measured one). Schemes tied on everything are reported as a tie. A figure followed by (a to b) in the comparison tables carries its 95% interval: a block bootstrap over consecutive windows of the load metrics, or, with --repeat K, the spread over K seeds of every non-timing metric. A hot spot is a hottest share of {}x the fair share 1/N or more (with --weights, of the shard's weight's share).",
-        count(analysis::advice::MIN_EVENTS as f64),
-        analysis::advice::MIN_KEYS_PER_SHARD,
-        analysis::advice::CAPACITY_TIE * 100.0,
-        analysis::advice::GROWTH_TIE * 100.0,
-        analysis::advice::FANOUT_TIE * 100.0,
-        analysis::advice::LOOKUP_RATIO,
-        analysis::advice::LOOKUP_TIE_NS,
+        count(planning::advice::MIN_EVENTS as f64),
+        planning::advice::MIN_KEYS_PER_SHARD,
+        planning::advice::CAPACITY_TIE * 100.0,
+        planning::advice::GROWTH_TIE * 100.0,
+        planning::advice::FANOUT_TIE * 100.0,
+        planning::advice::LOOKUP_RATIO,
+        planning::advice::LOOKUP_TIE_NS,
         findings::HOT_SPOT_FACTOR
     )));
     b.push(Block::Table {

@@ -3,9 +3,9 @@
 //! Every sentence is built from values of the run directory (`summary.csv`, `windows.csv`,
 //! `recommendation.csv`): change the numbers and the sentences change with them. Nothing here
 //! computes a metric: usable capacity, growth shares and the decision itself come from
-//! `analysis` (see [`analysis::advice`]), read back from the files.
+//! `analysis` (see [`planning::advice`]), read back from the files.
 
-use analysis::advice;
+use planning::advice;
 
 use crate::data::{is_full_window, RunData, SchemeLoad};
 use crate::dynamic_csv::TimelineCsvRow;
@@ -115,7 +115,7 @@ impl GrowthProfile {
     /// The added shards get under half their fair share (the rule of `analysis`, applied to
     /// the figures read back).
     fn idle(&self) -> bool {
-        analysis::metrics::growth::Growth {
+        engine::metrics::growth::Growth {
             added_share: self.added_share,
             added_fair: self.added_fair,
             hottest_share_after: self.hottest_grown,
@@ -364,7 +364,7 @@ fn growth_refusals(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> 
             data.metric_at(&p.workload, &s.scheme, (p.shards, m), "remap_fraction")
                 .is_some_and(|r| r.value.is_none())
         })
-        .filter_map(|s| analysis::schemes::resize_refusal(&s.scheme, p.shards, m))
+        .filter_map(|s| schemes::resize_refusal(&s.scheme, p.shards, m))
         .map(|why| Finding {
             topic: Topic::Growth,
             text: format!("Remap not applicable (figures left empty): {why}."),

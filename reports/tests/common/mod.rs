@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use analysis::metrics::{
+use engine::metrics::{
     Latency, Remap, ScanFanout, SchemeResult, ShardLoad, SplitBalance, WorkloadResult,
 };
 use reports::output::OutputDir;

@@ -1,0 +1,36 @@
+//! Load after one shard fails (`run --fail`): measured when asked, by each scheme's own
+//! removal rule; a scheme that cannot remove an arbitrary shard gets empty values. Its rows
+//! ([`crate::metrics::failure::FAILURE_METRICS`]) follow the common ones, so it has no row in
+//! [`crate::metrics::METRICS`].
+
+use crate::metrics::failure;
+use crate::metrics::metric::{Accumulator, Finish, Metric};
+use crate::metrics::{MetricDef, SchemeResult};
+use schemes::AnalysisError;
+
+/// The `fail_*` rows of `run --fail`.
+pub struct Failure;
+
+impl Metric for Failure {
+    fn name(&self) -> &'static str {
+        "failure"
+    }
+
+    fn defs(&self) -> &'static [MetricDef] {
+        &[]
+    }
+
+    fn finish(
+        &self,
+        _: Option<Box<dyn Accumulator>>,
+        ctx: &Finish<'_>,
+        rows: &mut [SchemeResult],
+    ) -> Result<(), AnalysisError> {
+        if let Some(target) = ctx.fail {
+            let values = failure::measure(ctx.part, target, ctx.keys)?.metric_values();
+            rows.iter_mut()
+                .for_each(|r| r.extra_metrics.extend(values.iter().copied()));
+        }
+        Ok(())
+    }
+}

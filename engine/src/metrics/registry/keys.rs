@@ -1,0 +1,67 @@
+//! The key space of the measured point operations: its distinct keys, its hottest key, and
+//! the distinct keys each shard owns (`shards.csv`).
+
+use rayon::prelude::*;
+
+use crate::metrics::metric::{Accumulator, Finish, Metric};
+use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
+use schemes::{AnalysisError, KeyCounts, Partitioner};
+
+/// `distinct_keys`, `hottest_key_share`.
+pub struct Keys;
+
+impl Metric for Keys {
+    fn name(&self) -> &'static str {
+        "keys"
+    }
+
+    fn defs(&self) -> &'static [MetricDef] {
+        &[
+            MetricDef { name: "distinct_keys", unit: "keys", definition: "Distinct keys of measured point operations." },
+            MetricDef { name: "hottest_key_share", unit: "share", definition: "Point requests of the most requested key / all point requests. No scheme can spread one key." },
+        ]
+    }
+
+    fn finish(
+        &self,
+        _: Option<Box<dyn Accumulator>>,
+        ctx: &Finish<'_>,
+        rows: &mut [SchemeResult],
+    ) -> Result<(), AnalysisError> {
+        let per_shard = distinct_per_shard(ctx.part, ctx.keys);
+        rows.iter_mut()
+            .for_each(|r| r.shard_distinct_keys = per_shard.clone());
+        Ok(())
+    }
+
+    fn value(&self, name: &str, w: &WorkloadResult, _: &SchemeResult) -> Option<Option<f64>> {
+        match name {
+            "distinct_keys" => Some(Some(w.distinct_keys as f64)),
+            "hottest_key_share" => Some(Some(match &w.hottest_key {
+                Some((_, n)) if w.point_requests > 0 => *n as f64 / w.point_requests as f64,
+                _ => 0.0,
+            })),
+            _ => None,
+        }
+    }
+}
+
+/// Distinct keys owned by each shard.
+fn distinct_per_shard(part: &dyn Partitioner, keys: &KeyCounts) -> Vec<u64> {
+    let n = part.shard_count() as usize;
+    keys.par_iter()
+        .fold(
+            || vec![0u64; n],
+            |mut counts, (k, _)| {
+                counts[part.shard_of(k) as usize] += 1;
+                counts
+            },
+        )
+        .reduce(
+            || vec![0; n],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
+}

@@ -1,0 +1,502 @@
+//! Partial runs (`run --part I/K`): which share of the trace each part reads, and the
+//! engine-independent header of a partial result that `shardlab merge` checks before it
+//! combines anything.
+//!
+//! **Shares.** A trace of several files (see [`workloads::trace::files`]) is cut into `K`
+//! contiguous runs of whole files, balanced by their size on disk (file metadata only: no
+//! part reads another part's files). Whole files, because a zstd or gzip stream cannot be
+//! entered in the middle, and traces at this scale come as chunk files anyway; a part whose
+//! share is empty (fewer files than parts) is a valid, empty partial.
+//!
+//! **Three steps.** Windows, the warm-up and the latency sample count events from the start
+//! of the whole trace, so a part must know where its share starts before it measures:
+//! 1. *count* (`run --part I/K`): each part counts the events of each of its files (a cheap
+//!    pass) and part 0 also learns the warm-up, exactly as a single run does at the start of
+//!    the whole trace (it reads at most the warm-up horizon, into the next files if its own
+//!    are shorter), and writes its keys ([`WARMUP_FILE`]).
+//! 2. *replay* (`run --part I/K --counts DIRS`): from the K count headers, ordered by part,
+//!    each part knows the position of its first event in the whole trace (the events of every
+//!    file before it, [`first_positions`]) and replays its share at those positions with the
+//!    schemes built from part 0's warm-up keys, then writes every accumulator's state, one
+//!    file per shard count ([`state_file`]).
+//! 3. *merge* (`shardlab merge DIRS`): adds the states up (exactly: see
+//!    `engine::replay::Partial::merge`) and finishes them into the ordinary run directory.
+//!
+//! **Checks.** A header carries the partial format's version, the shardlab version, a hash of
+//! the run's configuration (every option but the output, the thread count and the part
+//! itself) and the part's index. [`check_set`] refuses a set whose parts disagree on any of
+//! those, a part given twice, a missing part, and parts whose files do not follow one another
+//! as the planned shares do: nothing is merged silently.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// The version of the partial-result format; a merge refuses any other. Version 3: the scan
+/// fan-out state holds exact fan-outs (version 2's histogram rounded those above 2,048 up).
+pub const PARTIAL_FORMAT_VERSION: u32 = 3;
+
+/// The name of a partial result's header file in its directory.
+pub const HEADER_FILE: &str = "partial.json";
+
+/// The file of part 0 holding the warm-up (`engine::replay::Warmup`).
+pub const WARMUP_FILE: &str = "warmup.bin";
+
+/// The file of a replayed part holding its accumulators' state for the `index`th shard
+/// count of the run (`engine::replay::PartialState`).
+pub fn state_file(index: usize) -> String {
+    format!("state-{index}.bin")
+}
+
+/// Which step of a partial run wrote a partial result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// `run --part I/K`: the events of each file counted (and, in part 0, the warm-up).
+    Counted,
+    /// `run --part I/K --counts DIRS`: the share replayed, its state written.
+    Replayed,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stage::Counted => "counted (run --part I/K)",
+            Stage::Replayed => "replayed (run --part I/K --counts DIRS)",
+        })
+    }
+}
+
+/// Writes `value` to `dir/name` as a binary file (postcard, zstd-compressed), whole under a
+/// temporary name and then renamed.
+pub fn write_binary<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
+    let bytes = postcard::to_stdvec(value).context("cannot encode a partial result")?;
+    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
+    let path = dir.join(name);
+    workloads::output::write_file(&path, &packed)
+        .with_context(|| format!("cannot write '{}'", path.display()))
+}
+
+/// Reads a file [`write_binary`] wrote.
+pub fn read_binary<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<T> {
+    let path = dir.join(name);
+    let packed = std::fs::read(&path).with_context(|| {
+        format!(
+            "cannot read '{}' (the partial result is incomplete: rerun its part)",
+            path.display()
+        )
+    })?;
+    let bytes = zstd::decode_all(packed.as_slice())
+        .with_context(|| format!("'{}' is damaged", path.display()))?;
+    postcard::from_bytes(&bytes).with_context(|| format!("'{}' is damaged", path.display()))
+}
+
+/// The directories of `patterns` (each a directory or a glob pattern of directories,
+/// expanded in sorted order), for `--counts` and `merge`.
+pub fn expand_dirs(patterns: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for p in patterns {
+        let text = p.to_string_lossy();
+        if p.exists() || !text.contains(['*', '?', '[']) {
+            dirs.push(p.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = glob::glob(&text)
+            .with_context(|| format!("'{text}' is not a valid pattern"))?
+            .filter_map(std::result::Result::ok)
+            .filter(|d| d.is_dir())
+            .collect();
+        if found.is_empty() {
+            bail!("'{text}' matches no directory");
+        }
+        found.sort();
+        dirs.extend(found);
+    }
+    Ok(dirs)
+}
+
+/// Part `index` of `count` (0-based, as a Slurm array task id or a Kubernetes completion
+/// index are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartIndex {
+    /// This part, `0..count`.
+    pub index: u32,
+    /// How many parts the run is cut into (at least 1).
+    pub count: u32,
+}
+
+impl std::str::FromStr for PartIndex {
+    type Err = String;
+
+    /// Parses `I/K`, e.g. `0/4`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("'{text}' is not a part I/K with 0 <= I < K (e.g. 0/4 .. 3/4)");
+        let (i, k) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            i.trim().parse().map_err(|_| bad())?,
+            k.trim().parse().map_err(|_| bad())?,
+        );
+        if index >= count {
+            return Err(bad());
+        }
+        Ok(PartIndex { index, count })
+    }
+}
+
+impl std::fmt::Display for PartIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The files (indices into `sizes`, the files' sizes in bytes, in trace order) that part
+/// `part` reads: file `j` goes to part `floor(K x bytes before j / all bytes)`, so shares are
+/// contiguous, in order, and near `1/K` of the bytes each (a file is never cut).
+pub fn share(sizes: &[u64], part: PartIndex) -> Range<usize> {
+    let total: u128 = sizes.iter().map(|&s| u128::from(s)).sum::<u128>().max(1);
+    let k = u128::from(part.count);
+    let mut before = 0u128;
+    let owner: Vec<u32> = sizes
+        .iter()
+        .map(|&s| {
+            let p = (k * before / total).min(k - 1) as u32;
+            before += u128::from(s);
+            p
+        })
+        .collect();
+    let start = owner.partition_point(|&p| p < part.index);
+    let end = owner.partition_point(|&p| p <= part.index);
+    start..end
+}
+
+/// One file of a part's share, as the part read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartFile {
+    /// The path as the part was given it.
+    pub path: String,
+    /// Its position in the whole trace's list of files.
+    pub position: usize,
+    /// Size in bytes (as stored).
+    pub bytes: u64,
+    /// XXH3-128 of its bytes, hex.
+    pub xxh3_128: String,
+    /// Events read from it.
+    pub events: u64,
+    /// The format it was read as.
+    pub format: String,
+    /// With `--skip-invalid`: the malformed records skipped.
+    pub invalid_records_skipped: Option<u64>,
+}
+
+/// The header of a partial result (`DIR/partial.json`): what it is a part of, and which
+/// events it holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartialHeader {
+    /// [`PARTIAL_FORMAT_VERSION`] of the shardlab that wrote it.
+    pub format_version: u32,
+    /// The shardlab version that wrote it.
+    pub tool_version: String,
+    /// [`config_hash`] of the run's options.
+    pub config_hash: String,
+    /// Which step wrote it.
+    pub stage: Stage,
+    /// Which part this is.
+    pub part: PartIndex,
+    /// The `shardlab run` command line of the part (the configuration `merge` finishes
+    /// with).
+    pub command_line: Vec<String>,
+    /// The key type of the part's files (none when the part has no file).
+    pub key_type: Option<String>,
+    /// The trace's label in reports.
+    pub label: String,
+    /// Events of the whole trace's warm-up (known from the replay step on).
+    pub warmup_events: Option<u64>,
+    /// How many files the whole trace has.
+    pub trace_files: usize,
+    /// The files of this part's share, in order.
+    pub files: Vec<PartFile>,
+}
+
+impl PartialHeader {
+    /// Events of this part.
+    pub fn events(&self) -> u64 {
+        self.files.iter().map(|f| f.events).sum()
+    }
+
+    /// Reads `DIR/partial.json`.
+    pub fn read(dir: &Path) -> Result<PartialHeader> {
+        let path = dir.join(HEADER_FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "'{}' is not a partial result (no readable {HEADER_FILE}; `run --part I/K \
+                 --out DIR` writes one)",
+                dir.display()
+            )
+        })?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("'{}' is not a partial-result header", path.display()))
+    }
+}
+
+/// The hash of a run's configuration: XXH3-128 of its options as JSON, without those that do
+/// not change a number (`out`, `force`, `quiet`, `threads`) and without the part itself.
+pub fn config_hash(options: &serde_json::Value) -> String {
+    let mut options = options.clone();
+    if let Some(map) = options.as_object_mut() {
+        for key in ["out", "force", "quiet", "threads", "part", "counts"] {
+            map.remove(key);
+        }
+    }
+    // serde_json's maps are sorted by key: the text is canonical.
+    let text = options.to_string();
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(text.as_bytes()))
+}
+
+/// Checks that `parts` (each with the directory it was read from) are the `K` parts of one
+/// run, each once, written by this format version at step `stage`, and returns them in part
+/// order.
+pub fn check_set(
+    mut parts: Vec<(PathBuf, PartialHeader)>,
+    stage: Stage,
+) -> Result<Vec<(PathBuf, PartialHeader)>> {
+    let Some((first_dir, first)) = parts.first().cloned() else {
+        bail!("no partial result given");
+    };
+    for (dir, h) in &parts {
+        let name = dir.display();
+        if h.stage != stage {
+            bail!(
+                "'{name}' is a partial result of step {} where step {stage} is needed",
+                h.stage
+            );
+        }
+        if h.format_version != PARTIAL_FORMAT_VERSION {
+            bail!(
+                "'{name}' is a partial result of format version {} but this shardlab \
+                 ({}) merges version {PARTIAL_FORMAT_VERSION}; rerun that part with this \
+                 shardlab",
+                h.format_version,
+                env!("CARGO_PKG_VERSION")
+            );
+        }
+        let differs = |what: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
+            anyhow::anyhow!(
+                "'{name}' and '{}' are parts of different runs ({what} {a} vs {b}); every \
+                 part must be run with the same shardlab and the same options",
+                first_dir.display()
+            )
+        };
+        if h.tool_version != first.tool_version {
+            return Err(differs(
+                "shardlab version",
+                &h.tool_version,
+                &first.tool_version,
+            ));
+        }
+        if h.config_hash != first.config_hash {
+            return Err(differs("configuration", &h.config_hash, &first.config_hash));
+        }
+        if let (Some(a), Some(b)) = (&h.key_type, &first.key_type) {
+            if a != b {
+                return Err(differs("key type", a, b));
+            }
+        }
+        if h.warmup_events != first.warmup_events {
+            return Err(differs(
+                "warm-up events",
+                &format!("{:?}", h.warmup_events),
+                &format!("{:?}", first.warmup_events),
+            ));
+        }
+        if h.part.count != first.part.count || h.trace_files != first.trace_files {
+            return Err(differs(
+                "parts/files",
+                &format!("{}/{}", h.part.count, h.trace_files),
+                &format!("{}/{}", first.part.count, first.trace_files),
+            ));
+        }
+    }
+    parts.sort_by_key(|(_, h)| h.part.index);
+    for pair in parts.windows(2) {
+        if pair[0].1.part == pair[1].1.part {
+            bail!(
+                "part {} is given twice ('{}' and '{}'); give each part once",
+                pair[0].1.part,
+                pair[0].0.display(),
+                pair[1].0.display()
+            );
+        }
+    }
+    let count = first.part.count;
+    let have: Vec<u32> = parts.iter().map(|(_, h)| h.part.index).collect();
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !have.contains(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "part(s) {} missing: a merge needs all {count} parts of the run",
+            missing.join(", ")
+        );
+    }
+    // The shares must follow one another: file positions 0, 1, 2, ... once each.
+    let mut next = 0;
+    for (dir, h) in &parts {
+        for f in &h.files {
+            if f.position != next {
+                bail!(
+                    "'{}' holds file {} ('{}') where file {next} of the trace was expected; \
+                     the parts do not cover the trace once, in order",
+                    dir.display(),
+                    f.position,
+                    f.path
+                );
+            }
+            next += 1;
+        }
+    }
+    if next != first.trace_files {
+        bail!(
+            "the parts hold {next} of the trace's {} files",
+            first.trace_files
+        );
+    }
+    Ok(parts)
+}
+
+/// The global position of the first event of each part, in part order: the events of every
+/// part before it.
+pub fn first_positions(parts: &[(PathBuf, PartialHeader)]) -> Vec<u64> {
+    parts
+        .iter()
+        .scan(0u64, |before, (_, h)| {
+            let first = *before;
+            *before += h.events();
+            Some(first)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_parse_and_refuse_what_is_not_one() {
+        assert_eq!(
+            "2/7".parse::<PartIndex>(),
+            Ok(PartIndex { index: 2, count: 7 })
+        );
+        for bad in ["7/7", "1/0", "x/2", "3", "-1/2"] {
+            let e = bad.parse::<PartIndex>().unwrap_err();
+            assert!(e.contains("0 <= I < K"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn shares_are_contiguous_balanced_and_cover_every_file_once() {
+        let sizes = [10, 10, 10, 10, 40, 5, 5, 10];
+        for k in 1..=10u32 {
+            let shares: Vec<Range<usize>> = (0..k)
+                .map(|index| share(&sizes, PartIndex { index, count: k }))
+                .collect();
+            let mut next = 0;
+            for s in &shares {
+                assert_eq!(s.start, next, "k={k}: {shares:?}");
+                next = s.end;
+            }
+            assert_eq!(next, sizes.len(), "k={k}");
+        }
+        // Two parts of 100 bytes: a file goes to the part where it starts; the 40-byte file
+        // starts at byte 40, in the first half.
+        let two: Vec<_> = (0..2)
+            .map(|index| share(&sizes, PartIndex { index, count: 2 }))
+            .collect();
+        assert_eq!(two, [0..5, 5..8]);
+        // More parts than files: some parts are empty, none holds a file twice.
+        assert_eq!(share(&[1], PartIndex { index: 0, count: 3 }), 0..1);
+        assert!(share(&[1], PartIndex { index: 2, count: 3 }).is_empty());
+    }
+
+    fn header(index: u32, count: u32, files: &[(usize, u64)]) -> (PathBuf, PartialHeader) {
+        (
+            PathBuf::from(format!("p{index}")),
+            PartialHeader {
+                format_version: PARTIAL_FORMAT_VERSION,
+                tool_version: env!("CARGO_PKG_VERSION").into(),
+                config_hash: "abc".into(),
+                stage: Stage::Counted,
+                part: PartIndex { index, count },
+                command_line: Vec::new(),
+                key_type: Some("u64".into()),
+                label: "t".into(),
+                warmup_events: None,
+                trace_files: 3,
+                files: files
+                    .iter()
+                    .map(|&(position, events)| PartFile {
+                        path: format!("t{position}"),
+                        position,
+                        bytes: 1,
+                        xxh3_128: String::new(),
+                        events,
+                        format: "csv".into(),
+                        invalid_records_skipped: None,
+                    })
+                    .collect(),
+            },
+        )
+    }
+
+    #[test]
+    fn a_complete_set_is_ordered_and_positioned() {
+        let set = vec![header(1, 2, &[(2, 5)]), header(0, 2, &[(0, 10), (1, 7)])];
+        let parts = check_set(set, Stage::Counted).unwrap();
+        assert_eq!(parts[0].1.part.index, 0);
+        assert_eq!(first_positions(&parts), [0, 17]);
+    }
+
+    #[test]
+    fn bad_sets_are_refused_with_the_reason() {
+        let refuse = |set: Vec<(PathBuf, PartialHeader)>, want: &str| {
+            let e = format!("{:#}", check_set(set, Stage::Counted).unwrap_err());
+            assert!(e.contains(want), "want '{want}' in: {e}");
+        };
+        let good = || vec![header(0, 2, &[(0, 10), (1, 7)]), header(1, 2, &[(2, 5)])];
+        let mut set = good();
+        set[1].1.config_hash = "other".into();
+        refuse(set, "different runs (configuration");
+        let mut set = good();
+        set[1].1.format_version = 99;
+        refuse(set, "format version 99");
+        let mut set = good();
+        set[1].1.tool_version = "0.0.1".into();
+        refuse(set, "shardlab version");
+        refuse(vec![good().remove(0)], "1/2 missing");
+        let mut set = good();
+        set.push(set[1].clone());
+        refuse(set, "given twice");
+        refuse(
+            vec![header(0, 2, &[(0, 10)]), header(1, 2, &[(2, 5)])],
+            "file 2 ('t2') where file 1",
+        );
+        refuse(vec![], "no partial result");
+        let mut set = good();
+        set[1].1.stage = Stage::Replayed;
+        refuse(set, "step replayed");
+        let mut set = good();
+        set[0].1.key_type = Some("string".into());
+        refuse(set, "key type");
+    }
+
+    #[test]
+    fn the_configuration_hash_ignores_output_and_threads_only() {
+        let a = serde_json::json!({"shards": 4, "out": "a", "threads": 2, "part": "0/2"});
+        let b = serde_json::json!({"shards": 4, "out": "b", "quiet": true, "part": "1/2"});
+        let c = serde_json::json!({"shards": 5, "out": "a"});
+        assert_eq!(config_hash(&a), config_hash(&b));
+        assert_ne!(config_hash(&a), config_hash(&c));
+    }
+}

@@ -1,0 +1,406 @@
+//! The decision procedure: which scheme to recommend for one workload, shard count N and
+//! growth target M, from the metrics alone (the README states the same procedure).
+//!
+//! 1. **Enough data.** Under [`MIN_EVENTS`] measured events, or under
+//!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation.
+//! 2. **Hard limits.** A scheme without a `usable_capacity` figure is discarded.
+//! 3. **Usable capacity** ranks the schemes. A scheme is tied with the best when the gap is
+//!    under [`CAPACITY_TIE`] of the best's value (2 points at full capacity: the cluster
+//!    would need under 2% more shards) or their 95% intervals overlap.
+//! 4. Among the tied, the **growth cost** decides: a growth that leaves the added shards
+//!    nearly idle (`grow_added_share` below half of `grow_added_fair`) loses to one that
+//!    does not; otherwise the distance from the ideal, `|remap_fraction - remap_ideal|`,
+//!    counts (a remap below the ideal is as far off as one above it), ties under
+//!    [`GROWTH_TIE`] or within overlapping intervals.
+//! 5. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
+//!    or within overlapping intervals), when the workload has scans.
+//! 6. Then **lookup time** (`lookup_ns_p50`), only when the gap is large and stable: the
+//!    slower's median is at least [`LOOKUP_RATIO`] times the faster's and at least
+//!    [`LOOKUP_TIE_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
+//!    median (the batch timings do not overlap). Timings vary between runs, so the margin of
+//!    such a decision is not the measured gap but the ratio the rule guarantees,
+//!    [`LOOKUP_RATIO`]: identical runs give the same `recommendation.csv`.
+//! 7. Schemes still tied after every criterion are reported as a tie: no scheme is named.
+//!
+//! Every decision says which criterion decided, by what margin (in that criterion's unit)
+//! and which schemes were tied with the winner on usable capacity.
+
+use engine::metrics::confidence::Interval;
+use engine::metrics::{SchemeResult, WorkloadResult};
+
+/// Fewest measured events a recommendation is given for.
+pub const MIN_EVENTS: u64 = 10_000;
+/// Fewest distinct keys per shard a recommendation is given for.
+pub const MIN_KEYS_PER_SHARD: u64 = 100;
+/// Usable capacities closer than this fraction of the best's are tied (2 points at full
+/// capacity; relative, since the shards a cluster needs scale with 1 / usable capacity).
+pub const CAPACITY_TIE: f64 = 0.02;
+/// Growth distances from the ideal closer than this (2 points of keys) are tied.
+pub const GROWTH_TIE: f64 = 0.02;
+/// Scan fan-outs within this fraction of the smaller are tied.
+pub const FANOUT_TIE: f64 = 0.10;
+/// Lookup time decides only when the slower median is at least this many times the faster
+/// (a few ns per lookup rarely matter beside a network round trip, and timings wander
+/// between runs by tens of percent); it is also the margin such a decision reports.
+pub const LOOKUP_RATIO: f64 = 2.0;
+/// Lookup medians closer than this many ns are tied.
+pub const LOOKUP_TIE_NS: f64 = 5.0;
+
+/// What decided a recommendation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Criterion {
+    /// Usable capacity beyond the tie threshold and the intervals; margin in share points.
+    UsableCapacity,
+    /// The others tied on capacity leave the added shards nearly idle; margin: the
+    /// winner's `grow_added_share` minus the best idle one's.
+    IdleNewShards,
+    /// Distance from the ideal remap; margin in share points of keys.
+    GrowthCost,
+    /// Mean shards per scan; margin in shards.
+    ScanFanout,
+    /// Median lookup time; margin: [`LOOKUP_RATIO`], the ratio the rule guarantees (the
+    /// measured one varies between runs).
+    LookupTime,
+    /// Every criterion tied: no scheme is named.
+    Tie,
+}
+
+impl Criterion {
+    /// The name written in `recommendation.csv`'s `decided_by`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Criterion::UsableCapacity => "usable_capacity",
+            Criterion::IdleNewShards => "idle_new_shards",
+            Criterion::GrowthCost => "growth_cost",
+            Criterion::ScanFanout => "scan_fanout",
+            Criterion::LookupTime => "lookup_time",
+            Criterion::Tie => "tie",
+        }
+    }
+}
+
+/// The outcome for one workload, shard count and growth target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Workload label.
+    pub workload: String,
+    /// Shard count N.
+    pub shards: u32,
+    /// Growth (or shrink) target M.
+    pub grow_to: u32,
+    /// The recommended scheme; `None` for a tie or too little data.
+    pub scheme: Option<String>,
+    /// What decided; `None` when no comparison was made (too little data).
+    pub decided_by: Option<Criterion>,
+    /// By how much the deciding criterion separated the winner from the next scheme, in
+    /// that criterion's unit; `None` when nothing was separated.
+    pub margin: Option<f64>,
+    /// Schemes tied with the winner on usable capacity (for a tie: every tied scheme).
+    pub tied_with: Vec<String>,
+    /// Why no scheme is named, or what the reader must know about the one named.
+    pub warning: String,
+}
+
+/// One figure with its 95% interval.
+#[derive(Clone, Copy, Debug)]
+struct Figure {
+    value: f64,
+    ci: Option<Interval>,
+}
+
+impl Figure {
+    /// Tied: closer than `threshold`, or overlapping intervals.
+    fn ties(&self, other: &Figure, threshold: f64) -> bool {
+        let overlap = match (self.ci, other.ci) {
+            (Some(a), Some(b)) => a.0 <= b.1 && b.0 <= a.1,
+            _ => false,
+        };
+        (self.value - other.value).abs() < threshold || overlap
+    }
+}
+
+/// The growth cost of one scheme.
+#[derive(Clone, Copy, Debug)]
+struct Growth {
+    /// The added shards get less than half their fair share.
+    idle: bool,
+    /// Their share of the grown layout's point requests (when growing).
+    added_share: Option<f64>,
+    /// |remap_fraction - remap_ideal| with its interval.
+    distance: Figure,
+}
+
+/// What the procedure reads of one scheme.
+struct Candidate<'a> {
+    scheme: &'a str,
+    capacity: Figure,
+    growth: Option<Growth>,
+    fanout: Option<Figure>,
+    /// `lookup_ns_p50`, with (p50, p99) as its spread.
+    lookup: Option<Figure>,
+}
+
+impl<'a> Candidate<'a> {
+    fn of(r: &WorkloadResult, s: &'a SchemeResult) -> Option<Candidate<'a>> {
+        let figure = |name: &str| r.figure(s, name).map(|(value, ci)| Figure { value, ci });
+        let growth = match (figure("remap_fraction"), r.figure(s, "remap_ideal")) {
+            (Some(moved), Some((ideal, _))) => Some(Growth {
+                idle: s.remap.growth.leaves_added_idle(),
+                added_share: s.remap.growth.added_share,
+                distance: Figure {
+                    value: (moved.value - ideal).abs(),
+                    ci: moved.ci.map(|(lo, hi)| {
+                        let (a, b) = ((lo - ideal).abs(), (hi - ideal).abs());
+                        let low = if lo <= ideal && ideal <= hi {
+                            0.0
+                        } else {
+                            a.min(b)
+                        };
+                        (low, a.max(b))
+                    }),
+                },
+            }),
+            _ => None,
+        };
+        Some(Candidate {
+            scheme: &s.scheme,
+            capacity: figure("usable_capacity")?,
+            growth,
+            fanout: figure("scan_fanout_mean"),
+            lookup: r.figure(s, "lookup_ns_p50").map(|(p50, _)| Figure {
+                value: p50,
+                ci: r
+                    .figure(s, "lookup_ns_p99")
+                    .map(|(p99, _)| (p50, p99.max(p50))),
+            }),
+        })
+    }
+}
+
+/// Runs the procedure on one result (one workload, N and M).
+pub fn decide(r: &WorkloadResult) -> Decision {
+    let first = r.schemes.first();
+    let mut d = Decision {
+        workload: r.workload.clone(),
+        shards: first.map_or(0, |s| s.shards),
+        grow_to: first.map_or(0, |s| s.remap.target_shards),
+        scheme: None,
+        decided_by: None,
+        margin: None,
+        tied_with: Vec::new(),
+        warning: String::new(),
+    };
+    if let Some(why) = too_little_data(r, d.shards) {
+        d.warning = why;
+        return d;
+    }
+    let all: Vec<Candidate> = r
+        .schemes
+        .iter()
+        .filter_map(|s| Candidate::of(r, s))
+        .collect();
+    let Some(best) = all.iter().reduce(|b, c| {
+        if c.capacity.value > b.capacity.value {
+            c
+        } else {
+            b
+        }
+    }) else {
+        d.warning = "no scheme has a usable_capacity figure".into();
+        return d;
+    };
+    let tied: Vec<&Candidate> = all
+        .iter()
+        .filter(|c| {
+            c.capacity
+                .ties(&best.capacity, CAPACITY_TIE * best.capacity.value)
+        })
+        .collect();
+    let (winner, decided_by, margin, finalists) = if tied.len() == 1 {
+        let runner_up = all
+            .iter()
+            .filter(|c| c.scheme != best.scheme)
+            .map(|c| c.capacity.value)
+            .reduce(f64::max);
+        (
+            Some(best),
+            Criterion::UsableCapacity,
+            runner_up.map(|v| best.capacity.value - v),
+            vec![best],
+        )
+    } else {
+        break_tie(&tied)
+    };
+    d.decided_by = Some(decided_by);
+    d.margin = margin;
+    match winner {
+        Some(w) => {
+            d.scheme = Some(w.scheme.to_string());
+            d.tied_with = tied
+                .iter()
+                .filter(|c| c.scheme != w.scheme)
+                .map(|c| c.scheme.to_string())
+                .collect();
+            if all.len() == 1 {
+                d.warning = "only one scheme was measured".into();
+            } else if let Some(g) = w.growth.filter(|g| g.idle) {
+                d.warning = format!(
+                    "growing to {} leaves the added shards nearly idle ({} of point requests, under half their fair share)",
+                    d.grow_to,
+                    g.added_share.map_or("none".into(), |s| format!("{:.1}%", s * 100.0))
+                );
+            }
+        }
+        None => {
+            d.tied_with = finalists.iter().map(|c| c.scheme.to_string()).collect();
+            d.warning = format!(
+                "tie: {} measure the same within noise on usable capacity, growth cost, scan fan-out and lookup time",
+                d.tied_with.join(", ")
+            );
+        }
+    }
+    d
+}
+
+/// Why the data is too thin for a recommendation, if it is.
+fn too_little_data(r: &WorkloadResult, shards: u32) -> Option<String> {
+    if r.events_measured < MIN_EVENTS {
+        return Some(format!(
+            "too little data: {} measured events, a recommendation needs at least {MIN_EVENTS}",
+            r.events_measured
+        ));
+    }
+    let per_shard = r.distinct_keys / u64::from(shards.max(1));
+    (per_shard < MIN_KEYS_PER_SHARD).then(|| {
+        format!(
+            "too little data: {} distinct keys over {shards} shards ({per_shard} per shard), a recommendation needs at least {MIN_KEYS_PER_SHARD} per shard",
+            r.distinct_keys
+        )
+    })
+}
+
+/// (winner or `None` for a tie, criterion, margin, the schemes still tied at the end).
+type Outcome<'c, 'a> = (
+    Option<&'c Candidate<'a>>,
+    Criterion,
+    Option<f64>,
+    Vec<&'c Candidate<'a>>,
+);
+
+/// Steps 4 to 7 among the schemes tied on usable capacity.
+fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
+    // Growth: first whether the added shards stay idle, then the distance from the ideal.
+    let mut left: Vec<&Candidate> = tied.to_vec();
+    // A scheme that cannot reach M by its own rule (no growth figures) loses to those that can.
+    let reach: Vec<&Candidate> = left
+        .iter()
+        .copied()
+        .filter(|c| c.growth.is_some())
+        .collect();
+    if reach.len() == 1 && left.len() > 1 {
+        return (Some(reach[0]), Criterion::GrowthCost, None, reach);
+    }
+    if !reach.is_empty() {
+        left = reach;
+    }
+    if left.iter().all(|c| c.growth.is_some()) {
+        let busy: Vec<&Candidate> = left
+            .iter()
+            .copied()
+            .filter(|c| c.growth.is_some_and(|g| !g.idle))
+            .collect();
+        if busy.len() == 1 && left.len() > 1 {
+            let added = |c: &Candidate| c.growth.and_then(|g| g.added_share).unwrap_or(0.0);
+            let idle_best = left
+                .iter()
+                .filter(|c| c.scheme != busy[0].scheme)
+                .map(|c| added(c))
+                .reduce(f64::max);
+            return (
+                Some(busy[0]),
+                Criterion::IdleNewShards,
+                idle_best.map(|v| added(busy[0]) - v),
+                busy,
+            );
+        }
+        if !busy.is_empty() {
+            left = busy;
+        }
+        let distance = |c: &Candidate| c.growth.map(|g| g.distance);
+        if let Some(step) = narrow(&left, distance, |a, b| a.ties(b, GROWTH_TIE)) {
+            match step {
+                Narrowed::Decided(w, margin) => {
+                    return (Some(w), Criterion::GrowthCost, Some(margin), vec![w])
+                }
+                Narrowed::Tied(rest) => left = rest,
+            }
+        }
+    }
+    let fanout = |c: &Candidate| c.fanout;
+    if let Some(step) = narrow(&left, fanout, |a, b| {
+        a.ties(b, FANOUT_TIE * a.value.min(b.value))
+    }) {
+        match step {
+            Narrowed::Decided(w, margin) => {
+                return (Some(w), Criterion::ScanFanout, Some(margin), vec![w])
+            }
+            Narrowed::Tied(rest) => left = rest,
+        }
+    }
+    let lookup = |c: &Candidate| c.lookup;
+    if let Some(step) = narrow(&left, lookup, |a, b| {
+        let (fast, slow) = (a.value.min(b.value), a.value.max(b.value));
+        a.ties(b, LOOKUP_TIE_NS) || slow < fast * LOOKUP_RATIO
+    }) {
+        match step {
+            Narrowed::Decided(w, _) => {
+                return (Some(w), Criterion::LookupTime, Some(LOOKUP_RATIO), vec![w])
+            }
+            Narrowed::Tied(rest) => left = rest,
+        }
+    }
+    (None, Criterion::Tie, None, left)
+}
+
+/// The result of one lower-is-better criterion on the schemes still tied.
+enum Narrowed<'c, 'a> {
+    /// One scheme is better than every other beyond the tie rule, by this margin.
+    Decided(&'c Candidate<'a>, f64),
+    /// These are tied with the best (two or more).
+    Tied(Vec<&'c Candidate<'a>>),
+}
+
+/// Applies a lower-is-better criterion; `None` when some scheme lacks the figure (the
+/// criterion cannot compare them).
+fn narrow<'c, 'a>(
+    left: &[&'c Candidate<'a>],
+    figure: impl Fn(&Candidate) -> Option<Figure>,
+    ties: impl Fn(&Figure, &Figure) -> bool,
+) -> Option<Narrowed<'c, 'a>> {
+    let figures: Vec<(&'c Candidate<'a>, Figure)> = left
+        .iter()
+        .map(|c| Some((*c, figure(c)?)))
+        .collect::<Option<_>>()?;
+    let (best, best_fig) =
+        figures
+            .iter()
+            .copied()
+            .reduce(|b, c| if c.1.value < b.1.value { c } else { b })?;
+    let rest: Vec<&Candidate> = figures
+        .iter()
+        .filter(|(_, f)| ties(f, &best_fig))
+        .map(|(c, _)| *c)
+        .collect();
+    if rest.len() > 1 {
+        return Some(Narrowed::Tied(rest));
+    }
+    let next = figures
+        .iter()
+        .filter(|(c, _)| c.scheme != best.scheme)
+        .map(|(_, f)| f.value)
+        .reduce(f64::min)?;
+    Some(Narrowed::Decided(best, next - best_fig.value))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,239 @@
+//! The partitioning schemes and their registry: the [`Partitioner`] trait, every scheme (one
+//! file or folder each), the placement rules they share, the fast lookup layouts, key counts
+//! and the figure types a scheme may report. This crate knows no metric and no replay: the
+//! `engine` crate drives the schemes.
+//!
+//! ```
+//! use schemes::{BuildContext, SchemeSpec};
+//! let spec = &SchemeSpec::parse_list("hash").unwrap()[0];
+//! let ctx = BuildContext { shards: 16, warmup_keys: &[], key_type: Default::default(), weights: None };
+//! let hash = spec.build(&ctx).unwrap();
+//! assert!(hash.shard_of(b"user42") < 16);
+//! ```
+//!
+//! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
+//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row. A scheme
+//! with its own replica or removal rules may be a folder instead: `X/mod.rs` and the rules,
+//! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
+//! (re-exported here), so no scheme imports this registry.
+
+pub mod balance;
+pub mod error;
+pub mod key_counts;
+pub mod layout;
+pub mod partitioner;
+pub mod placement;
+pub mod shard_count;
+pub mod value;
+
+pub use error::AnalysisError;
+pub use key_counts::KeyCounts;
+pub use partitioner::{Partitioner, RemovalEffect, ShardId, ShardSet};
+pub use shard_count::ShardCount;
+
+pub mod anchor;
+pub mod bounded;
+pub mod cassandra;
+pub mod couchbase;
+pub mod elasticsearch;
+pub mod growth;
+pub mod hash;
+pub mod identities;
+pub mod jump;
+pub mod kafka;
+pub mod ketama;
+mod kind;
+pub mod maglev;
+pub mod multiprobe;
+pub mod pinned_hash;
+pub mod postgres_hash;
+pub mod pymemcache_rendezvous;
+pub mod python_memcached;
+pub mod range;
+pub mod range_dynamic;
+pub mod redis_cluster;
+pub mod rendezvous;
+pub mod ring;
+pub mod salted;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod vitess;
+pub mod weights;
+
+pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
+pub use kind::{BuildContext, BuildFn, SchemeKind, Simulation};
+
+use workloads::{KeyType, Spec};
+
+/// Every fixed-layout scheme, in the order reports and help list them.
+/// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
+/// come after the abstract schemes and are not in [`DEFAULT_SCHEMES`].
+pub static SCHEMES: &[&SchemeKind] = &[
+    &range::KIND,
+    &hash::KIND,
+    &ring::KIND,
+    &salted::KIND,
+    &jump::KIND,
+    &rendezvous::KIND,
+    &maglev::KIND,
+    &multiprobe::KIND,
+    &anchor::KIND,
+    &bounded::KIND,
+    &redis_cluster::KIND,
+    &kafka::KIND,
+    &cassandra::KIND,
+    &elasticsearch::KIND,
+    &ketama::KIND,
+    &python_memcached::KIND,
+    &pymemcache_rendezvous::KIND,
+    &vitess::HASH_KIND,
+    &vitess::XXHASH_KIND,
+    &couchbase::KIND,
+    &postgres_hash::KIND,
+];
+
+/// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
+/// registering a new scheme does not change the default suite's results.
+pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
+
+/// Schemes whose layout changes while the events replay; the replay simulates them in order.
+pub static DYNAMIC_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
+
+/// A scheme's label for people: with the real system whose rule it follows
+/// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels
+/// are returned unchanged.
+pub fn display_label(label: &str) -> String {
+    let spec = Spec::parse(label)
+        .ok()
+        .and_then(|s| SchemeSpec::new(s).ok());
+    match spec.and_then(|s| (s.kind.system)(&s.spec)) {
+        Some(system) => format!("{label} ({system})"),
+        None => label.to_string(),
+    }
+}
+
+/// Why the scheme of report label `label`, built for `shards` shards, cannot reach `target`
+/// shards ([`Partitioner::resize_refusal`]), asked of the scheme rebuilt from its label
+/// without data, for outputs that read a run's files. `None` when it can, or when the label
+/// names no fixed scheme that builds without data.
+pub fn resize_refusal(label: &str, shards: u32, target: u32) -> Option<String> {
+    let spec = SchemeSpec::new(Spec::parse(label).ok()?).ok()?;
+    if spec.is_dynamic() {
+        return None;
+    }
+    let ctx = BuildContext {
+        shards,
+        warmup_keys: &[],
+        key_type: KeyType::Bytes,
+        weights: None,
+    };
+    spec.build(&ctx).ok()?.resize_refusal(target)
+}
+
+/// A scheme spec that names a registered scheme with known parameters.
+#[derive(Clone)]
+pub struct SchemeSpec {
+    /// The parsed spec (its `Display` is the label in reports).
+    pub spec: Spec,
+    kind: &'static SchemeKind,
+}
+
+impl std::fmt::Debug for SchemeSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SchemeSpec({})", self.spec)
+    }
+}
+
+impl SchemeSpec {
+    /// Checks that the spec names a registered scheme and only its parameters.
+    pub fn new(spec: Spec) -> Result<SchemeSpec, AnalysisError> {
+        let all = || SCHEMES.iter().chain(DYNAMIC_SCHEMES).copied();
+        let kind = all().find(|k| k.name == spec.name).ok_or_else(|| {
+            spec.error(format!(
+                "unknown scheme '{}'; valid schemes: {}",
+                spec.name,
+                all().map(|k| k.name).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        let names: Vec<&str> = kind.params.iter().map(|(n, _)| *n).collect();
+        spec.check(&names)?;
+        Ok(SchemeSpec { spec, kind })
+    }
+
+    /// Parses a comma-separated list such as `range,ring:vnodes=64,hash`.
+    pub fn parse_list(text: &str) -> Result<Vec<SchemeSpec>, AnalysisError> {
+        let schemes: Vec<SchemeSpec> = Spec::parse_list(text)?
+            .into_iter()
+            .map(SchemeSpec::new)
+            .collect::<Result<_, _>>()?;
+        for (i, s) in schemes.iter().enumerate() {
+            if schemes[..i].iter().any(|t| t.label() == s.label()) {
+                return Err(AnalysisError::Config(format!(
+                    "scheme '{}' is given twice in --schemes; each scheme is measured once \
+                     (give different parameters to compare variants)",
+                    s.label()
+                )));
+            }
+        }
+        Ok(schemes)
+    }
+
+    /// The default set: the [`DEFAULT_SCHEMES`] with default parameters.
+    pub fn all_defaults() -> Vec<SchemeSpec> {
+        SCHEMES
+            .iter()
+            .filter(|k| DEFAULT_SCHEMES.contains(&k.name))
+            .map(|k| SchemeSpec {
+                spec: Spec {
+                    name: k.name.to_string(),
+                    params: Vec::new(),
+                },
+                kind: k,
+            })
+            .collect()
+    }
+
+    /// The registered family.
+    pub fn kind(&self) -> &'static SchemeKind {
+        self.kind
+    }
+
+    /// True for schemes whose layout changes during the replay (simulated, not built:
+    /// [`SchemeKind::simulation`]).
+    pub fn is_dynamic(&self) -> bool {
+        self.kind.simulation.is_some()
+    }
+
+    /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
+    /// checks the parameters of simulated ones, which refuse `--weights` (a simulation is given
+    /// no weights: its nodes are equal, so its balance could not be measured per weight).
+    pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
+        match &self.kind.simulation {
+            Some(sim) => {
+                weights::refuse(
+                    ctx,
+                    &self.label(),
+                    "its simulated nodes are equal (each is rebalanced to the mean load)",
+                )?;
+                (sim.check)(&self.spec)
+            }
+            None => self.build(ctx).map(drop),
+        }
+    }
+
+    /// The label used in reports (the spec as written, normalised).
+    pub fn label(&self) -> String {
+        self.spec.to_string()
+    }
+
+    /// True when the scheme learns boundaries from a warm-up prefix.
+    pub fn needs_warmup(&self) -> bool {
+        (self.kind.needs_warmup)(&self.spec)
+    }
+
+    /// Builds the partitioner for `ctx.shards` shards.
+    pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        check_shard_count(ctx.shards)?;
+        (self.kind.build)(&self.spec, ctx)
+    }
+}

@@ -1,0 +1,31 @@
+//! What one metric is ([`MetricDef`]) and what it measured ([`MetricValue`], [`Interval`]): the
+//! types every
+//! metric and every scheme with figures of its own (`Partitioner::shard_load_metrics`) uses.
+//! They live in this ground crate so that a scheme names its figures without knowing the
+//! metrics of the engine.
+
+/// A metric's name, unit and definition.
+#[derive(Clone, Copy, Debug)]
+pub struct MetricDef {
+    /// Column value in `summary.csv`.
+    pub name: &'static str,
+    /// Unit of the value.
+    pub unit: &'static str,
+    /// What it means, for the README and the report.
+    pub definition: &'static str,
+}
+
+/// One metric value of one scheme on one workload; `value` is `None` when undefined (for
+/// example scan fan-out without scans).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricValue {
+    /// The metric.
+    pub name: &'static str,
+    /// Its unit.
+    pub unit: &'static str,
+    /// The value.
+    pub value: Option<f64>,
+}
+
+/// A metric's 95% interval, `(low, high)`.
+pub type Interval = (f64, f64);
