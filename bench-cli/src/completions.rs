@@ -5,7 +5,6 @@
 use std::io::Write;
 
 use anyhow::Result;
-use clap::CommandFactory;
 
 use crate::usage::usage;
 
@@ -40,18 +39,17 @@ Examples:
   shardlab man run > shardlab-run.1
   for c in '' run plan route; do shardlab man $c > shardlab${c:+-$c}.1; done";
 
-/// Prints the completion script of `args.shell` on standard output.
-pub fn completions(args: &CompletionsArgs) -> Result<()> {
-    let mut command = crate::command::Cli::command();
+/// Prints the completion script of `args.shell` for `command` (shardlab's) on standard output.
+pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Result<()> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "shardlab", &mut out);
     std::io::stdout().lock().write_all(&out)?;
     Ok(())
 }
 
-/// Prints the man page of `shardlab`, or of one subcommand (`shardlab-run(1)`), in roff.
-pub fn man(args: &ManArgs) -> Result<()> {
-    let mut command = crate::command::Cli::command();
+/// Prints the man page of `command` (shardlab's), or of one subcommand (`shardlab-run(1)`),
+/// in roff.
+pub fn man(args: &ManArgs, mut command: clap::Command) -> Result<()> {
     command.build();
     let page = match &args.subcommand {
         None => command,

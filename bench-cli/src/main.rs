@@ -49,8 +49,10 @@ fn main() {
         command::Command::Plan(args) => plan::plan(args, &given),
         command::Command::Route(args) => route::route(args),
         command::Command::Merge(args) => merge::merge(&args),
-        command::Command::Completions(args) => completions::completions(&args),
-        command::Command::Man(args) => completions::man(&args),
+        command::Command::Completions(args) => {
+            completions::completions(&args, command::Cli::command())
+        }
+        command::Command::Man(args) => completions::man(&args, command::Cli::command()),
     };
     interrupt::settle();
     if let Err(err) = result {

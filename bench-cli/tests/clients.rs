@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use schemes::{BuildContext, SchemeSpec};
 use schemes::Partitioner;
+use schemes::{BuildContext, SchemeSpec};
 use workloads::{KeyType, Spec};
 
 /// The repository root.
