@@ -338,7 +338,7 @@ fn shown_value(cand: &Candidate, row: &Row) -> String {
     cand.parts
         .iter()
         .map(|p| match &row.preds[p.col] {
-            Pred::Eq(v) => decode(v),
+            Pred::Eq(v) => decode(row.types[p.col], v),
             _ => String::new(),
         })
         .collect::<Vec<_>>()
@@ -346,9 +346,9 @@ fn shown_value(cand: &Candidate, row: &Row) -> String {
 }
 
 /// The text of an encoded value ([`candidate::encode`] reversed).
-fn decode(v: &[u8]) -> String {
-    match v.strip_suffix(&[0, 1]) {
-        Some(text) => {
+fn decode(ty: candidate::ColType, v: &[u8]) -> String {
+    match (ty, v.strip_suffix(&[0, 1])) {
+        (candidate::ColType::Str, Some(text)) => {
             let mut bytes = Vec::with_capacity(text.len());
             let mut i = 0;
             while i < text.len() {
@@ -357,7 +357,7 @@ fn decode(v: &[u8]) -> String {
             }
             String::from_utf8_lossy(&bytes).into_owned()
         }
-        None => {
+        _ => {
             let raw = u64::from_be_bytes(v.try_into().unwrap_or([0; 8])) ^ (1 << 63);
             (raw as i64).to_string()
         }
@@ -493,11 +493,12 @@ mod tests {
     fn decode_reverses_both_encodings() {
         for (ty, text) in [
             (candidate::ColType::Int, "-42"),
+            (candidate::ColType::Int, "1"), // ends in 0x00 0x01, like a string's terminator
             (candidate::ColType::Str, "acme"),
         ] {
             let mut v = Vec::new();
             candidate::encode(ty, text, &mut v).unwrap();
-            assert_eq!(decode(&v), text);
+            assert_eq!(decode(ty, &v), text);
         }
     }
 }

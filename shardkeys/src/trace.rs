@@ -38,6 +38,8 @@ pub struct Row {
     pub new: Vec<Option<Vec<u8>>>,
     /// The transaction the operation belongs to, if any.
     pub txn: Option<String>,
+    /// How each data column is encoded (its type so far).
+    pub types: Vec<ColType>,
 }
 
 /// Where each part of a row is in the header.
@@ -188,6 +190,7 @@ impl CsvTrace {
             .map(str::to_string);
         row.preds.clear();
         row.new.clear();
+        row.types.clear();
         for c in 0..self.layout.columns.len() {
             let cell = |i: Option<usize>| i.and_then(|i| self.record.get(i)).unwrap_or("");
             let value = cell(Some(self.layout.idx[c]));
@@ -226,6 +229,7 @@ impl CsvTrace {
             } else {
                 None
             };
+            row.types.push(ty);
             row.preds.push(pred);
             row.new.push(changed);
         }
