@@ -52,6 +52,25 @@ pub struct Options {
     pub top: usize,
 }
 
+impl Options {
+    /// The command's defaults (`--warmup 0.1`, `--op-col op`, `--unsplittable 0.3`,
+    /// `--top 10`, no transactions) for these candidates, schemes and shards.
+    pub fn new(candidates: &str, schemes: &str, shards: u32) -> Result<Options, KeysError> {
+        Ok(Options {
+            candidates: candidates.into(),
+            schemes: SchemeSpec::parse_list(schemes)
+                .map_err(|e| KeysError::Usage(format!("--schemes: {e}")))?,
+            shards,
+            warmup: 0.1,
+            op_col: "op".into(),
+            txn_col: None,
+            op_map: OpMap::default(),
+            unsplittable: 0.3,
+            top: 10,
+        })
+    }
+}
+
 /// What `shardlab keys` writes.
 #[derive(Clone, Debug)]
 pub struct KeysReport {

@@ -1,6 +1,5 @@
 //! `shardlab keys` figures on a small trace, computed by hand.
 
-use analysis::schemes::SchemeSpec;
 use shardkeys::{analyze, KeysError, Options};
 
 const TRACE: &str = "\
@@ -20,15 +19,8 @@ fn run(trace: &str, candidates: &str) -> Result<shardkeys::KeysReport, KeysError
     let path = dir.path().join("t.csv");
     std::fs::write(&path, trace).unwrap();
     let opts = Options {
-        candidates: candidates.into(),
-        schemes: SchemeSpec::parse_list("hash").unwrap(),
-        shards: 4,
-        warmup: 0.1,
-        op_col: "op".into(),
         txn_col: Some("txn".into()),
-        op_map: Default::default(),
-        unsplittable: 0.3,
-        top: 10,
+        ..Options::new(candidates, "hash", 4).unwrap()
     };
     analyze(&path, &opts)
 }

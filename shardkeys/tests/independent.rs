@@ -87,15 +87,8 @@ fn hash_figures_equal_a_direct_computation() {
     std::fs::write(&path, text).unwrap();
     let n = 16u32;
     let opts = Options {
-        candidates: "tenant,user".into(),
-        schemes: SchemeSpec::parse_list("hash").unwrap(),
-        shards: n,
-        warmup: 0.1,
-        op_col: "op".into(),
         txn_col: Some("txn".into()),
-        op_map: Default::default(),
-        unsplittable: 0.3,
-        top: 10,
+        ..Options::new("tenant,user", "hash", n).unwrap()
     };
     let got = analyze(&path, &opts).unwrap().keys_csv;
     let hash = SchemeSpec::parse_list("hash").unwrap()[0]
