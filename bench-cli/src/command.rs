@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 use crate::cli::{ConvertArgs, GenArgs, InspectArgs, MergeArgs, ReportArgs, RunArgs};
 use crate::completions::{CompletionsArgs, ManArgs, COMPLETIONS_EXAMPLES, MAN_EXAMPLES};
+use crate::keys::{KeysArgs, KEYS_EXAMPLES};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
 use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
@@ -62,6 +63,10 @@ pub enum Command {
     /// cluster) into the run directory a single run writes.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
+    /// Which column(s) to shard on: candidate keys of a multi-column trace measured under
+    /// each scheme (single-shard, scatter-gather, monotonicity, hot values); writes keys.csv.
+    #[command(after_help = KEYS_EXAMPLES)]
+    Keys(KeysArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),

@@ -9,6 +9,7 @@ mod gen;
 mod inputs;
 mod inspect;
 mod interrupt;
+mod keys;
 mod merge;
 mod plan;
 mod progress;
@@ -49,6 +50,7 @@ fn main() {
         command::Command::Plan(args) => plan::plan(args, &given),
         command::Command::Route(args) => route::route(args),
         command::Command::Merge(args) => merge::merge(&args),
+        command::Command::Keys(args) => keys::keys(args),
         command::Command::Completions(args) => {
             completions::completions(&args, command::Cli::command())
         }

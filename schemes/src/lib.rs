@@ -43,6 +43,7 @@ pub mod jump;
 pub mod kafka;
 pub mod ketama;
 mod kind;
+pub mod librdkafka;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
@@ -90,6 +91,7 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &vitess::XXHASH_KIND,
     &couchbase::KIND,
     &postgres_hash::KIND,
+    &librdkafka::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:
