@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use schemes::SchemeSpec;
 use anyhow::{Context, Result};
 use clap::Args;
 use reports::output::OutputDir;
+use schemes::SchemeSpec;
 use shardkeys::{analyze, KeysError, Options};
 use workloads::trace::ops::OpMap;
 

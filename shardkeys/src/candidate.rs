@@ -3,7 +3,7 @@
 
 use schemes::pinned_hash::hash64;
 
-use crate::KeysError;
+use crate::error::KeysError;
 
 /// One column of a candidate key.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,6 +3,9 @@
 //! "What to shard on"; this crate computes them in two streaming passes over the trace.
 
 pub mod candidate;
+mod error;
+mod figures;
+mod options;
 mod recommend;
 pub mod trace;
 
@@ -11,65 +14,13 @@ use std::path::Path;
 
 use schemes::{BuildContext, SchemeSpec};
 use schemes::{Partitioner, ShardSet};
-use workloads::trace::ops::OpMap;
 
 pub use candidate::{parse_candidates, Candidate};
+pub use error::KeysError;
+use figures::{share, KeyStats, Routing};
+pub use options::Options;
 pub use recommend::Recommendation;
 use trace::{CsvTrace, Pred, Row};
-
-/// Why `shardlab keys` failed: the command line (exit 2) or the data (exit 1).
-#[derive(Debug, thiserror::Error)]
-pub enum KeysError {
-    /// Only a different command line fixes it.
-    #[error("{0}")]
-    Usage(String),
-    /// The trace cannot be read or does not fit the options.
-    #[error("{0}")]
-    Data(String),
-}
-
-/// The options of one analysis.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The `--candidates` text.
-    pub candidates: String,
-    /// The schemes to cross the candidates with (fixed layouts only).
-    pub schemes: Vec<SchemeSpec>,
-    /// Number of shards `N`.
-    pub shards: u32,
-    /// Share of the trace's rows whose keys learn range boundaries (as `run --warmup`).
-    pub warmup: f64,
-    /// Name of the operation column.
-    pub op_col: String,
-    /// Name of the transaction column, if any.
-    pub txn_col: Option<String>,
-    /// Extra operation names.
-    pub op_map: OpMap,
-    /// A candidate whose most common value carries at least this share of its key operations
-    /// is unsplittable.
-    pub unsplittable: f64,
-    /// Rows per candidate in `top_values.csv`.
-    pub top: usize,
-}
-
-impl Options {
-    /// The command's defaults (`--warmup 0.1`, `--op-col op`, `--unsplittable 0.3`,
-    /// `--top 10`, no transactions) for these candidates, schemes and shards.
-    pub fn new(candidates: &str, schemes: &str, shards: u32) -> Result<Options, KeysError> {
-        Ok(Options {
-            candidates: candidates.into(),
-            schemes: SchemeSpec::parse_list(schemes)
-                .map_err(|e| KeysError::Usage(format!("--schemes: {e}")))?,
-            shards,
-            warmup: 0.1,
-            op_col: "op".into(),
-            txn_col: None,
-            op_map: OpMap::default(),
-            unsplittable: 0.3,
-            top: 10,
-        })
-    }
-}
 
 /// What `shardlab keys` writes.
 #[derive(Clone, Debug)]
@@ -89,39 +40,6 @@ struct Seen {
     count: u64,
     first_row: u64,
     shown: Box<str>,
-}
-
-/// Candidate-level figures from the first pass.
-pub(crate) struct KeyStats {
-    pub(crate) key_ops: u64,
-    pub(crate) cardinality: u64,
-    pub(crate) top: Vec<(String, u64)>,
-    pub(crate) monotonicity: Option<f64>,
-    pub(crate) writes: u64,
-    pub(crate) key_updates: u64,
-}
-
-/// Per (candidate, scheme) counters of the second pass.
-#[derive(Default)]
-pub(crate) struct Routing {
-    pub(crate) reads: [u64; 3],
-    pub(crate) writes: [u64; 3],
-    pub(crate) load: Vec<u64>,
-    txns: HashMap<String, ShardSet>,
-}
-
-impl Routing {
-    /// Share of transactions that touch more than one shard; `None` without transactions.
-    pub(crate) fn cross_shard_txns(&self) -> Option<f64> {
-        let total = self.txns.len() as u64;
-        let cross = self.txns.values().filter(|s| s.len() > 1).count() as u64;
-        share(cross, total)
-    }
-}
-
-/// `a / b`, `None` when `b` is 0.
-fn share(a: u64, b: u64) -> Option<f64> {
-    (b > 0).then(|| a as f64 / b as f64)
 }
 
 /// The full key of `cand` from `preds` when every key column is an equality, into `out`.

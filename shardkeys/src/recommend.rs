@@ -1,7 +1,9 @@
 //! The recommendation of `shardlab keys`: unsplittable candidates out, dominated options out,
 //! then the most single-shard operations, ties within noise broken by the hottest shard.
 
-use crate::{share, Candidate, KeyStats, Options, Routing};
+use crate::candidate::Candidate;
+use crate::figures::{share, KeyStats, Routing};
+use crate::options::Options;
 
 /// Two shares closer than this are a tie (one percentage point).
 pub const NOISE: f64 = 0.01;

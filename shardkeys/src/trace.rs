@@ -13,7 +13,7 @@ use workloads::trace::ops::OpMap;
 use workloads::Op;
 
 use crate::candidate::{encode, ColType};
-use crate::KeysError;
+use crate::error::KeysError;
 
 /// What the query says about one column.
 #[derive(Clone, Debug, PartialEq, Eq)]
