@@ -1,12 +1,9 @@
 //! What the router costs: the memory of each scheme's lookup structure
 //! ([`Partitioner::router_bytes`]) and the time to build it.
 
-use std::time::Instant;
-
 use serde::Serialize;
 
-use schemes::{AnalysisError, Partitioner};
-use schemes::{BuildContext, SchemeSpec};
+use schemes::Partitioner;
 
 /// The memory and build time of one scheme's lookup structure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -15,16 +12,6 @@ pub struct RouterCost {
     pub bytes: Option<u64>,
     /// Nanoseconds to build it from its spec (`None` when not built here).
     pub build_ns: Option<f64>,
-}
-
-/// Builds `spec`, timing the build (one build: a timing that differs between runs).
-pub fn build_timed(
-    spec: &SchemeSpec,
-    ctx: &BuildContext<'_>,
-) -> Result<(Box<dyn Partitioner>, f64), AnalysisError> {
-    let started = Instant::now();
-    let part = spec.build(ctx)?;
-    Ok((part, started.elapsed().as_nanos() as f64))
 }
 
 /// The cost of `part`, built in `build_ns` nanoseconds.
@@ -38,6 +25,8 @@ pub fn cost(part: &dyn Partitioner, build_ns: f64) -> RouterCost {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::build_timed;
+    use schemes::{BuildContext, SchemeSpec};
 
     #[test]
     fn a_maglev_table_costs_its_slots_and_hash_costs_nothing() {
