@@ -2,7 +2,11 @@
 //! growth target M, from the metrics alone (the README states the same procedure).
 //!
 //! 1. **Enough data.** Under [`MIN_EVENTS`] measured events, or under
-//!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation.
+//!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation; nor when
+//!    the windows are too thin to judge usable capacity (under
+//!    [`thin::MIN_REQUESTS_PER_SHARD_WINDOW`] requests per shard per window, or under
+//!    [`thin::MIN_WINDOWS`] windows: see [`thin`]), and the warning names the `--window`
+//!    that fixes it.
 //! 2. **Hard limits.** A scheme without a `usable_capacity` figure is discarded.
 //! 3. **Usable capacity** ranks the schemes. A scheme is tied with the best when the gap is
 //!    under [`CAPACITY_TIE`] of the best's value (2 points at full capacity: the cluster
@@ -14,9 +18,9 @@
 //!    [`GROWTH_TIE`] or within overlapping intervals.
 //! 5. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
-//! 6. Then **lookup time** (`lookup_ns_p50`), only when the gap is large and stable: the
-//!    slower's median is at least [`LOOKUP_RATIO`] times the faster's and at least
-//!    [`LOOKUP_TIE_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
+//! 6. Then **lookup time** (`lookup_ns_p50`), only when the gap is large enough to matter
+//!    beside a request and stable: the slower's median is at least [`LOOKUP_RATIO`] times the
+//!    faster's and at least [`LOOKUP_MATTERS_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
 //!    median (the batch timings do not overlap). Timings vary between runs, so the margin of
 //!    such a decision is not the measured gap but the ratio the rule guarantees,
 //!    [`LOOKUP_RATIO`]: identical runs give the same `recommendation.csv`.
@@ -27,6 +31,8 @@
 
 use crate::metrics::confidence::Interval;
 use crate::metrics::{SchemeResult, WorkloadResult};
+
+pub mod thin;
 
 /// Fewest measured events a recommendation is given for.
 pub const MIN_EVENTS: u64 = 10_000;
@@ -43,8 +49,10 @@ pub const FANOUT_TIE: f64 = 0.10;
 /// (a few ns per lookup rarely matter beside a network round trip, and timings wander
 /// between runs by tens of percent); it is also the margin such a decision reports.
 pub const LOOKUP_RATIO: f64 = 2.0;
-/// Lookup medians closer than this many ns are tied.
-pub const LOOKUP_TIE_NS: f64 = 5.0;
+/// Lookup medians closer than this many ns are tied: a shard request costs a network round
+/// trip (tens of microseconds or more), beside which a gap under a microsecond per lookup is
+/// no reason to pick a scheme.
+pub const LOOKUP_MATTERS_NS: f64 = 1000.0;
 
 /// What decided a recommendation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +198,7 @@ pub fn decide(r: &WorkloadResult) -> Decision {
         tied_with: Vec::new(),
         warning: String::new(),
     };
-    if let Some(why) = too_little_data(r, d.shards) {
+    if let Some(why) = too_little_data(r, d.shards).or_else(|| thin::too_thin(r, d.shards)) {
         d.warning = why;
         return d;
     }
@@ -350,7 +358,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
     let lookup = |c: &Candidate| c.lookup;
     if let Some(step) = narrow(&left, lookup, |a, b| {
         let (fast, slow) = (a.value.min(b.value), a.value.max(b.value));
-        a.ties(b, LOOKUP_TIE_NS) || slow < fast * LOOKUP_RATIO
+        a.ties(b, LOOKUP_MATTERS_NS) || slow < fast * LOOKUP_RATIO
     }) {
         match step {
             Narrowed::Decided(w, _) => {
