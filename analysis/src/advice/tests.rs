@@ -291,3 +291,43 @@ fn thin_windows_name_the_criterion_and_the_window_that_fixes_it() {
         d.warning
     );
 }
+
+#[test]
+fn with_fail_the_failure_cost_breaks_a_growth_tie_and_a_costly_failure_is_named() {
+    use crate::metrics::MetricValue;
+    let fail = |shard: f64, moved: f64| {
+        vec![
+            MetricValue {
+                name: "fail_shard",
+                value: Some(shard),
+                unit: "",
+            },
+            MetricValue {
+                name: "fail_remap_fraction",
+                value: Some(moved),
+                unit: "",
+            },
+        ]
+    };
+    // Tied on capacity and growth; one failure remaps 87.6% (mod-N) against 25% (a ring:
+    // only the failed shard's own keys, a quarter of 4 shards' keys).
+    let mut r = result(&[s("hash", 0.255, 0.2, 0.2), s("ring", 0.256, 0.2, 0.2)]);
+    r.schemes[0].extra_metrics = fail(0.0, 0.876);
+    r.schemes[1].extra_metrics = fail(2.0, 0.25);
+    let d = decide(&r);
+    assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::FailureCost));
+    assert!((d.margin.unwrap() - 0.626).abs() < 1e-9, "{d:?}");
+    // A clear capacity lead still wins, but the verdict says what a failure costs.
+    let mut r = result(&[s("hash", 0.25, 0.2, 0.2), s("ring", 0.4, 0.2, 0.2)]);
+    r.schemes[0].extra_metrics = fail(0.0, 0.876);
+    r.schemes[1].extra_metrics = fail(2.0, 0.25);
+    let d = decide(&r);
+    assert_eq!(d.scheme.as_deref(), Some("hash"));
+    assert!(
+        d.warning
+            .contains("one shard failure (--fail) remaps 87.6% of keys where 25.0%"),
+        "{}",
+        d.warning
+    );
+}

@@ -30,6 +30,8 @@ pub enum Topic {
     ScanFanout,
     /// Lookup cost.
     Latency,
+    /// What one shard failure moves (`--fail`).
+    Failure,
     /// How results change along a sweep.
     Sweep,
     /// Splits, merges and moves of the range-dynamic scheme.
@@ -321,7 +323,54 @@ pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
     out.extend(hot_key(p));
     out.extend(scan_fanout(p));
     out.extend(latency(data, p));
+    out.extend(failure(data, p));
     out
+}
+
+/// With `--fail`: what losing the failed shard moves and leaves on the busiest survivor, per
+/// scheme; schemes without a removal rule say so.
+fn failure(data: &RunData, p: &WorkloadProfile) -> Option<Finding> {
+    let m = |s: &str, name: &str| data.metric(&p.workload, s, p.shards, name);
+    let rows: Vec<(&str, Option<(f64, f64, f64)>)> = p
+        .schemes
+        .iter()
+        .filter(|s| {
+            data.metric_row(&p.workload, &s.scheme, p.shards, "fail_remap_fraction")
+                .is_some()
+        })
+        .map(|s| {
+            let figures = m(&s.scheme, "fail_shard")
+                .zip(m(&s.scheme, "fail_remap_fraction"))
+                .zip(m(&s.scheme, "fail_hottest_surviving_ratio"));
+            (
+                s.scheme.as_str(),
+                figures.map(|((k, moved), ratio)| (k, moved, ratio)),
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|(s, f)| match f {
+            Some((k, moved, busiest)) => format!(
+                "{s} loses shard {k}: {} of keys move, the busiest survivor at {}x its fair share",
+                pct(*moved),
+                ratio(*busiest)
+            ),
+            None => format!("{s}: not measured (its rule cannot remove that shard)"),
+        })
+        .collect();
+    Some(Finding {
+        topic: Topic::Failure,
+        text: format!(
+            "One shard failure (--fail, point requests): {}; at least the failed shard's own keys (about {} at N = {}) must move.",
+            parts.join("; "),
+            pct(1.0 / p.shards.max(1) as f64),
+            p.shards
+        ),
+    })
 }
 
 /// What growing (or shrinking) from N to `m` moves, and whether the added shards get their
@@ -904,6 +953,10 @@ fn margin_text(row: &RecommendationRow) -> String {
         "usable_capacity" => format!("{:.1} points of usable capacity", m * 100.0),
         "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
         "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
+        "failure_cost" => format!(
+            "{:.1} points of keys closer to the least a failure must move",
+            m * 100.0
+        ),
         "scan_fanout" => format!("{} fewer per scan", shards(m)),
         "lookup_time" => format!("at least {m}x faster lookups (median)"),
         _ => format!("{m}"),
@@ -975,6 +1028,7 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
         "usable_capacity" => "usable capacity",
         "idle_new_shards" => "growth: the others leave the added shards nearly idle",
         "growth_cost" => "growth cost (distance of the remap from the ideal)",
+        "failure_cost" => "failure cost (keys moved when the --fail shard fails, against its own)",
         "scan_fanout" => "scan fan-out",
         "lookup_time" => "lookup time",
         other => other,
