@@ -336,6 +336,14 @@ pub struct RunArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub output: OutputArgs,
+
+    /// Read options from a TOML file whose keys are long option names (`shards = [8, 16]`,
+    /// `schemes = "hash,ring"`, `no-latency = true`); options on the command line win. The
+    /// file is copied into the run directory as config.toml and its checksum is in the
+    /// manifest. See README, "A review as a file".
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
 }
 
 /// Help heading of the options that say what is replayed.

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 use crate::cli::{ConvertArgs, GenArgs, InspectArgs, MergeArgs, ReportArgs, RunArgs};
+use crate::completions::{CompletionsArgs, ManArgs, COMPLETIONS_EXAMPLES, MAN_EXAMPLES};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
 use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
@@ -61,6 +62,12 @@ pub enum Command {
     /// cluster) into the run directory a single run writes.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page of shardlab, or of one subcommand, in roff (`man -l` renders it).
+    #[command(after_help = MAN_EXAMPLES)]
+    Man(ManArgs),
 }
 
 const MERGE_EXAMPLES: &str = "\

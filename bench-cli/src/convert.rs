@@ -7,7 +7,7 @@ use workloads::trace::input::{extension, strip_compression};
 use workloads::trace::{self, TraceFormat, TraceWriter, WriteOptions};
 
 use crate::cli::ConvertArgs;
-use crate::gen::refuse_existing;
+use crate::gen::claim_output;
 use crate::inspect::report_skipped;
 use crate::progress::events_bar;
 
@@ -24,7 +24,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         .options(&args.input, args.from)
         .map_err(crate::usage::usage)?;
     let shown = opts.shown();
-    refuse_existing(&args.out, args.force)?;
+    claim_output(&args.out, args.force)?;
     let mut opened = trace::open_detected(&opts)?;
     let write = WriteOptions {
         format,
@@ -32,8 +32,6 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         hash_keys: args.hash_keys,
         time_unit_ns: opened.format.read_unit_ns(),
     };
-    let (dir, prefix) = workloads::trace::write::staging(&args.out);
-    crate::interrupt::stage_prefixed(&dir, &prefix);
     let mut writer = TraceWriter::create(&args.out, write)?;
     let bar = events_bar(
         args.quiet,

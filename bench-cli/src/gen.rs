@@ -3,6 +3,7 @@
 //! and count: the defaults match `run`'s; a csv header declares the integer keys).
 
 use anyhow::{Context, Result};
+use workloads::output::{destination, staging_prefix, Destination};
 use workloads::trace::{self, input::is_stdio, TraceFormat, TraceWriter, WriteOptions};
 use workloads::{KeyType, WorkloadSpec};
 
@@ -20,7 +21,7 @@ pub fn run(args: GenArgs) -> Result<()> {
             spec.label()
         )));
     }
-    refuse_existing(&args.out, args.force)?;
+    claim_output(&args.out, args.force)?;
     let mut source = spec.open(args.seed, args.events)?;
     let opts = WriteOptions {
         format,
@@ -29,8 +30,6 @@ pub fn run(args: GenArgs) -> Result<()> {
         // Synthetic timestamps are in microseconds.
         time_unit_ns: 1_000,
     };
-    let (dir, prefix) = workloads::trace::write::staging(&args.out);
-    crate::interrupt::stage_prefixed(&dir, &prefix);
     let mut writer = TraceWriter::create(&args.out, opts)?;
     let bar = events_bar(args.quiet, spec.label(), Some(args.events));
     trace::stream(source.as_mut(), |chunk| {
@@ -56,18 +55,29 @@ pub fn run(args: GenArgs) -> Result<()> {
                 summary.ops_dropped
             );
         }
-        eprintln!("replay with: shardlab run --trace {}", args.out.display());
+        if std::fs::metadata(&args.out).is_ok_and(|m| m.is_file()) {
+            eprintln!("replay with: shardlab run --trace {}", args.out.display());
+        }
     }
     Ok(())
 }
 
-/// Refuses to overwrite `path` unless `force`.
-pub fn refuse_existing(path: &std::path::Path, force: bool) -> Result<()> {
-    if !force && !is_stdio(path) && path.exists() {
+/// Claims the output trace `path`: an existing regular file is refused unless `force` (a
+/// FIFO, device or standard output is written in place and needs no `--force`), and staged
+/// files of this process are registered for removal on an interruption.
+pub fn claim_output(path: &std::path::Path, force: bool) -> Result<()> {
+    let dest = destination(path).map_err(|e| {
+        anyhow::Error::new(workloads::WorkloadError::Write {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    })?;
+    if !force && matches!(dest, Destination::Replace(_)) && path.exists() {
         return Err(usage(format!(
             "'{}' exists; pass --force to replace it",
             path.display()
         )));
     }
+    crate::interrupt::stage_prefixed(&dest.staging_dir(), &staging_prefix());
     Ok(())
 }

@@ -2,6 +2,8 @@
 
 mod cli;
 mod command;
+mod completions;
+mod config;
 mod convert;
 mod gen;
 mod inputs;
@@ -21,7 +23,15 @@ mod usage;
 use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let matches = command::Cli::command().get_matches();
+    let (argv, config) =
+        match config::expand(&command::Cli::command(), std::env::args_os().collect()) {
+            Ok(expanded) => expanded,
+            Err(err) => {
+                eprintln!("Error: {}", error_text(&err));
+                std::process::exit(usage::exit_status(&err));
+            }
+        };
+    let matches = command::Cli::command().get_matches_from(argv);
     let given = cli::options_given(&matches);
     let cli = command::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(err) = interrupt::install() {
@@ -31,7 +41,7 @@ fn main() {
     let result = match cli.command {
         command::Command::Run(args) => match args.part {
             Some(part) => run_part::run_part(&args, part),
-            None => run::run(args, &given),
+            None => run::run(args, &given, config),
         },
         command::Command::Report(args) => report(&args),
         command::Command::Inspect(args) => inspect::run(args),
@@ -40,6 +50,8 @@ fn main() {
         command::Command::Plan(args) => plan::plan(args, &given),
         command::Command::Route(args) => route::route(args),
         command::Command::Merge(args) => merge::merge(&args),
+        command::Command::Completions(args) => completions::completions(&args),
+        command::Command::Man(args) => completions::man(&args),
     };
     interrupt::settle();
     if let Err(err) = result {

@@ -113,6 +113,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let record = RunRecord {
         seed: run_args.input.seed,
         parameters,
+        files: Vec::new(),
         inputs: parts
             .iter()
             .flat_map(|(_, h)| &h.files)

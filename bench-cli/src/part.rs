@@ -75,9 +75,7 @@ pub fn write_binary<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(
     let bytes = postcard::to_stdvec(value).context("cannot encode a partial result")?;
     let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
     let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, packed)
-        .and_then(|()| std::fs::rename(&tmp, &path))
+    workloads::output::write_file(&path, &packed)
         .with_context(|| format!("cannot write '{}'", path.display()))
 }
 

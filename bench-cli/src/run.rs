@@ -19,7 +19,11 @@ use crate::sweep;
 use crate::trace_source::PrefixProfile;
 
 /// Runs `shardlab run`.
-pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
+pub fn run(
+    args: RunArgs,
+    options_given: &[String],
+    config: Option<crate::config::ConfigFile>,
+) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     if args.repeat > 1 && !args.input.trace.is_empty() {
@@ -111,16 +115,28 @@ pub fn run(args: RunArgs, options_given: &[String]) -> Result<()> {
     let mut parameters = run_parameters(&args, options_given, &workloads, &schemes, &sweep, &base);
     parameters["trace_profile"] =
         serde_json::json!(trace.as_ref().zip(profile.as_ref()).map(profile_trace));
+    let mut inputs = input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?;
+    let mut files = Vec::new();
+    if let Some(config) = config {
+        let mut file = reports::manifest::InputFile::of_bytes(&config.path, &config.bytes);
+        file.format = Some("config".into());
+        inputs.push(file);
+        files.push((CONFIG_COPY.to_string(), config.bytes));
+    }
     let record = RunRecord {
         seed: args.input.seed,
         parameters,
-        inputs: input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?,
+        inputs,
+        files,
         threads: pool.current_num_threads(),
         started: (started_utc, started),
     };
     // The report (files, charts) is rendered on the --threads workers too.
     pool.install(|| publish(out, results, record, &progress, args.output.quiet))
 }
+
+/// The name of the copy of the `--config` file in the run directory.
+pub const CONFIG_COPY: &str = "config.toml";
 
 /// What a run's manifest records besides its phase times: the seed, the configuration
 /// (`parameters`), the input files, the thread count and when it started (UTC text and
@@ -132,6 +148,8 @@ pub struct RunRecord {
     pub parameters: serde_json::Value,
     /// The input files with their checksums.
     pub inputs: Vec<reports::manifest::InputFile>,
+    /// Files copied into the run directory as they are (name, bytes): the `--config` file.
+    pub files: Vec<(String, Vec<u8>)>,
     /// Worker threads.
     pub threads: usize,
     /// The start, as UTC text and as a clock reading.
@@ -282,6 +300,7 @@ pub fn publish(
     );
     let mut written = written?;
     written.extend(out.write_files(&pictures?)?);
+    written.extend(out.write_files(&record.files)?);
     let out_path = crate::interrupt::unstage(&staging, || out.commit())?;
     spinner.finish_and_clear();
     let (phases, replayed) = clock.finish();

@@ -11,9 +11,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{fixture, shardlab};
+use common::{fixture, shardlab, without_timing};
 
 /// The files compared, each without its timing rows.
 const FILES: [&str; 2] = ["summary.csv", "shards.csv"];
@@ -112,25 +110,4 @@ fn check(name: &str, args: &[&str]) {
             );
         }
     }
-}
-
-/// The file's text without the rows of metrics that measure time (its records are one line
-/// each: no field holds a line break).
-fn without_timing(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let metric = reader.headers().unwrap().iter().position(|c| c == "metric");
-    let timing: Vec<bool> = reader
-        .records()
-        .map(|r| metric.is_some_and(|i| analysis::metrics::is_timing(&r.unwrap()[i])))
-        .collect();
-    let mut lines = text.lines();
-    let mut kept = format!("{}\n", lines.next().unwrap_or_default());
-    for (line, timing) in lines.zip(timing) {
-        if !timing {
-            kept += line;
-            kept.push('\n');
-        }
-    }
-    kept
 }

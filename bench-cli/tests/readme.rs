@@ -97,7 +97,15 @@ fn the_readme_has_examples_of_every_subcommand() {
         .flat_map(|b| shardlab_lines(b))
         .collect();
     for sub in [
-        "run", "inspect", "gen", "convert", "plan", "report", "route",
+        "run",
+        "inspect",
+        "gen",
+        "convert",
+        "plan",
+        "report",
+        "route",
+        "completions",
+        "man",
     ] {
         assert!(
             lines

@@ -50,6 +50,17 @@ pub struct InputFile {
 }
 
 impl InputFile {
+    /// The record of a file already read whole: its `bytes` as read from `path`.
+    pub fn of_bytes(path: &Path, bytes: &[u8]) -> InputFile {
+        InputFile {
+            path: path.display().to_string(),
+            bytes: bytes.len() as u64,
+            xxh3_128: format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes)),
+            format: None,
+            invalid_records_skipped: None,
+        }
+    }
+
     /// Reads `path` once, streaming, and records its size and checksum.
     pub fn checksum(path: &Path) -> std::io::Result<InputFile> {
         let mut file = std::fs::File::open(path)?;

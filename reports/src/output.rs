@@ -211,7 +211,9 @@ impl OutputDir {
             .collect()
     }
 
-    /// Writes one file (which may sit in a subdirectory) to `.name.tmp`, then renames it.
+    /// Writes one file (which may sit in a subdirectory) by the one output rule of
+    /// [`workloads::output`]: staged and renamed over a regular file, in place over a FIFO or
+    /// device.
     /// A staged directory is never created again here: once removed (an interrupted run), it
     /// stays removed.
     pub fn write_file(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
@@ -226,16 +228,7 @@ impl OutputDir {
             path: dir.clone(),
             source,
         })?;
-        let file_name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = dir.join(format!(".{file_name}.tmp"));
-        fs::write(&tmp, bytes).map_err(|source| ReportError::Io {
-            path: tmp.clone(),
-            source,
-        })?;
-        fs::rename(&tmp, &target).map_err(|source| ReportError::Io {
+        workloads::output::write_file(&target, bytes).map_err(|source| ReportError::Io {
             path: target.clone(),
             source,
         })?;

@@ -33,6 +33,14 @@ pub enum WorkloadError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// An output file could not be written.
+    #[error("cannot write '{path}': {}", plain(.source))]
+    Write {
+        /// The output file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
     /// A trace record is malformed; `location` is `line N` for text or `byte N` for binary.
     #[error("{path}:{location}: {message}")]
     Invalid {

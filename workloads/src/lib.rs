@@ -13,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod inspect;
 pub mod key;
+pub mod output;
 pub mod piece;
 pub mod prefetch;
 pub mod source;

@@ -9,16 +9,21 @@
 pub mod anchor;
 pub mod bounded;
 pub mod cassandra;
+pub mod couchbase;
 pub mod elasticsearch;
 pub mod growth;
 pub mod hash;
 pub mod identities;
 pub mod jump;
 pub mod kafka;
+pub mod ketama;
 mod kind;
 pub mod maglev;
 pub mod multiprobe;
 pub mod pinned_hash;
+pub mod postgres_hash;
+pub mod pymemcache_rendezvous;
+pub mod python_memcached;
 pub mod range;
 pub mod range_dynamic;
 pub mod redis_cluster;
@@ -27,6 +32,7 @@ pub mod ring;
 pub mod salted;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod vitess;
 pub mod weights;
 
 pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
@@ -53,6 +59,13 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &kafka::KIND,
     &cassandra::KIND,
     &elasticsearch::KIND,
+    &ketama::KIND,
+    &python_memcached::KIND,
+    &pymemcache_rendezvous::KIND,
+    &vitess::HASH_KIND,
+    &vitess::XXHASH_KIND,
+    &couchbase::KIND,
+    &postgres_hash::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:

@@ -44,3 +44,24 @@ pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect()
 }
+
+/// The file's text without the rows of metrics that measure time (its records are one line
+/// each: no field holds a line break).
+pub fn without_timing(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let metric = reader.headers().unwrap().iter().position(|c| c == "metric");
+    let timing: Vec<bool> = reader
+        .records()
+        .map(|r| metric.is_some_and(|i| analysis::metrics::is_timing(&r.unwrap()[i])))
+        .collect();
+    let mut lines = text.lines();
+    let mut kept = format!("{}\n", lines.next().unwrap_or_default());
+    for (line, timing) in lines.zip(timing) {
+        if !timing {
+            kept += line;
+            kept.push('\n');
+        }
+    }
+    kept
+}

@@ -1,9 +1,7 @@
 //! Shards contacted per scan against the scan length (the `scan_len` parameter of synthetic
 //! workloads, 100 when not given), one line per scheme, one panel per workload family.
 
-use plotters::style::RGBColor;
-
-use super::style::{self, whole, LegendEntry, LinePanel, Mark, Series, Stroke};
+use super::style::{self, whole, LinePanel, Series};
 use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::{RunData, DEFAULT_SCAN_LEN};
@@ -54,14 +52,6 @@ impl Chart for ScanFanoutChart {
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
         let panels = panels(input.data);
         let title = "Scan fan-out against scan length";
-        // One scan length gives one value per scheme: bars side by side, not points stacked
-        // on one x.
-        if panels
-            .iter()
-            .all(|(_, _, lines)| lines.iter().all(|s| s.points.len() == 1))
-        {
-            return draw_bars(root, title, &panels);
-        }
         let grid: Vec<LinePanel> = panels
             .into_iter()
             .map(|(family, n, mut lines)| {
@@ -84,34 +74,4 @@ impl Chart for ScanFanoutChart {
 /// Shards per scan on the axis.
 fn fanout(v: &f64) -> String {
     format!("{v:.1}")
-}
-
-/// One bar per scheme in each panel, with every shard (N) dashed across.
-fn draw_bars(root: &Canvas<'_>, title: &str, panels: &[(String, u32, Vec<Series>)]) -> DrawResult {
-    let mut legend = style::legend_of(panels.iter().flat_map(|p| &p.2));
-    for e in &mut legend {
-        e.mark = Mark::Swatch;
-    }
-    legend.push(LegendEntry {
-        label: "every shard (N)".into(),
-        color: style::REFERENCE,
-        mark: Mark::Line(Stroke::Dashed),
-    });
-    let area = style::titled(root, title, &legend)?;
-    for ((family, n, lines), cell) in panels.iter().zip(style::panels(&area, panels.len())) {
-        let bars: Vec<(String, RGBColor, f64)> = lines
-            .iter()
-            .map(|s| (s.label.clone(), s.color, s.points[0].1))
-            .collect();
-        let scan_len = lines.first().map_or(0.0, |s| s.points[0].0);
-        style::draw_bar_panel(
-            &cell,
-            &format!("{family} (N = {n}, scans of {scan_len} keys)"),
-            "shards per scan (mean)",
-            fanout,
-            &bars,
-            Some(*n as f64),
-        )?;
-    }
-    Ok(())
 }

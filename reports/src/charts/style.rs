@@ -384,8 +384,38 @@ pub fn panel_chart<'a, 'b>(
     builder
 }
 
+thread_local! {
+    /// While [`audit_line_panels`] runs on this thread: the number of distinct x values of each
+    /// line panel drawn.
+    static LINE_PANEL_AUDIT: std::cell::RefCell<Option<Vec<usize>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `draw` (which draws charts on this thread) and returns, with its result, the number of
+/// distinct x values of every line panel it drew: the check that no chart is a line over a
+/// single point.
+pub fn audit_line_panels<R>(draw: impl FnOnce() -> R) -> (R, Vec<usize>) {
+    LINE_PANEL_AUDIT.with(|a| *a.borrow_mut() = Some(Vec::new()));
+    let result = draw();
+    let counts = LINE_PANEL_AUDIT.with(|a| a.borrow_mut().take().unwrap_or_default());
+    (result, counts)
+}
+
 /// Draws a line panel into `area`.
 pub fn draw_line_panel(area: &Canvas<'_>, panel: &LinePanel<'_>) -> DrawResult {
+    LINE_PANEL_AUDIT.with(|a| {
+        if let Some(counts) = a.borrow_mut().as_mut() {
+            let mut xs: Vec<f64> = panel
+                .series
+                .iter()
+                .filter(|s| s.stroke != Stroke::Dashed)
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            xs.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+            counts.push(xs.len());
+        }
+    });
     let points = || panel.series.iter().flat_map(|s| s.points.iter());
     let whisker_ends = || {
         panel
@@ -501,22 +531,37 @@ pub fn category(names: &[&str], v: &f64) -> String {
     }
 }
 
-/// Draws a bar panel: one bar per `(label, colour, value)` with the labels under the bars,
-/// and an optional dashed reference line across at a height, labelled in the legend.
+/// One bar of a bar panel: its label under it, colour, height and 95% interval (drawn as an
+/// error bar where estimated).
+#[derive(Clone, Debug)]
+pub struct Bar {
+    /// Label under the bar.
+    pub label: String,
+    /// Fill colour.
+    pub color: RGBColor,
+    /// Height.
+    pub value: f64,
+    /// The 95% interval (low, high), if any.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// Draws a bar panel from 0: one bar per [`Bar`] with its label under it and its interval as
+/// an error bar, and dashed reference lines across at the heights of `references`.
 pub fn draw_bar_panel(
     area: &Canvas<'_>,
     caption: &str,
     y_desc: &str,
     y_format: fn(&f64) -> String,
-    bars: &[(String, RGBColor, f64)],
-    reference: Option<f64>,
+    bars: &[Bar],
+    references: &[f64],
 ) -> DrawResult {
     let top = bars
         .iter()
-        .map(|b| b.2)
-        .chain(reference)
+        .flat_map(|b| [b.value].into_iter().chain(b.interval.map(|i| i.1)))
+        .chain(references.iter().copied())
+        .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
-    let names: Vec<&str> = bars.iter().map(|b| b.0.as_str()).collect();
+    let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
     let mut chart = panel_chart(area, caption, 64)
         .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, padded(0.0, top, true))?;
     let name_of = |v: &f64| category(&names, v);
@@ -531,11 +576,24 @@ pub fn draw_bar_panel(
         .axis_desc_style(font(13))
         .light_line_style(RGBColor(236, 236, 236))
         .draw()?;
-    chart.draw_series(bars.iter().enumerate().map(|(i, (_, color, v))| {
+    chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
         let x = i as f64;
-        Rectangle::new([(x - 0.3, 0.0), (x + 0.3, *v)], color.filled())
+        Rectangle::new([(x - 0.3, 0.0), (x + 0.3, b.value)], b.color.filled())
     }))?;
-    if let Some(y) = reference {
+    for (i, b) in bars.iter().enumerate() {
+        if let Some((lo, hi)) = b.interval {
+            let x = i as f64;
+            chart.draw_series(
+                [
+                    [(x, lo), (x, hi)],
+                    [(x - 0.08, lo), (x + 0.08, lo)],
+                    [(x - 0.08, hi), (x + 0.08, hi)],
+                ]
+                .map(|seg| PathElement::new(seg, BLACK.stroke_width(1))),
+            )?;
+        }
+    }
+    for &y in references {
         chart.draw_series(DashedLineSeries::new(
             [(-0.5, y), (names.len() as f64 - 0.5, y)],
             6,
@@ -546,13 +604,97 @@ pub fn draw_bar_panel(
     Ok(())
 }
 
+/// The one x value of a panel whose measured series (solid or points) all sit at it, or
+/// `None` when they span two or more: such a panel is drawn as bars, never as a line chart
+/// over a single point.
+pub fn single_x(panel: &LinePanel<'_>) -> Option<f64> {
+    let mut xs = panel
+        .series
+        .iter()
+        .filter(|s| s.stroke != Stroke::Dashed)
+        .flat_map(|s| s.points.iter().map(|p| p.0));
+    let first = xs.next()?;
+    xs.all(|x| (x - first).abs() < 1e-9).then_some(first)
+}
+
+/// The height of a reference curve at `x`: linear between its two nearest points, or its
+/// only point's height.
+fn reference_at(points: &[(f64, f64)], x: f64) -> Option<f64> {
+    let after = points.iter().position(|p| p.0 >= x - 1e-9);
+    match after {
+        Some(0) => points.first().map(|p| p.1),
+        Some(i) => {
+            let ((x0, y0), (x1, y1)) = (points[i - 1], points[i]);
+            Some(if (x1 - x0).abs() < 1e-12 {
+                y1
+            } else {
+                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            })
+        }
+        None => points.last().map(|p| p.1),
+    }
+}
+
+/// Draws a line panel whose measured series share one x ([`single_x`]) as bars: one bar per
+/// series with its interval, the reference curves as dashed lines at their height there, and
+/// the x value in the caption.
+fn draw_single_x_panel(area: &Canvas<'_>, panel: &LinePanel<'_>, x: f64) -> DrawResult {
+    let bars: Vec<Bar> = panel
+        .series
+        .iter()
+        .filter(|s| s.stroke != Stroke::Dashed)
+        .filter_map(|s| {
+            let value = s.points.first()?.1;
+            Some(Bar {
+                label: s.label.clone(),
+                color: s.color,
+                value,
+                interval: s.whiskers.first().map(|w| (w.1, w.2)),
+            })
+        })
+        .collect();
+    let references: Vec<f64> = panel
+        .series
+        .iter()
+        .filter(|s| s.stroke == Stroke::Dashed)
+        .filter_map(|s| reference_at(&s.points, x))
+        .collect();
+    let caption = format!(
+        "{} at {} = {}",
+        panel.caption,
+        panel.x_desc,
+        (panel.x_format)(&x)
+    );
+    draw_bar_panel(
+        area,
+        &caption,
+        panel.y_desc,
+        panel.y_format,
+        &bars,
+        &references,
+    )
+}
+
 /// Draws a chart of line panels: the title, one legend of every panel's series (without
 /// repeats) and the panels in a grid of [`grid_size`].
+///
+/// A panel whose measured series all sit at one x is drawn as bars ([`single_x`]); when every
+/// panel is, the legend shows swatches for the bars.
 pub fn draw_line_grid(root: &Canvas<'_>, title: &str, grid: &[LinePanel<'_>]) -> DrawResult {
-    let legend = legend_of(grid.iter().flat_map(|p| &p.series));
+    let mut legend = legend_of(grid.iter().flat_map(|p| &p.series));
+    if grid.iter().all(|p| single_x(p).is_some()) {
+        for e in &mut legend {
+            if e.mark != Mark::Line(Stroke::Dashed) {
+                e.mark = Mark::Swatch;
+            }
+        }
+    }
     let area = titled(root, title, &legend)?;
     for (panel, cell) in grid.iter().zip(panels(&area, grid.len())) {
-        draw_line_panel(&cell, panel)?;
+        match single_x(panel) {
+            Some(x) => draw_single_x_panel(&cell, panel, x)?,
+            None => draw_line_panel(&cell, panel)?,
+        }
     }
     Ok(())
 }

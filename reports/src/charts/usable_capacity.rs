@@ -44,7 +44,7 @@ impl Chart for UsableCapacityChart {
             y_desc: "usable capacity (%)",
             y_format: percent,
             x_format: whole,
-            y_from_zero: false,
+            y_from_zero: true,
             series: lines(input),
         };
         style::draw_line_grid(

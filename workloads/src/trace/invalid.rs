@@ -117,6 +117,7 @@ fn error_path(error: &WorkloadError) -> std::path::PathBuf {
     match error {
         WorkloadError::Io { path, .. }
         | WorkloadError::Open { path, .. }
+        | WorkloadError::Write { path, .. }
         | WorkloadError::Invalid { path, .. }
         | WorkloadError::Trace { path, .. } => path.clone(),
         WorkloadError::Spec(_) => Default::default(),

@@ -18,10 +18,11 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::input::{is_stdio, Compression};
+use super::input::Compression;
 use super::oracle::{encode, RECORD_BYTES};
 use super::TraceFormat;
 use crate::key::decode_u64;
+use crate::output::{destination, open_in_place, staged_file, Destination};
 use crate::{Event, EventChunk, KeyType, Op, WorkloadError};
 
 /// How a trace is written.
@@ -70,6 +71,8 @@ pub const WRITABLE: [TraceFormat; 3] = [
 /// A trace being written.
 pub struct TraceWriter {
     path: PathBuf,
+    /// How `path` is written: in place, or staged and renamed over it.
+    dest: Destination,
     opts: WriteOptions,
     compression: Compression,
     /// The bytes being written: the final encoding, or plain oracle-general records that
@@ -90,6 +93,19 @@ enum Sink {
 }
 
 impl Sink {
+    /// A buffered sink on `file` that compresses as `compression` says.
+    fn new(file: File, compression: Compression) -> io::Result<Sink> {
+        let file = BufWriter::with_capacity(1 << 20, file);
+        Ok(match compression {
+            Compression::Zstd => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3)?),
+            Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::default(),
+            )),
+            Compression::None => Sink::Plain(file),
+        })
+    }
+
     fn writer(&mut self) -> &mut dyn Write {
         match self {
             Sink::Plain(w) => w,
@@ -122,39 +138,35 @@ impl TraceWriter {
                 ),
             });
         }
-        let io_error = |source| WorkloadError::Io {
+        let io_error = |source| WorkloadError::Write {
             path: path.to_path_buf(),
             source,
         };
-        let compression = if is_stdio(path) {
+        let dest = destination(path).map_err(io_error)?;
+        let compression = if dest == Destination::Stdout {
             Compression::None
         } else {
             Compression::of_name(path)
         };
         let binary = opts.format == TraceFormat::OracleGeneral;
-        let (sink, staged) = if is_stdio(path) && !binary {
-            (Sink::Stdout(BufWriter::new(io::stdout())), None)
-        } else {
-            let (dir, prefix) = staging(path);
-            let staged = tempfile::Builder::new()
-                .prefix(&prefix)
-                .tempfile_in(&dir)
-                .map_err(io_error)?;
-            let file = BufWriter::with_capacity(1 << 20, staged.reopen().map_err(io_error)?);
-            let sink = match (compression, binary) {
-                (Compression::Zstd, false) => {
-                    Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?)
-                }
-                (Compression::Gzip, false) => Sink::Gzip(flate2::write::GzEncoder::new(
-                    file,
-                    flate2::Compression::default(),
-                )),
-                _ => Sink::Plain(file),
-            };
-            (sink, Some(staged))
+        // Oracle-general needs its file twice (next-access times are filled in at the end),
+        // so it is staged even when the destination is written in place.
+        let (file, staged) = match (&dest, binary) {
+            (Destination::Stdout, false) => (None, None),
+            (Destination::InPlace(p), false) => (Some(open_in_place(p).map_err(io_error)?), None),
+            _ => {
+                let staged = staged_file(&dest.staging_dir()).map_err(io_error)?;
+                (Some(staged.reopen().map_err(io_error)?), Some(staged))
+            }
+        };
+        let sink = match file {
+            None => Sink::Stdout(BufWriter::new(io::stdout())),
+            Some(file) if binary => Sink::new(file, Compression::None).map_err(io_error)?,
+            Some(file) => Sink::new(file, compression).map_err(io_error)?,
         };
         let mut writer = TraceWriter {
             path: path.to_path_buf(),
+            dest,
             opts,
             compression,
             sink,
@@ -195,7 +207,7 @@ impl TraceWriter {
         self.sink
             .writer()
             .write_all(&self.out)
-            .map_err(|source| WorkloadError::Io {
+            .map_err(|source| WorkloadError::Write {
                 path: self.path.clone(),
                 source,
             })?;
@@ -324,10 +336,11 @@ impl TraceWriter {
     }
 
     /// Completes the file: oracle-general records get their next access, the encoder is
-    /// finished and the file is renamed into place.
+    /// finished and the file is renamed into place (or copied, for a destination written in
+    /// place).
     pub fn finish(self) -> Result<WriteSummary, WorkloadError> {
         let path = self.path.clone();
-        let io_error = |source| WorkloadError::Io {
+        let io_error = |source| WorkloadError::Write {
             path: path.clone(),
             source,
         };
@@ -335,53 +348,51 @@ impl TraceWriter {
         let Some(staged) = self.staged else {
             return Ok(self.summary);
         };
-        if self.opts.format == TraceFormat::OracleGeneral {
+        let binary = self.opts.format == TraceFormat::OracleGeneral;
+        if binary {
             fill_next_access(staged.as_file()).map_err(io_error)?;
-            if is_stdio(&self.path) {
-                let mut from = staged.reopen().map_err(io_error)?;
-                io::copy(&mut from, &mut io::stdout().lock()).map_err(io_error)?;
-                return Ok(self.summary);
+        }
+        // Text formats were compressed as they were written; oracle-general is compressed now.
+        let compression = if binary {
+            self.compression
+        } else {
+            Compression::None
+        };
+        match &self.dest {
+            Destination::Replace(target) if compression == Compression::None => {
+                staged.persist(target).map_err(|e| io_error(e.error))?;
             }
-            if self.compression != Compression::None {
-                let dir = staged
-                    .path()
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                let packed = tempfile::Builder::new()
-                    .prefix(&staging(&self.path).1)
-                    .tempfile_in(dir)
+            Destination::Replace(target) => {
+                let packed = staged_file(&self.dest.staging_dir()).map_err(io_error)?;
+                copy_encoded(&staged, packed.reopen().map_err(io_error)?, compression)
                     .map_err(io_error)?;
-                let file = BufWriter::with_capacity(1 << 20, packed.reopen().map_err(io_error)?);
-                let mut sink = match self.compression {
-                    Compression::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(
-                        file,
-                        flate2::Compression::default(),
-                    )),
-                    _ => Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_error)?),
-                };
-                io::copy(&mut staged.reopen().map_err(io_error)?, sink.writer())
+                packed.persist(target).map_err(|e| io_error(e.error))?;
+            }
+            Destination::Stdout => {
+                io::copy(
+                    &mut staged.reopen().map_err(io_error)?,
+                    &mut io::stdout().lock(),
+                )
+                .map_err(io_error)?;
+            }
+            Destination::InPlace(p) => {
+                copy_encoded(&staged, open_in_place(p).map_err(io_error)?, compression)
                     .map_err(io_error)?;
-                sink.finish().map_err(io_error)?;
-                packed.persist(&self.path).map_err(|e| io_error(e.error))?;
-                return Ok(self.summary);
             }
         }
-        staged.persist(&self.path).map_err(|e| io_error(e.error))?;
         Ok(self.summary)
     }
 }
 
-/// Where the temporary file of a trace written to `path` is made, and the prefix of its name,
-/// `.shardlab-PID-`: the target's directory, or the temporary directory for standard output.
-/// Whoever must remove it after an interruption looks for that prefix there.
-pub fn staging(path: &Path) -> (PathBuf, String) {
-    let dir = match path.parent() {
-        Some(p) if !is_stdio(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ if is_stdio(path) => std::env::temp_dir(),
-        _ => PathBuf::from("."),
-    };
-    (dir, format!(".shardlab-{}-", std::process::id()))
+/// Copies a staged plain file into `to`, compressed as `compression` says.
+fn copy_encoded(
+    staged: &tempfile::NamedTempFile,
+    to: File,
+    compression: Compression,
+) -> io::Result<()> {
+    let mut sink = Sink::new(to, compression)?;
+    io::copy(&mut staged.reopen()?, sink.writer())?;
+    sink.finish()
 }
 
 /// Appends a CSV field, quoted when it holds a delimiter, a quote or a line break.
