@@ -161,7 +161,13 @@ impl Router {
             for s in &mut self.schemes {
                 match s.now.resize_refusal(m) {
                     Some(why) => refusals.push(format!("scheme '{}': {why}", s.now.label())),
-                    None => s.after = Some(s.now.resized(m, &self.counts)?),
+                    None => {
+                        s.after = Some(crate::metrics::remap::resized(
+                            s.now.as_ref(),
+                            m,
+                            &self.counts,
+                        )?)
+                    }
                 }
             }
             if refusals.len() == self.schemes.len() {

@@ -173,3 +173,45 @@ fn shrinking_moves_exactly_the_keys_of_the_removed_shards() {
         );
     }
 }
+
+/// Learned growth is scored out of sample: the cuts are learned on one half of the measured
+/// keys and the added shard's share is counted on the other, so it is not the fair share to
+/// the digit, as it was when scored on the very requests the cuts were fitted to.
+#[test]
+fn a_learned_growth_is_scored_on_keys_it_did_not_learn_from() {
+    let m = measure("zipf:s=1.0,keys=50000", 200_000);
+    let before = build("range", 8, &m);
+    let r = remap::of_resize(before.as_ref(), 9, &m.counts).unwrap();
+    let (added, fair) = (r.growth.added_share.unwrap(), r.growth.added_fair.unwrap());
+    // In sample the balanced rule hands the added shard its share to within one key's
+    // requests; out of sample it is near it, not on it.
+    let in_sample = remap::measure(
+        before.as_ref(),
+        before.resized(9, &m.counts).unwrap().as_ref(),
+        &m.counts,
+    );
+    let fitted = in_sample.growth.added_share.unwrap();
+    assert!(
+        (fitted - fair).abs() < 2e-3,
+        "in sample {fitted} against {fair}"
+    );
+    assert!(
+        (added - fair).abs() > 1e-4,
+        "out of sample {added} against {fair}"
+    );
+    assert!(
+        added > 0.5 * fair && added < 1.5 * fair,
+        "{added} against {fair}"
+    );
+    // The split halves the keys, and a hashed scheme learns nothing from them.
+    let held = m.counts.iter().filter(|(k, _)| remap::held_out(k)).count() as f64;
+    let share = held / m.counts.len() as f64;
+    assert!((share - 0.5).abs() < 0.02, "{share}");
+    let hash = build("hash", 8, &m);
+    let all = remap::of_resize(hash.as_ref(), 9, &m.counts).unwrap();
+    let grown = hash.resized(9, &m.counts).unwrap();
+    assert_eq!(
+        all,
+        remap::measure(hash.as_ref(), grown.as_ref(), &m.counts)
+    );
+}

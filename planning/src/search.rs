@@ -200,7 +200,9 @@ impl<'a> SchemeSearch<'a> {
     /// the scheme's own rule when `--current` is given, else the scheme built for `shards`.
     pub fn layout_at(&self, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
         match &self.current {
-            Some(current) => current.resized(shards, self.traffic.counts()),
+            Some(current) => {
+                engine::metrics::remap::resized(current.as_ref(), shards, self.traffic.counts())
+            }
             None => self.build(shards),
         }
     }

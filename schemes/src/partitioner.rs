@@ -152,6 +152,13 @@ pub trait Partitioner: Send + Sync {
         None
     }
 
+    /// True for layouts whose [`Partitioner::resized`] learns from the keys it is given
+    /// (cuts placed by their counts: `range`, `salted`). Their growth is then learned on one
+    /// half of the measured keys and scored on the other (the engine's out-of-sample growth).
+    fn resize_learns(&self) -> bool {
+        false
+    }
+
     /// True for schemes whose placement depends on the order in which keys first arrive
     /// (`bounded`): the replay (and `route`) then hands them every point key of the trace,
     /// in order, through [`Partitioner::learn_arrival`] before any key is routed.

@@ -44,9 +44,70 @@ impl Remap {
     }
 }
 
+/// Seed of the hash that splits the measured keys for out-of-sample growth.
+const HELD_OUT_SEED: u64 = 0x6f75_745f_6f66_5f73;
+
+/// True for a key of the half that scores a learned growth (bit 0 of
+/// `xxh3_64(key, seed = HELD_OUT_SEED)` is 1); the other half is what the growth learns from.
+#[inline]
+pub fn held_out(key: &[u8]) -> bool {
+    xxhash_rust::xxh3::xxh3_64_with_seed(key, HELD_OUT_SEED) & 1 == 1
+}
+
+/// The measured keys a learned growth learns from: those not [`held_out`], with their
+/// counts (exactly: the half of a table is never over its limit).
+pub fn learning_half(keys: &KeyCounts) -> KeyCounts {
+    let mut half = KeyCounts::with_limit(keys.len().max(1));
+    for (key, count) in keys.iter().filter(|(k, _)| !held_out(k)) {
+        half.add(key, count);
+    }
+    half
+}
+
+/// `before` resized to `m` shards by its own rule, as every figure and `route --grow` see
+/// it: a layout whose resize learns from the keys ([`Partitioner::resize_learns`]) learns
+/// from their [`learning_half`] only, every other scheme from all of them.
+pub fn resized(
+    before: &dyn Partitioner,
+    m: u32,
+    keys: &KeyCounts,
+) -> Result<Box<dyn Partitioner>, schemes::AnalysisError> {
+    if before.resize_learns() {
+        before.resized(m, &learning_half(keys))
+    } else {
+        before.resized(m, keys)
+    }
+}
+
+/// The remap of `before` resized to `m` shards ([`resized`]). The growth figures of a layout
+/// whose resize learns are scored on the [held-out](held_out) half, so that cuts are never
+/// judged on the very requests they were fitted to; every other scheme's on all keys.
+pub fn of_resize(
+    before: &dyn Partitioner,
+    m: u32,
+    keys: &KeyCounts,
+) -> Result<Remap, schemes::AnalysisError> {
+    let after = resized(before, m, keys)?;
+    Ok(if before.resize_learns() {
+        measure_scored(before, after.as_ref(), keys, held_out)
+    } else {
+        measure(before, after.as_ref(), keys)
+    })
+}
+
 /// Compares the owners of every distinct key before and after resizing, and counts where
 /// their point requests land after it.
 pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCounts) -> Remap {
+    measure_scored(before, after, keys, |_| true)
+}
+
+/// [`measure`], counting the growth figures ([`Growth`]) on the keys `scored` accepts only.
+fn measure_scored(
+    before: &dyn Partitioner,
+    after: &dyn Partitioner,
+    keys: &KeyCounts,
+    scored: impl Fn(&[u8]) -> bool + Sync,
+) -> Remap {
     let (n, m) = (before.shard_count(), after.shard_count());
     // (moved keys, moved requests, moved to a new shard), summed exactly in integers.
     let start = || ((0u64, 0u64, 0u64), GrowthAccumulator::new(n, m));
@@ -54,7 +115,9 @@ pub fn measure(before: &dyn Partitioner, after: &dyn Partitioner, keys: &KeyCoun
         .par_iter()
         .fold(start, |(mut acc, mut grown), (key, count)| {
             let (a, b) = (before.shard_of(key), after.shard_of(key));
-            grown.add(b, count);
+            if scored(key) {
+                grown.add(b, count);
+            }
             if a != b {
                 acc.0 += 1;
                 acc.1 += count;

@@ -493,6 +493,11 @@ impl RangePartitioner {
 }
 
 impl Partitioner for RangePartitioner {
+    /// Growth cuts are placed by the keys' counts.
+    fn resize_learns(&self) -> bool {
+        true
+    }
+
     /// The start keys, the owners and the search index.
     fn router_bytes(&self) -> Option<u64> {
         let starts: u64 = self

@@ -301,6 +301,11 @@ fn bucket_of(buckets: u32, key: &[u8]) -> u16 {
 }
 
 impl Partitioner for SaltedRangePartitioner {
+    /// Growth cuts are placed by the keys' counts.
+    fn resize_learns(&self) -> bool {
+        true
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

@@ -19,9 +19,9 @@ impl Metric for RemapMetric {
             MetricDef { name: "remap_fraction_traffic", unit: "share", definition: "Point requests whose key changes owner from N to M / point requests." },
             MetricDef { name: "remap_ideal", unit: "share", definition: "The least any scheme must move: |M-N| / max(M,N)." },
             MetricDef { name: "remap_to_new_shards", unit: "share", definition: "Of the keys that move, the share that moves to a shard added by the growth." },
-            MetricDef { name: "grow_added_share", unit: "share", definition: "Measured point requests, replayed on the layout grown to M shards, that land on the added shards / all point requests (empty for a shrink)." },
+            MetricDef { name: "grow_added_share", unit: "share", definition: "Measured point requests, replayed on the layout grown to M shards, that land on the added shards / all point requests (empty for a shrink); for `range` and `salted`, whose cuts are learned from the keys, over the held-out half of the keys only (out-of-sample growth)." },
             MetricDef { name: "grow_added_fair", unit: "share", definition: "The added shards' fair share (M-N)/M (empty for a shrink); below half of it the new shards stay nearly idle." },
-            MetricDef { name: "hottest_shard_share_grown", unit: "share", definition: "Max shard point requests / all point requests on the layout resized to M shards." },
+            MetricDef { name: "hottest_shard_share_grown", unit: "share", definition: "Max shard point requests / all point requests on the layout resized to M shards (for `range` and `salted`, over the held-out half of the keys)." },
         ]
     }
 
@@ -41,8 +41,7 @@ impl Metric for RemapMetric {
                 row.remap = remap::Remap::refused(m, why);
                 continue;
             }
-            let resized = ctx.part.resized(m, ctx.keys)?;
-            row.remap = remap::measure(ctx.part, resized.as_ref(), ctx.keys);
+            row.remap = remap::of_resize(ctx.part, m, ctx.keys)?;
         }
         Ok(())
     }
