@@ -9,32 +9,15 @@
 //! SKIPPED line, or fails when `SHARDLAB_REQUIRE_NGINX=1` / `SHARDLAB_REQUIRE_TWEMPROXY=1`
 //! (as `.ci/run` sets).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Processes started by a test; killed and reaped when dropped, even when the test fails.
-struct Daemons(Vec<Child>);
-
-impl Drop for Daemons {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// A free loopback port.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use common::{free_port, runs, Daemons};
 
 /// Waits up to 10 s until something listens on `port`.
 fn wait_for_port(what: &str, port: u16) {
@@ -46,16 +29,6 @@ fn wait_for_port(what: &str, port: u16) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// True when `program ARG` runs.
-fn runs(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// False, after a SKIPPED line, when `program` is missing; fails instead when `require` is

@@ -24,7 +24,6 @@
 //!   (156 or 160 points), every server's last digest comes or goes too.
 
 use crc::{Crc, CRC_16_XMODEM, CRC_32_ISO_HDLC};
-use md5::{Digest, Md5};
 use workloads::{KeyType, Spec};
 
 use super::identities::{ByIdentity, Identities};
@@ -279,13 +278,7 @@ impl TwemproxyPartitioner {
         order.sort_unstable();
         let mut points = Vec::new();
         for (id, shard) in order {
-            for j in 0..digests {
-                let digest = Md5::digest(format!("shard{id}-{j}").as_bytes());
-                for four in digest.chunks_exact(4) {
-                    let point = u32::from_le_bytes([four[0], four[1], four[2], four[3]]);
-                    points.push((point, shard));
-                }
-            }
+            points.extend(super::ketama::digest_points(id, digests).map(|p| (p, shard)));
         }
         points.sort_by_key(|p| p.0);
         TwemproxyPartitioner {
