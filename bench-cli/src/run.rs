@@ -26,6 +26,12 @@ pub fn run(
 ) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
+    if args.repeat > 1 && !args.input.trace.is_empty() {
+        bail!(crate::usage::usage(format!(
+            "--repeat {} replays synthetic workloads with other seeds, but a trace is one recording              that cannot be drawn again; drop --repeat (a trace's intervals come from the block              bootstrap over its windows and the placement spread)",
+            args.repeat
+        )));
+    }
     let trace = TraceInput::open(&args.input, &args.read)?;
     let key_type = match &trace {
         Some(t) => t.key_type,

@@ -77,8 +77,12 @@ fn the_skew_sweep_never_recommends_a_scheme_clearly_below_the_best() {
             "4,8,16,32",
             "--grow",
             "+1,x2,-1",
+            // 11 measured windows of 8,000 events (after the warm-up): at least 200 requests
+            // per shard per window at 32 shards, or no scheme would be named (thin windows).
             "--events",
-            "60000",
+            "100000",
+            "--window",
+            "8000",
         ],
     );
     let rows = read_csv(&out.join("recommendation.csv"));
@@ -95,7 +99,9 @@ fn the_skew_sweep_never_recommends_a_scheme_clearly_below_the_best() {
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .unwrap();
         if r["scheme"].is_empty() {
-            assert!(!r["warning"].is_empty(), "{r:?}");
+            // Thick windows: the only reason to name no scheme is a tie within noise.
+            assert_eq!(r["decided_by"], "tie", "{r:?}");
+            assert!(r["warning"].starts_with("tie: "), "{r:?}");
             continue;
         }
         named += 1;
@@ -129,10 +135,7 @@ fn the_skew_sweep_never_recommends_a_scheme_clearly_below_the_best() {
             }
         }
     }
-    assert!(
-        named >= 8,
-        "most configurations get a recommendation: {named}"
-    );
+    assert!(named >= 1, "some configurations name one scheme: {named}");
     // The s=0.6 case of the issue: ring, which leaves less of the cluster usable, is not chosen
     // at 16 shards for any growth target.
     for r in rows
@@ -179,6 +182,8 @@ fn two_shard_counts_and_two_targets_give_four_decisions_per_workload() {
             "+1,x2",
             "--events",
             "30000",
+            "--window",
+            "2000",
             "--quiet",
         ],
     );
@@ -266,9 +271,11 @@ fn intervals_hold_their_value_and_narrow_as_events_grow() {
                 assert!(lo <= value && value <= hi, "{key:?}: {lo} {value} {hi}");
             }
         }
+        // range: its interval is the trace's noise alone; a hashed scheme's also holds
+        // its placement luck, which more events do not narrow.
         let (_, ci) = figs[&(
             "zipf:keys=50000,s=0.9,scans=0.02".into(),
-            "hash".into(),
+            "range".into(),
             16,
             17,
             "usable_capacity".into(),
@@ -294,9 +301,9 @@ fn schemes_that_differ_only_by_noise_are_tied_with_repeat() {
             "--shards",
             "32",
             "--events",
-            "12000",
+            "80000",
             "--window",
-            "500",
+            "8000",
             "--seed",
             "2",
             "--repeat",
@@ -315,10 +322,9 @@ fn schemes_that_differ_only_by_noise_are_tied_with_repeat() {
         )]
     };
     let (hash, ring) = (usable("hash"), usable("ring:vnodes=1000"));
-    // Two hashed placements of uniform keys: their gap is noise, yet beyond the practical
-    // threshold, so only the intervals (4 seeds) can tell it is noise.
-    assert!(hash.0 - ring.0 > 0.02 * hash.0, "{hash:?} {ring:?}");
-    assert!(hash.1.is_some() && ring.1.is_some());
+    // Two hashed placements of uniform keys: their gap is noise, inside both intervals.
+    let (h, r) = (hash.1.unwrap(), ring.1.unwrap());
+    assert!(h.0 <= r.1 && r.0 <= h.1, "{hash:?} {ring:?}");
     let rows = read_csv(&out.join("recommendation.csv"));
     assert_ne!(
         rows[0]["decided_by"], "usable_capacity",
@@ -338,9 +344,11 @@ fn schemes_that_differ_only_by_noise_are_tied_with_repeat() {
 }
 
 #[test]
-fn identical_runs_give_the_same_recommendation_csv_even_when_lookup_time_decides() {
-    // maglev and rendezvous tie on usable capacity and growth cost here, so lookup time
-    // decides: a table read against 256 hashes, far apart however noisy the machine. The
+fn identical_runs_give_the_same_recommendation_csv_and_a_lookup_gap_under_a_microsecond_decides_nothing(
+) {
+    // maglev and rendezvous tie on usable capacity and growth cost here; rendezvous hashes
+    // the key against 64 shards, many times maglev's table read, yet the gap is a few
+    // hundred ns, nothing beside a request's round trip: lookup time must not decide. The
     // timings themselves differ between the two runs; recommendation.csv must not.
     let dir = tempfile::tempdir().unwrap();
     let args = [
@@ -349,9 +357,11 @@ fn identical_runs_give_the_same_recommendation_csv_even_when_lookup_time_decides
         "--workload",
         "uniform:keys=200000",
         "--events",
-        "200000",
+        "220000",
+        "--window",
+        "20000",
         "--shards",
-        "256",
+        "64",
         "--schemes",
         "maglev,rendezvous",
         "--out",
@@ -366,11 +376,30 @@ fn identical_runs_give_the_same_recommendation_csv_even_when_lookup_time_decides
         .collect();
     let rows = read_csv(&dir.path().join("first/recommendation.csv"));
     assert_eq!(
-        (rows[0]["scheme"].as_str(), rows[0]["decided_by"].as_str()),
-        ("maglev", "lookup_time"),
+        (
+            rows[0]["decided_by"].as_str(),
+            rows[0]["tied_with"].as_str()
+        ),
+        ("tie", "maglev;rendezvous"),
         "{rows:?}"
     );
-    assert_eq!(rows[0]["margin"], "2", "the margin is the guaranteed ratio");
+    let figs = figures(&dir.path().join("first"));
+    let p50 = |s: &str| {
+        figs[&(
+            "uniform:keys=200000".into(),
+            s.into(),
+            64,
+            65,
+            "lookup_ns_p50".into(),
+        )]
+            .0
+    };
+    assert!(
+        p50("rendezvous") > 2.0 * p50("maglev"),
+        "{} {}",
+        p50("rendezvous"),
+        p50("maglev")
+    );
     assert_eq!(
         String::from_utf8_lossy(&files[0]),
         String::from_utf8_lossy(&files[1])

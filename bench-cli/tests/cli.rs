@@ -159,6 +159,8 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         (vec!["run", "--workload", "pareto"], 2),
         (vec!["run", "--workload", "zipf:s=-1"], 2),
         (vec!["run", "--out", &p("existing")], 2),
+        // A trace is one recording: --repeat cannot draw it again (it was ignored).
+        (vec!["run", "--trace", &twitter, "--repeat", "3"], 2),
         // run: data
         (vec!["run", "--trace", &p("missing.csv")], 1),
         (vec!["run", "--trace", &p("bad.csv")], 1),

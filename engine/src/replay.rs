@@ -25,7 +25,8 @@ use positions::Positions;
 use crate::metrics::failure::FailTarget;
 use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
 use crate::metrics::{
-    confidence, LatencyConfig, Remap, RouterCost, SchemeResult, ShardLoad, WorkloadResult, REGISTRY,
+    confidence, placement, LatencyConfig, Remap, RouterCost, SchemeResult, ShardLoad,
+    WorkloadResult, REGISTRY,
 };
 use crate::warmup::WarmupKeys;
 use schemes::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
@@ -378,10 +379,20 @@ fn finish_with(
     // The resampling seed depends on the scheme and shard count only, not on the workload's
     // label: the same events give the same intervals whether they come from a generator or
     // from the trace it wrote.
-    for scheme_rows in &mut rows {
+    // Hashed schemes' intervals also cover the luck of their placement (see
+    // `metrics::placement`); the fixed schemes' layouts are in `built.parts`, in order.
+    let mut fixed_parts = built.parts.iter();
+    let heavy = placement::HeavyKeys::of(keys);
+    for (spec, scheme_rows) in schemes.iter().zip(&mut rows) {
         let row = &scheme_rows[0];
         let seed = xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
-        let intervals = confidence::bootstrap(&row.load, measured.events, seed);
+        let mut intervals = confidence::bootstrap(&row.load, measured.events, seed);
+        if !spec.is_dynamic() {
+            if let Some(part) = fixed_parts.next() {
+                let spread = placement::spread(part.as_ref(), &heavy, &row.load, measured.events);
+                placement::join(&mut intervals, spread);
+            }
+        }
         for r in scheme_rows.iter_mut() {
             r.intervals = intervals.clone();
         }

@@ -2,7 +2,11 @@
 //! growth target M, from the metrics alone (the README states the same procedure).
 //!
 //! 1. **Enough data.** Under [`MIN_EVENTS`] measured events, or under
-//!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation.
+//!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation; nor when
+//!    the windows are too thin to judge usable capacity (under
+//!    [`thin::MIN_REQUESTS_PER_SHARD_WINDOW`] requests per shard per window, or under
+//!    [`thin::MIN_WINDOWS`] windows: see [`thin`]), and the warning names the `--window`
+//!    that fixes it.
 //! 2. **Hard limits.** A scheme without a `usable_capacity` figure is discarded.
 //! 3. **Usable capacity** ranks the schemes. A scheme is tied with the best when the gap is
 //!    under [`CAPACITY_TIE`] of the best's value (2 points at full capacity: the cluster
@@ -12,21 +16,27 @@
 //!    does not; otherwise the distance from the ideal, `|remap_fraction - remap_ideal|`,
 //!    counts (a remap below the ideal is as far off as one above it), ties under
 //!    [`GROWTH_TIE`] or within overlapping intervals.
-//! 5. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
+//! 5. With `--fail`, the **failure cost**: the distance of `fail_remap_fraction` from the
+//!    least possible (the failed shard's own share of the keys), ties under [`GROWTH_TIE`];
+//!    a winner whose failure moves over [`FAILURE_EXCESS`] times the least is named with
+//!    that warning.
+//! 6. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
-//! 6. Then **lookup time** (`lookup_ns_p50`), only when the gap is large and stable: the
-//!    slower's median is at least [`LOOKUP_RATIO`] times the faster's and at least
-//!    [`LOOKUP_TIE_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
+//! 7. Then **lookup time** (`lookup_ns_p50`), only when the gap is large enough to matter
+//!    beside a request and stable: the slower's median is at least [`LOOKUP_RATIO`] times the
+//!    faster's and at least [`LOOKUP_MATTERS_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
 //!    median (the batch timings do not overlap). Timings vary between runs, so the margin of
 //!    such a decision is not the measured gap but the ratio the rule guarantees,
 //!    [`LOOKUP_RATIO`]: identical runs give the same `recommendation.csv`.
-//! 7. Schemes still tied after every criterion are reported as a tie: no scheme is named.
+//! 8. Schemes still tied after every criterion are reported as a tie: no scheme is named.
 //!
 //! Every decision says which criterion decided, by what margin (in that criterion's unit)
 //! and which schemes were tied with the winner on usable capacity.
 
 use engine::metrics::confidence::Interval;
 use engine::metrics::{SchemeResult, WorkloadResult};
+
+pub mod thin;
 
 /// Fewest measured events a recommendation is given for.
 pub const MIN_EVENTS: u64 = 10_000;
@@ -43,8 +53,10 @@ pub const FANOUT_TIE: f64 = 0.10;
 /// (a few ns per lookup rarely matter beside a network round trip, and timings wander
 /// between runs by tens of percent); it is also the margin such a decision reports.
 pub const LOOKUP_RATIO: f64 = 2.0;
-/// Lookup medians closer than this many ns are tied.
-pub const LOOKUP_TIE_NS: f64 = 5.0;
+/// Lookup medians closer than this many ns are tied: a shard request costs a network round
+/// trip (tens of microseconds or more), beside which a gap under a microsecond per lookup is
+/// no reason to pick a scheme.
+pub const LOOKUP_MATTERS_NS: f64 = 1000.0;
 
 /// What decided a recommendation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +68,9 @@ pub enum Criterion {
     IdleNewShards,
     /// Distance from the ideal remap; margin in share points of keys.
     GrowthCost,
+    /// Keys moved by the failure of the `--fail` shard, as distance from the least possible
+    /// (the failed shard's own keys); margin in share points of keys.
+    FailureCost,
     /// Mean shards per scan; margin in shards.
     ScanFanout,
     /// Median lookup time; margin: [`LOOKUP_RATIO`], the ratio the rule guarantees (the
@@ -72,6 +87,7 @@ impl Criterion {
             Criterion::UsableCapacity => "usable_capacity",
             Criterion::IdleNewShards => "idle_new_shards",
             Criterion::GrowthCost => "growth_cost",
+            Criterion::FailureCost => "failure_cost",
             Criterion::ScanFanout => "scan_fanout",
             Criterion::LookupTime => "lookup_time",
             Criterion::Tie => "tie",
@@ -136,6 +152,10 @@ struct Candidate<'a> {
     capacity: Figure,
     growth: Option<Growth>,
     fanout: Option<Figure>,
+    /// With `--fail`: |fail_remap_fraction - the failed shard's share of the keys|.
+    failure: Option<Figure>,
+    /// With `--fail`: (fail_remap_fraction, the failed shard's share of the keys).
+    failure_moved: Option<(f64, f64)>,
     /// `lookup_ns_p50`, with (p50, p99) as its spread.
     lookup: Option<Figure>,
 }
@@ -162,11 +182,17 @@ impl<'a> Candidate<'a> {
             }),
             _ => None,
         };
+        let failure_moved = failure_moved(s);
         Some(Candidate {
             scheme: &s.scheme,
             capacity: figure("usable_capacity")?,
             growth,
             fanout: figure("scan_fanout_mean"),
+            failure: failure_moved.map(|(moved, least)| Figure {
+                value: (moved - least).abs(),
+                ci: None,
+            }),
+            failure_moved,
             lookup: r.figure(s, "lookup_ns_p50").map(|(p50, _)| Figure {
                 value: p50,
                 ci: r
@@ -175,6 +201,21 @@ impl<'a> Candidate<'a> {
             }),
         })
     }
+}
+
+/// A failure moving more than this many times the least possible (the failed shard's keys)
+/// is named in the decision's warning.
+pub const FAILURE_EXCESS: f64 = 3.0;
+
+/// `(fail_remap_fraction, the failed shard's share of the distinct keys)` of one scheme run
+/// with `--fail`.
+fn failure_moved(s: &SchemeResult) -> Option<(f64, f64)> {
+    // The `fail_*` rows are the failure metric's own (`extra_metrics`), not table rows.
+    let moved = s.extra_value("fail_remap_fraction")??;
+    let shard = s.extra_value("fail_shard")?? as usize;
+    let total: u64 = s.shard_distinct_keys.iter().sum();
+    let own = *s.shard_distinct_keys.get(shard)?;
+    (total > 0).then(|| (moved, own as f64 / total as f64))
 }
 
 /// Runs the procedure on one result (one workload, N and M).
@@ -190,7 +231,7 @@ pub fn decide(r: &WorkloadResult) -> Decision {
         tied_with: Vec::new(),
         warning: String::new(),
     };
-    if let Some(why) = too_little_data(r, d.shards) {
+    if let Some(why) = too_little_data(r, d.shards).or_else(|| thin::too_thin(r, d.shards)) {
         d.warning = why;
         return d;
     }
@@ -250,11 +291,24 @@ pub fn decide(r: &WorkloadResult) -> Decision {
                     g.added_share.map_or("none".into(), |s| format!("{:.1}%", s * 100.0))
                 );
             }
+            if let Some((moved, least)) = w
+                .failure_moved
+                .filter(|(moved, least)| *moved > FAILURE_EXCESS * least)
+            {
+                if !d.warning.is_empty() {
+                    d.warning.push_str("; ");
+                }
+                d.warning.push_str(&format!(
+                    "one shard failure (--fail) remaps {:.1}% of keys where {:.1}% (the failed shard's own) must move",
+                    moved * 100.0,
+                    least * 100.0
+                ));
+            }
         }
         None => {
             d.tied_with = finalists.iter().map(|c| c.scheme.to_string()).collect();
             d.warning = format!(
-                "tie: {} measure the same within noise on usable capacity, growth cost, scan fan-out and lookup time",
+                "tie: {} measure the same within noise on usable capacity, growth cost, failure cost (with --fail), scan fan-out and lookup time",
                 d.tied_with.join(", ")
             );
         }
@@ -336,6 +390,15 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
             }
         }
     }
+    let failure = |c: &Candidate| c.failure;
+    if let Some(step) = narrow(&left, failure, |a, b| a.ties(b, GROWTH_TIE)) {
+        match step {
+            Narrowed::Decided(w, margin) => {
+                return (Some(w), Criterion::FailureCost, Some(margin), vec![w])
+            }
+            Narrowed::Tied(rest) => left = rest,
+        }
+    }
     let fanout = |c: &Candidate| c.fanout;
     if let Some(step) = narrow(&left, fanout, |a, b| {
         a.ties(b, FANOUT_TIE * a.value.min(b.value))
@@ -350,7 +413,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
     let lookup = |c: &Candidate| c.lookup;
     if let Some(step) = narrow(&left, lookup, |a, b| {
         let (fast, slow) = (a.value.min(b.value), a.value.max(b.value));
-        a.ties(b, LOOKUP_TIE_NS) || slow < fast * LOOKUP_RATIO
+        a.ties(b, LOOKUP_MATTERS_NS) || slow < fast * LOOKUP_RATIO
     }) {
         match step {
             Narrowed::Decided(w, _) => {

@@ -187,6 +187,11 @@ impl AnchorPartitioner {
 }
 
 impl Partitioner for AnchorPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The arrays A, K, W, L, R and the bucket-shard maps.
     fn router_bytes(&self) -> Option<u64> {
         let arrays = [

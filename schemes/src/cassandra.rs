@@ -331,6 +331,11 @@ fn join_nodes(
 }
 
 impl Partitioner for CassandraPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The token ring: every node's tokens and the search index over them.
     fn router_bytes(&self) -> Option<u64> {
         self.ring.router_bytes()

@@ -175,6 +175,11 @@ fn list(values: &[u32], max: usize) -> String {
 }
 
 impl Partitioner for ElasticsearchPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// No structure: the shard is arithmetic on the routing hash.
     fn router_bytes(&self) -> Option<u64> {
         Some(0)

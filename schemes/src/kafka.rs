@@ -187,6 +187,11 @@ impl KafkaPartitioner {
 }
 
 impl Partitioner for KafkaPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// No structure: the partition is arithmetic on the key's hash (the broker assignment
     /// is arithmetic too).
     fn router_bytes(&self) -> Option<u64> {

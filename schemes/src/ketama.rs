@@ -132,6 +132,19 @@ impl ByIdentity for KetamaPartitioner {
 }
 
 impl Partitioner for KetamaPartitioner {
+    /// The continuum with every point redrawn (the high half of `xxh3_64` of the point,
+    /// seed `salt`), as other server names would place them: each server keeps its number
+    /// of points, and every key's owner is a fresh draw of the arcs.
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        let mut redrawn = self.clone();
+        for p in &mut redrawn.points {
+            p.0 = (xxhash_rust::xxh3::xxh3_64_with_seed(&p.0.to_be_bytes(), salt) >> 32) as u32;
+        }
+        redrawn.points.sort_unstable();
+        redrawn.points.dedup_by_key(|p| p.0);
+        Some(Box::new(redrawn))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

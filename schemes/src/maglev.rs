@@ -197,6 +197,11 @@ impl ByIdentity for MaglevPartitioner {
 }
 
 impl Partitioner for MaglevPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The table of M owners and the shard identities.
     fn router_bytes(&self) -> Option<u64> {
         Some(super::slice_bytes(&self.entries) + super::slice_bytes(self.ids.ids()))

@@ -129,6 +129,11 @@ impl ByIdentity for MultiProbePartitioner {
 }
 
 impl Partitioner for MultiProbePartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The points and the search index over them.
     fn router_bytes(&self) -> Option<u64> {
         Some(super::slice_bytes(&self.points) + self.positions.heap_bytes() as u64)

@@ -135,6 +135,17 @@ pub trait Partitioner: Send + Sync {
             .collect()
     }
 
+    /// The same scheme under another placement, for the placement spread of the intervals
+    /// (the engine's `metrics::placement`): salt `salt` (1, 2, ...) redraws every hash the
+    /// placement rests on, as another deployment (other node names, other seeds) would: the
+    /// key hash always ([`crate::placement::SaltedKeys`]), and a ring's points too. `None`
+    /// (the default) for a layout that is learned from the data (key ranges) or from the
+    /// order of arrival, whose luck is not a hash's.
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        let _ = salt;
+        None
+    }
+
     /// Bytes of memory the lookup structure holds (tables, points, arrays), for the
     /// `router_bytes` metric; `None` when the scheme does not say.
     fn router_bytes(&self) -> Option<u64> {

@@ -168,6 +168,11 @@ impl PostgresHashPartitioner {
 }
 
 impl Partitioner for PostgresHashPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// No structure: arithmetic on the row hash.
     fn router_bytes(&self) -> Option<u64> {
         Some(0)

@@ -79,6 +79,11 @@ impl PythonMemcachedPartitioner {
 }
 
 impl Partitioner for PythonMemcachedPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// No structure: arithmetic on the key's hash.
     fn router_bytes(&self) -> Option<u64> {
         Some(0)

@@ -266,6 +266,11 @@ fn rebalance(owners: &mut [ShardId], weights: &[f32]) {
 }
 
 impl Partitioner for RedisClusterPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The owner of every one of the 16384 slots.
     fn router_bytes(&self) -> Option<u64> {
         Some(super::slice_bytes(&self.owners))

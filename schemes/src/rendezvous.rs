@@ -130,6 +130,11 @@ impl ByIdentity for RendezvousPartitioner {
 }
 
 impl Partitioner for RendezvousPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// The shard identities and weights.
     fn router_bytes(&self) -> Option<u64> {
         let weights = self.ids.weights().get().map_or(0, super::slice_bytes);

@@ -163,6 +163,11 @@ impl VitessPartitioner {
 }
 
 impl Partitioner for VitessPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

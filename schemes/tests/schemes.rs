@@ -602,3 +602,40 @@ fn boundaries_files_that_are_missing_or_mixed_with_learning_are_refused() {
         "2 ranges on 4 shards: floor(i * 4 / 2)"
     );
 }
+
+/// Every scheme whose placement is a hash (not learned from the data or from the order of
+/// arrival) can redraw it for the placement spread of the intervals: another placement with
+/// the same shards that places some keys elsewhere.
+#[test]
+fn every_hashed_scheme_offers_other_placements() {
+    let learned = ["range", "salted", "bounded"];
+    let keys = uniform_keys(4_000);
+    let warmup: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
+    for kind in schemes::SCHEMES {
+        // A scheme that needs a parameter to build (a file of servers) is checked where
+        // that parameter is made.
+        let Ok(p) = try_build(kind.name, 8, &warmup, KeyType::U64) else {
+            continue;
+        };
+        let salted = p.with_salt(1);
+        if learned.contains(&kind.name) {
+            assert!(
+                salted.is_none(),
+                "{}: a learned layout has no placement luck",
+                kind.name
+            );
+            continue;
+        }
+        let salted = salted.unwrap_or_else(|| panic!("{} offers no other placement", kind.name));
+        assert_eq!(salted.shard_count(), 8, "{}", kind.name);
+        let moved = keys
+            .iter()
+            .filter(|k| salted.shard_of(&k[..]) != p.shard_of(&k[..]))
+            .count();
+        assert!(
+            moved > 1_000,
+            "{}: only {moved} of 4000 keys placed elsewhere",
+            kind.name
+        );
+    }
+}

@@ -12,6 +12,7 @@ mod key_sample;
 pub mod latency;
 pub mod load;
 pub mod metric;
+pub mod placement;
 mod registry;
 pub mod remap;
 pub mod router;

@@ -30,6 +30,8 @@ pub enum Topic {
     ScanFanout,
     /// Lookup cost.
     Latency,
+    /// What one shard failure moves (`--fail`).
+    Failure,
     /// How results change along a sweep.
     Sweep,
     /// Splits, merges and moves of the range-dynamic scheme.
@@ -63,6 +65,8 @@ pub struct SchemeProfile {
     pub windows: usize,
     /// Windows left out of the range for holding fewer requests (a short last window).
     pub short_windows: usize,
+    /// True when the hottest shard is not the same shard in every full window.
+    pub hottest_moves: bool,
     /// `hottest_shard_share` (whole trace).
     pub hottest_share: f64,
     /// `hottest_shard_ratio` (whole trace; per weight with `--weights`).
@@ -243,10 +247,30 @@ fn full_windows(load: &SchemeLoad) -> (Vec<f64>, usize) {
     (shares, aside)
 }
 
+/// True when the busiest shard of the full windows is not always the same one.
+fn hottest_moves(load: &SchemeLoad) -> bool {
+    let busiest = |w: &Vec<u64>| {
+        w.iter()
+            .enumerate()
+            .max_by_key(|(i, &c)| (c, std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)
+    };
+    let mut shards = load
+        .window_requests
+        .iter()
+        .zip(load.full_windows())
+        .filter(|(_, full)| *full)
+        .filter_map(|(w, _)| busiest(w));
+    let first = shards.next();
+    shards.any(|s| Some(s) != first)
+}
+
 fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProfile> {
     let metric = |m: &str| data.metric(w, s, n, m);
     let usable = data.metric_row(w, s, n, "usable_capacity")?;
-    let (windows, short_windows) = data.load_of(w, s, n).map_or((vec![], 0), full_windows);
+    let load = data.load_of(w, s, n);
+    let (windows, short_windows) = load.map_or((vec![], 0), full_windows);
+    let hottest_moves = load.is_some_and(hottest_moves);
     let hottest_window_range = (!windows.is_empty()).then(|| {
         (
             windows.iter().copied().fold(f64::INFINITY, f64::min),
@@ -261,6 +285,7 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         hottest_window_range,
         windows: windows.len(),
         short_windows,
+        hottest_moves,
         hottest_share: metric("hottest_shard_share")?,
         hottest_ratio: metric("hottest_shard_ratio")
             .or_else(|| Some(metric("hottest_shard_share")? * f64::from(n)))?,
@@ -298,7 +323,56 @@ pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
     out.extend(hot_key(p));
     out.extend(scan_fanout(p));
     out.extend(latency(data, p));
+    out.extend(failure(data, p));
     out
+}
+
+/// With `--fail`: what losing the failed shard moves and leaves on the busiest survivor, per
+/// scheme; schemes without a removal rule say so.
+fn failure(data: &RunData, p: &WorkloadProfile) -> Option<Finding> {
+    /// The failed shard, the share of keys it moves, the busiest survivor's ratio.
+    type Failed = (f64, f64, f64);
+    let m = |s: &str, name: &str| data.metric(&p.workload, s, p.shards, name);
+    let rows: Vec<(&str, Option<Failed>)> = p
+        .schemes
+        .iter()
+        .filter(|s| {
+            data.metric_row(&p.workload, &s.scheme, p.shards, "fail_remap_fraction")
+                .is_some()
+        })
+        .map(|s| {
+            let figures = m(&s.scheme, "fail_shard")
+                .zip(m(&s.scheme, "fail_remap_fraction"))
+                .zip(m(&s.scheme, "fail_hottest_surviving_ratio"));
+            (
+                s.scheme.as_str(),
+                figures.map(|((k, moved), ratio)| (k, moved, ratio)),
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|(s, f)| match f {
+            Some((k, moved, busiest)) => format!(
+                "{s} loses shard {k}: {} of keys move, the busiest survivor at {}x its fair share",
+                pct(*moved),
+                ratio(*busiest)
+            ),
+            None => format!("{s}: not measured (its rule cannot remove that shard)"),
+        })
+        .collect();
+    Some(Finding {
+        topic: Topic::Failure,
+        text: format!(
+            "One shard failure (--fail, point requests): {}; at least the failed shard's own keys (about {} at N = {}) must move.",
+            parts.join("; "),
+            pct(1.0 / p.shards.max(1) as f64),
+            p.shards
+        ),
+    })
 }
 
 /// What growing (or shrinking) from N to `m` moves, and whether the added shards get their
@@ -393,18 +467,28 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
         let worst = p
             .schemes
             .iter()
-            .map(|s| s.hottest_window_share)
-            .fold(0.0, f64::max);
+            .max_by(|a, b| a.hottest_window_share.total_cmp(&b.hottest_window_share))
+            .unwrap_or(coolest);
+        let times = worst.hottest_window_share / fair;
+        let lead = if times >= 2.0 {
+            format!(
+                "No scheme reaches the hot-spot line ({HOT_SPOT_FACTOR}x the fair share) on {} shards, but {}'s hottest shard takes {} of a window's requests on average (per-window share), {times:.2}x the fair share {}",
+                p.shards,
+                worst.scheme,
+                pct(worst.hottest_window_share),
+                pct(fair)
+            )
+        } else {
+            format!(
+                "No hot spot on {} shards: with every scheme the hottest shard takes at most {} of a window's requests on average (per-window share; fair share {}, {times:.2}x)",
+                p.shards,
+                pct(worst.hottest_window_share),
+                pct(fair)
+            )
+        };
         return vec![Finding {
             topic: Topic::HotSpot,
-            text: format!(
-                "No hot spot on {} shards: with every scheme the hottest shard takes at most {} of a window's requests on average (fair share {}); {} spreads best at {}.",
-                p.shards,
-                pct(worst),
-                pct(fair),
-                coolest.scheme,
-                pct(coolest.hottest_window_share)
-            ),
+            text: format!("{lead}; {}.", spreads_best(p, coolest)),
         }];
     }
     hot.into_iter()
@@ -416,18 +500,20 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
             };
             let when = match s.hottest_window_range {
                 Some((lo, hi)) if s.windows > 1 && lo >= HOT_SPOT_FACTOR * fair => format!(
-                    "in every one of {} windows ({} to {}{aside})",
+                    "in every one of {} windows ({} to {}{aside}{})",
                     s.windows,
                     pct(lo),
-                    pct(hi)
+                    pct(hi),
+                    if s.hottest_moves { "; not always the same shard" } else { "" }
                 ),
                 Some((lo, hi)) if s.windows > 1 => {
                     format!("on average per window ({} to {}{aside})", pct(lo), pct(hi))
                 }
                 _ => "over the trace".into(),
             };
+            let who = if s.hottest_moves { "the hottest shard" } else { "one shard" };
             let mut text = format!(
-                "{} on {} shards: one shard takes {} of requests {when}, against a fair share of {}",
+                "{} on {} shards: {who} takes {} of requests {when} (per-window share), against a fair share of {}",
                 s.scheme,
                 p.shards,
                 pct(s.hottest_window_share),
@@ -442,6 +528,38 @@ fn hot_spots(p: &WorkloadProfile) -> Vec<Finding> {
             hot_spot(text, s, coolest, pct(coolest.hottest_window_share))
         })
         .collect()
+}
+
+/// Which scheme spreads the load best, said only when its usable capacity lies beyond the
+/// 95% interval of every other's (else the schemes spread alike within noise).
+fn spreads_best(p: &WorkloadProfile, coolest: &SchemeProfile) -> String {
+    let within: Vec<&str> = p
+        .schemes
+        .iter()
+        .filter(|s| s.scheme != coolest.scheme)
+        .filter(|s| match (s.usable_ci, coolest.usable_ci) {
+            (Some(a), Some(b)) => a.0 <= b.1 && b.0 <= a.1,
+            _ => {
+                (s.usable_capacity - coolest.usable_capacity).abs()
+                    < advice::CAPACITY_TIE * coolest.usable_capacity
+            }
+        })
+        .map(|s| s.scheme.as_str())
+        .collect();
+    if within.is_empty() {
+        format!(
+            "{} spreads best at {}",
+            coolest.scheme,
+            pct(coolest.hottest_window_share)
+        )
+    } else {
+        format!(
+            "{} ({}) and {} spread alike within their 95% intervals of usable capacity",
+            coolest.scheme,
+            pct(coolest.hottest_window_share),
+            within.join(", ")
+        )
+    }
 }
 
 /// A hot spot's finding: `text`, then the figure of the scheme that spreads best when it is
@@ -837,6 +955,10 @@ fn margin_text(row: &RecommendationRow) -> String {
         "usable_capacity" => format!("{:.1} points of usable capacity", m * 100.0),
         "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
         "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
+        "failure_cost" => format!(
+            "{:.1} points of keys closer to the least a failure must move",
+            m * 100.0
+        ),
         "scan_fanout" => format!("{} fewer per scan", shards(m)),
         "lookup_time" => format!("at least {m}x faster lookups (median)"),
         _ => format!("{m}"),
@@ -908,6 +1030,7 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
         "usable_capacity" => "usable capacity",
         "idle_new_shards" => "growth: the others leave the added shards nearly idle",
         "growth_cost" => "growth cost (distance of the remap from the ideal)",
+        "failure_cost" => "failure cost (keys moved when the --fail shard fails, against its own)",
         "scan_fanout" => "scan fan-out",
         "lookup_time" => "lookup time",
         other => other,
@@ -1106,6 +1229,7 @@ mod tests {
             hottest_window_range: None,
             windows: 1,
             short_windows: 0,
+            hottest_moves: false,
             hottest_share: share,
             hottest_ratio: ratio,
             requests_per_event: 1.0,
@@ -1125,6 +1249,35 @@ mod tests {
             weighted,
             schemes,
         }
+    }
+
+    #[test]
+    fn under_the_hot_spot_line_a_shard_at_2_8x_fair_is_not_called_no_hot_spot_nor_a_lead_inside_noise_best(
+    ) {
+        // 8 shards, fair 12.5%: 35.4% is 2.83x; 13.3% against 13.5% with overlapping intervals.
+        let (mut a, mut b) = (
+            scheme_of("hash", 0.133, 1.06),
+            scheme_of("ring", 0.135, 1.08),
+        );
+        a.usable_ci = Some((0.85, 0.99));
+        b.usable_ci = Some((0.84, 0.98));
+        let text = &hot_spots(&eight_shards(false, vec![a.clone(), b.clone()]))[0].text;
+        assert!(text.starts_with("No hot spot on 8 shards"), "{text}");
+        assert!(!text.contains("spreads best"), "{text}");
+        assert!(
+            text.contains("hash (13%) and ring spread alike within their 95% intervals"),
+            "{text}"
+        );
+        b.usable_ci = Some((0.5, 0.6));
+        let text = &hot_spots(&eight_shards(false, vec![a.clone(), b]))[0].text;
+        assert!(text.ends_with("hash spreads best at 13%."), "{text}");
+        let text = &hot_spots(&eight_shards(
+            false,
+            vec![a, scheme_of("range", 0.354, 2.83)],
+        ))[0]
+            .text;
+        assert!(!text.contains("No hot spot"), "{text}");
+        assert!(text.contains("range's hottest shard takes 35% of a window's requests on average (per-window share), 2.83x the fair share"), "{text}");
     }
 
     #[test]

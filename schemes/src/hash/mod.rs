@@ -58,6 +58,11 @@ impl ModHashPartitioner {
 }
 
 impl Partitioner for ModHashPartitioner {
+    /// Another placement: every key's hash redrawn ([`crate::placement::SaltedKeys`]).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        Some(Box::new(crate::placement::SaltedKeys::new(self, salt)))
+    }
+
     /// No structure: the owner is arithmetic.
     fn router_bytes(&self) -> Option<u64> {
         Some(0)

@@ -24,8 +24,10 @@
 //! ```
 
 pub mod degraded;
+pub mod salted_keys;
 
 pub use degraded::Degraded;
+pub use salted_keys::SaltedKeys;
 
 use crate::{AnalysisError, Partitioner, ShardId};
 

@@ -271,6 +271,22 @@ impl Partitioner for RingPartitioner {
         true
     }
 
+    /// The ring with every point redrawn (`xxh3_64` of its position, seed `salt`), as other
+    /// node names would place them: each shard keeps its number of points, and every key's
+    /// owner is a fresh draw of the arcs.
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        let points = self
+            .points
+            .iter()
+            .map(|&(at, shard)| {
+                let redrawn = xxhash_rust::xxh3::xxh3_64_with_seed(&at.to_be_bytes(), salt);
+                (redrawn, shard)
+            })
+            .collect();
+        let ring = Self::from_sorted(self.label.clone(), self.shards, self.vnodes, points);
+        ring.ok().map(|r| Box::new(r) as Box<dyn Partitioner>)
+    }
+
     fn shards_of_hashed(&self, _keys: &[&[u8]], hashes: &[u64], out: &mut Vec<ShardId>) {
         out.extend(hashes.iter().map(|&h| self.owner_of_key_hash(h)));
     }
