@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use crate::cli::{ConvertArgs, GenArgs, InspectArgs, MergeArgs, ReportArgs, RunArgs};
 use crate::completions::{CompletionsArgs, ManArgs, COMPLETIONS_EXAMPLES, MAN_EXAMPLES};
 use crate::keys::{KeysArgs, KEYS_EXAMPLES};
+use crate::migrate::{MigrateArgs, MIGRATE_EXAMPLES};
 use crate::plan::{PlanArgs, PLAN_EXAMPLES};
 use crate::route::{RouteArgs, ROUTE_EXAMPLES};
 
@@ -59,6 +60,10 @@ pub enum Command {
     /// `key,scheme,shard,detail[,shard_after]` on stdout.
     #[command(after_help = ROUTE_EXAMPLES)]
     Route(RouteArgs),
+    /// The moves of a growth or a drain in the system's own format (redis-cli reshard,
+    /// kafka-reassign-partitions JSON, CSV), in steps under a byte budget per shard.
+    #[command(after_help = MIGRATE_EXAMPLES)]
+    Migrate(MigrateArgs),
     /// Combine the partial results of a run cut into parts (`run --part I/K`, e.g. on a
     /// cluster) into the run directory a single run writes.
     #[command(after_help = MERGE_EXAMPLES)]

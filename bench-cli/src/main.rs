@@ -11,6 +11,7 @@ mod inspect;
 mod interrupt;
 mod keys;
 mod merge;
+mod migrate;
 mod plan;
 mod progress;
 mod route;
@@ -49,6 +50,7 @@ fn main() {
         command::Command::Convert(args) => convert::run(args),
         command::Command::Plan(args) => plan::plan(args, &given),
         command::Command::Route(args) => route::route(args),
+        command::Command::Migrate(args) => migrate::migrate(args),
         command::Command::Merge(args) => merge::merge(&args),
         command::Command::Keys(args) => keys::keys(args),
         command::Command::Completions(args) => {

@@ -428,7 +428,7 @@ fn parse_headroom(s: &str) -> Result<f64, String> {
 
 /// Bytes as a number with an optional unit: KB, MB, GB, TB (powers of 1000) or KiB, MiB,
 /// GiB, TiB (powers of 1024).
-fn parse_bytes(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);

@@ -137,6 +137,16 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
     let p = |name: &str| d.join(name).display().to_string();
     let twitter = fixture("traces/twitter_sample.csv").display().to_string();
     let never = p("never");
+    std::fs::write(d.join("bad.tsv"), "a\tx\n").unwrap();
+    let exists = p("exists.csv");
+    let out = p("migration");
+    // `shardlab migrate` of 4 shards with these options and keys, a 100-byte budget.
+    fn migrate<'a>(out: &'a str, options: &[&'a str], keys: &'a str) -> Vec<&'a str> {
+        let mut args = vec!["migrate", "--shards", "4", "--step-bytes", "100"];
+        args.extend(["--bandwidth", "1MB", "--out", out, "--keys", keys]);
+        args.extend(options);
+        args
+    }
     let cases: Vec<(Vec<String>, i32)> = [
         // run: usage
         (vec!["run", "--schemes", "btree"], 2),
@@ -234,6 +244,37 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
             ],
             1,
         ),
+        // migrate: usage
+        (migrate(&out, &["--scheme", "ketama"], &exists), 2),
+        (
+            migrate(&out, &["--scheme", "btree", "--grow", "5"], &exists),
+            2,
+        ),
+        (
+            migrate(&out, &["--scheme", "kafka", "--grow", "5"], &exists),
+            2,
+        ),
+        // migrate: data (no such file, a bad size, one key above the budget)
+        (
+            migrate(
+                &out,
+                &["--scheme", "ketama", "--grow", "5"],
+                &p("missing.tsv"),
+            ),
+            1,
+        ),
+        (
+            migrate(&out, &["--scheme", "ketama", "--grow", "5"], &p("bad.tsv")),
+            1,
+        ),
+        (
+            migrate(
+                &out,
+                &["--scheme", "ketama", "--grow", "5", "--key-bytes", "1000"],
+                &exists,
+            ),
+            1,
+        ),
         // report
         (vec!["report", &p("missing-run")], 1),
         (vec!["report"], 2),
@@ -247,7 +288,7 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
         if matches!(args[0].as_str(), "run" | "plan") && !args.contains(&"--out".to_string()) {
             cmd.args(["--out", &never]);
         }
-        if !matches!(args[0].as_str(), "report" | "route") {
+        if !matches!(args[0].as_str(), "report" | "route" | "migrate") {
             cmd.arg("--quiet");
         }
         let assert = cmd.assert().code(code);

@@ -12,15 +12,18 @@
 //! The memcached test needs `memcached` (Debian package) and `SHARDLAB_REQUIRE_MEMCACHED=1`
 //! makes it fail without it.
 
+mod common;
+
 use std::io::Write;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use schemes::Partitioner;
 use schemes::{BuildContext, SchemeSpec};
 use workloads::{KeyType, Spec};
+
+use common::{free_port, runs, Daemons};
 
 /// The repository root.
 fn repo() -> PathBuf {
@@ -284,37 +287,6 @@ fn pymemcache_rendezvous_matches_pymemcache_before_and_after_adding_a_node() {
     }
 }
 
-/// memcached servers started by the test; killed and reaped when dropped.
-struct Servers(Vec<Child>);
-
-impl Drop for Servers {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// A free loopback port.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// True when `program` runs with `arg`.
-fn runs(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn python_memcached_stores_each_key_on_the_server_shardlab_names() {
     let Some(python) = python_or_skip("python_memcached_stores_each_key_on_the_server") else {
@@ -333,7 +305,7 @@ fn python_memcached_stores_each_key_on_the_server_shardlab_names() {
         );
         return;
     }
-    let mut servers = Servers(Vec::new());
+    let mut servers = Daemons(Vec::new());
     let mut ports = Vec::new();
     for _ in 0..3 {
         let port = free_port();

@@ -482,3 +482,209 @@ fn ranges_by_port(map: &[u16]) -> String {
     }
     out
 }
+
+/// Sends `lines` (commands with every key byte as a `\xHH` escape) to one `redis-cli` on
+/// `port` (`-c`: following redirections when `follow`) and returns its output lines.
+fn cli_lines(port: u16, follow: bool, lines: &[String]) -> Vec<String> {
+    let mut cmd = Command::new("redis-cli");
+    cmd.args(["-h", "127.0.0.1", "-p", &port.to_string()]);
+    if follow {
+        cmd.arg("-c");
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("redis-cli runs");
+    let script: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+    let out = child.wait_with_output().expect("redis-cli finishes");
+    writer.join().unwrap().expect("commands written");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A key as a double-quoted `redis-cli` argument of `\xHH` escapes.
+fn quoted(key: &[u8]) -> String {
+    let escaped: String = key.iter().map(|b| format!("\\x{b:02x}")).collect();
+    format!("\"{escaped}\"")
+}
+
+#[test]
+fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shardlab_said() {
+    let test = "a_migrate_plan_applied_to_a_real_cluster";
+    if !installed("redis-server") || !installed("redis-cli") {
+        assert!(
+            std::env::var("SHARDLAB_REQUIRE_REDIS").as_deref() != Ok("1"),
+            "SHARDLAB_REQUIRE_REDIS=1 but redis-server/redis-cli are not installed"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set \
+             SHARDLAB_REQUIRE_REDIS=1 to fail instead"
+        );
+        return;
+    }
+    let mut nodes = Nodes::new();
+    let ports: Vec<u16> = (0..=MASTERS).map(|_| nodes.start()).collect();
+    let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    let mut create: Vec<&str> = vec!["create"];
+    create.extend(addresses[..MASTERS].iter().map(String::as_str));
+    create.extend(["--cluster-replicas", "0", "--cluster-yes"]);
+    cluster_command(&create);
+    wait_for_membership(&ports[..MASTERS]);
+    wait_for_agreement(ports[0]);
+    wait_for("every master sees the cluster up", || {
+        ports[..MASTERS]
+            .iter()
+            .all(|&p| cli(p, &["CLUSTER", "INFO"]).is_some_and(|i| i.contains("cluster_state:ok")))
+    });
+
+    // Distinct keys that fit on a line of a keys file, each with a value of its own size.
+    let mut seen = std::collections::HashSet::new();
+    let keys: Vec<(Vec<u8>, u64)> = test_keys()
+        .into_iter()
+        .filter(|k| !k.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r')))
+        .filter(|k| seen.insert(k.clone()))
+        .enumerate()
+        .map(|(i, k)| (k, 10 + (i as u64 * 37) % 900))
+        .collect();
+    let sets: Vec<String> = keys
+        .iter()
+        .map(|(k, n)| format!("SET {} {}", quoted(k), "v".repeat(*n as usize)))
+        .collect();
+    let replies = cli_lines(ports[0], true, &sets);
+    // redis-cli -c prints a line for each redirection it follows.
+    let answers: Vec<&String> = replies
+        .iter()
+        .filter(|r| !r.starts_with("-> Redirected"))
+        .collect();
+    let failed: Vec<&&String> = answers.iter().filter(|r| r.as_str() != "OK").collect();
+    assert!(
+        failed.is_empty() && answers.len() == keys.len(),
+        "every SET: {} answers, {failed:?}",
+        answers.len()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = Vec::new();
+    for (k, n) in &keys {
+        text.extend_from_slice(k);
+        text.extend_from_slice(format!("\t{n}\n").as_bytes());
+    }
+    std::fs::write(dir.path().join("keys.tsv"), text).unwrap();
+    std::fs::write(dir.path().join("nodes.txt"), addresses.join("\n") + "\n").unwrap();
+    let budget: u64 = 60_000;
+    let out = dir.path().join("plan");
+    let run = assert_cmd::Command::cargo_bin("shardlab")
+        .unwrap()
+        .args([
+            "migrate",
+            "--scheme",
+            "redis-cluster",
+            "--shards",
+            "5",
+            "--grow",
+            "6",
+        ])
+        .arg("--keys")
+        .arg(dir.path().join("keys.tsv"))
+        .args(["--step-bytes", &budget.to_string(), "--bandwidth", "1MB"])
+        .arg("--nodes")
+        .arg(dir.path().join("nodes.txt"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+
+    // moves.csv: one slot a row; its bytes are the sizes of its keys, and no master sends
+    // plus receives more than the budget in one step.
+    let grown = RedisClusterPartitioner::created("redis-cluster", MASTERS as u32)
+        .unwrap()
+        .with_master_added()
+        .unwrap();
+    let mut slot_bytes = vec![0u64; SLOTS];
+    for (k, n) in &keys {
+        slot_bytes[key_hash_slot(k) as usize] += n;
+    }
+    let mut reader = csv::Reader::from_path(out.join("moves.csv")).unwrap();
+    let mut per_step: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+    let mut moved = 0;
+    for row in reader.records().map(Result::unwrap) {
+        let step: u32 = row[0].parse().unwrap();
+        let slot: usize = row[2].parse().unwrap();
+        let (from, to): (u32, u32) = (row[3].parse().unwrap(), row[4].parse().unwrap());
+        let bytes: u64 = row[6].parse().unwrap();
+        assert_eq!(&row[1], "slot");
+        assert_eq!(bytes, slot_bytes[slot], "bytes of slot {slot}");
+        assert_eq!(
+            to,
+            grown.slot_owners()[slot],
+            "slot {slot} goes where the growth puts it"
+        );
+        *per_step.entry((step, from)).or_default() += bytes;
+        *per_step.entry((step, to)).or_default() += bytes;
+        moved += 1;
+    }
+    let taken = grown
+        .slot_owners()
+        .iter()
+        .filter(|&&s| s == MASTERS as u32)
+        .count();
+    assert_eq!(moved, taken, "slots the new master takes");
+    assert!(per_step.values().all(|&b| b <= budget), "{per_step:?}");
+    let steps = per_step.keys().map(|k| k.0).max().unwrap();
+    assert!(steps >= 3, "{steps} steps");
+
+    // Apply the plan, then the slot map and every key are where shardlab said.
+    let script = Command::new("sh")
+        .arg(out.join("reshard.sh"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    assert!(
+        script.status.success(),
+        "reshard.sh failed:\n{}{}",
+        String::from_utf8_lossy(&script.stdout),
+        String::from_utf8_lossy(&script.stderr)
+    );
+    wait_for_agreement(ports[0]);
+    assert_eq!(
+        slot_map(ports[0]),
+        expected_map(&grown, &ports),
+        "slot map after the plan"
+    );
+    for (shard, &port) in ports.iter().enumerate() {
+        let mine: Vec<&(Vec<u8>, u64)> = keys
+            .iter()
+            .filter(|(k, _)| grown.slot_owners()[key_hash_slot(k) as usize] == shard as u32)
+            .collect();
+        let lens: Vec<String> = mine
+            .iter()
+            .map(|(k, _)| format!("STRLEN {}", quoted(k)))
+            .collect();
+        let answers = cli_lines(port, false, &lens);
+        for ((k, n), answer) in mine.iter().zip(&answers) {
+            assert_eq!(
+                *answer,
+                n.to_string(),
+                "{:?} on master {shard}",
+                String::from_utf8_lossy(k)
+            );
+        }
+        let size = cli(port, &["DBSIZE"]).unwrap();
+        assert_eq!(
+            size.trim(),
+            mine.len().to_string(),
+            "keys on master {shard}"
+        );
+    }
+}

@@ -39,6 +39,7 @@ pub mod failures;
 pub mod figures;
 pub mod heavy_keys;
 pub mod hot_key;
+pub mod migration;
 pub mod point_loads;
 pub mod removal_index;
 pub mod removal_loads;

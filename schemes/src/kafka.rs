@@ -72,7 +72,18 @@ pub static BROKER_METRICS: &[MetricDef] = &[
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
     let why = "the default partitioner spreads keys evenly over the partitions";
     weights::refuse(ctx, &spec.to_string(), why)?;
-    let brokers = match spec.get("brokers") {
+    let brokers = brokers_of(spec)?;
+    Ok(Box::new(KafkaPartitioner::new(
+        spec.to_string(),
+        ctx.shards,
+        brokers,
+    )?))
+}
+
+/// The broker placement of a `kafka` spec (`brokers`, `rf`, `start`), `None` without
+/// `brokers=B`; errors name the spec and the bad value.
+pub fn brokers_of(spec: &Spec) -> Result<Option<Brokers>, AnalysisError> {
+    Ok(match spec.get("brokers") {
         None => {
             if spec.get("rf").is_some() || spec.get("start").is_some() {
                 let message = "rf and start place partitions on brokers: give brokers=B too";
@@ -101,12 +112,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
                 start: start as u32,
             })
         }
-    };
-    Ok(Box::new(KafkaPartitioner::new(
-        spec.to_string(),
-        ctx.shards,
-        brokers,
-    )?))
+    })
 }
 
 /// Kafka's murmur2 (`org.apache.kafka.common.utils.Utils.murmur2`), as the signed 32-bit value

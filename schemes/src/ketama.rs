@@ -55,6 +55,17 @@ pub fn key_hash(key: &[u8]) -> u32 {
     u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
+/// The points of server `shard{id}` with `digests` virtual nodes: for each `j`, the four
+/// little-endian words of MD5(`"shard{id}-{j}"`), in order (libketama's and nutcracker's).
+pub fn digest_points(id: u32, digests: u32) -> impl Iterator<Item = u32> {
+    (0..digests).flat_map(move |j| {
+        let digest = Md5::digest(format!("shard{id}-{j}").as_bytes());
+        let word =
+            |i: usize| u32::from_le_bytes([digest[i], digest[i + 1], digest[i + 2], digest[i + 3]]);
+        [word(0), word(4), word(8), word(12)]
+    })
+}
+
 /// A ketama continuum over servers `shard{id}`.
 #[derive(Clone, Debug)]
 pub struct KetamaPartitioner {
@@ -78,13 +89,7 @@ impl KetamaPartitioner {
             // Exact for integer weights: the quotient of two small integers rounds to the
             // integer when it is one, as uhashring's `//` gives.
             let vnodes = (VNODES * n * w / total).floor() as u32;
-            for j in 0..vnodes {
-                let digest = Md5::digest(format!("shard{id}-{j}").as_bytes());
-                for four in digest.chunks_exact(4) {
-                    let point = u32::from_le_bytes([four[0], four[1], four[2], four[3]]);
-                    points.push((point, shard as ShardId));
-                }
-            }
+            points.extend(digest_points(id, vnodes).map(|p| (p, shard as ShardId)));
         }
         // The later server keeps a shared point.
         points.sort_unstable();

@@ -46,6 +46,7 @@ mod kind;
 pub mod librdkafka;
 pub mod maglev;
 pub mod multiprobe;
+pub mod nginx_chash;
 pub mod pinned_hash;
 pub mod postgres_hash;
 pub mod pymemcache_rendezvous;
@@ -58,6 +59,7 @@ pub mod ring;
 pub mod salted;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod twemproxy;
 pub mod vitess;
 pub mod weights;
 
@@ -92,6 +94,8 @@ pub static SCHEMES: &[&SchemeKind] = &[
     &couchbase::KIND,
     &postgres_hash::KIND,
     &librdkafka::KIND,
+    &nginx_chash::KIND,
+    &twemproxy::KIND,
 ];
 
 /// The schemes of the built-in suite (`run` without `--schemes`), a subset of [`SCHEMES`]:

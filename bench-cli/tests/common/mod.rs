@@ -65,3 +65,35 @@ pub fn without_timing(path: &Path) -> String {
     }
     kept
 }
+
+/// Processes started by a test (servers, proxies); killed and reaped when dropped, even when
+/// the test fails.
+pub struct Daemons(pub Vec<std::process::Child>);
+
+impl Drop for Daemons {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// True when `program ARG` runs and succeeds.
+pub fn runs(program: &str, arg: &str) -> bool {
+    std::process::Command::new(program)
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
