@@ -66,6 +66,17 @@ pub fn digest_points(id: u32, digests: u32) -> impl Iterator<Item = u32> {
     })
 }
 
+/// Another placement of a continuum's points, for the placement spread of the intervals:
+/// each point moved to the high half of `xxh3_64` of it (seed `salt`), as other server names
+/// would place them; each server keeps its number of points.
+pub(crate) fn redraw_points(points: &mut Vec<(u32, ShardId)>, salt: u64) {
+    for p in points.iter_mut() {
+        p.0 = (xxhash_rust::xxh3::xxh3_64_with_seed(&p.0.to_be_bytes(), salt) >> 32) as u32;
+    }
+    points.sort_unstable();
+    points.dedup_by_key(|p| p.0);
+}
+
 /// A ketama continuum over servers `shard{id}`.
 #[derive(Clone, Debug)]
 pub struct KetamaPartitioner {
@@ -137,11 +148,7 @@ impl Partitioner for KetamaPartitioner {
     /// of points, and every key's owner is a fresh draw of the arcs.
     fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
         let mut redrawn = self.clone();
-        for p in &mut redrawn.points {
-            p.0 = (xxhash_rust::xxh3::xxh3_64_with_seed(&p.0.to_be_bytes(), salt) >> 32) as u32;
-        }
-        redrawn.points.sort_unstable();
-        redrawn.points.dedup_by_key(|p| p.0);
+        redraw_points(&mut redrawn.points, salt);
         Some(Box::new(redrawn))
     }
 

@@ -320,6 +320,13 @@ impl ByIdentity for TwemproxyPartitioner {
 }
 
 impl Partitioner for TwemproxyPartitioner {
+    /// The continuum with every point redrawn ([`crate::ketama`]'s placement spread).
+    fn with_salt(&self, salt: u64) -> Option<Box<dyn Partitioner + '_>> {
+        let mut redrawn = self.clone();
+        crate::ketama::redraw_points(&mut redrawn.points, salt);
+        Some(Box::new(redrawn))
+    }
+
     fn label(&self) -> &str {
         &self.label
     }
