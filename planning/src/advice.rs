@@ -1,5 +1,6 @@
-//! The decision procedure: which scheme to recommend for one workload, shard count N and
-//! growth target M, from the metrics alone (the README states the same procedure).
+//! The decision procedure: which scheme to recommend for one workload and shard count N,
+//! weighing every growth target M of the run, from the metrics alone (the README states the
+//! same procedure).
 //!
 //! 1. **Enough data.** Under [`MIN_EVENTS`] measured events, or under
 //!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation; nor when
@@ -11,12 +12,15 @@
 //! 3. **Usable capacity** ranks the schemes. A scheme is tied with the best when the gap is
 //!    under [`CAPACITY_TIE`] of the best's value (2 points at full capacity: the cluster
 //!    would need under 2% more shards) or their 95% intervals overlap.
-//! 4. Among the tied, the **growth cost** decides: a growth that leaves the added shards
-//!    nearly idle (`grow_added_share` below half of `grow_added_fair`) loses to one that
-//!    does not; otherwise the distance from the ideal, `|remap_fraction - remap_ideal|`,
+//! 4. Among the tied, the **growth cost** over every target M decides: a scheme that cannot
+//!    reach one of the targets by its own rule loses to those that reach them all; a scheme
+//!    whose growth to any target leaves the added shards nearly idle (`grow_added_share`
+//!    below half of `grow_added_fair`) loses to one that does not; otherwise the worst
+//!    distance from the ideal over the targets, `max_M |remap_fraction - remap_ideal|`,
 //!    counts (a remap below the ideal is as far off as one above it), ties under
 //!    [`GROWTH_TIE`] or within overlapping intervals.
-//! 5. With `--fail`, the **failure cost**: the distance of `fail_remap_fraction` from the
+//! 5. With `--fail`, the **failure cost**: a scheme whose rule cannot remove the failed
+//!    shard loses to those that can; then the distance of `fail_remap_fraction` from the
 //!    least possible (the failed shard's own share of the keys), ties under [`GROWTH_TIE`];
 //!    a winner whose failure moves over [`FAILURE_EXCESS`] times the least is named with
 //!    that warning.
@@ -30,8 +34,9 @@
 //!    [`LOOKUP_RATIO`]: identical runs give the same `recommendation.csv`.
 //! 8. Schemes still tied after every criterion are reported as a tie: no scheme is named.
 //!
-//! Every decision says which criterion decided, by what margin (in that criterion's unit)
-//! and which schemes were tied with the winner on usable capacity.
+//! Every decision says which criterion decided, by what margin (in that criterion's unit,
+//! [`Criterion::unit`]), which schemes were tied with the winner on usable capacity and,
+//! for every later criterion the procedure reached, which were tied with it there.
 
 use engine::metrics::confidence::Interval;
 use engine::metrics::{SchemeResult, WorkloadResult};
@@ -81,6 +86,26 @@ pub enum Criterion {
 }
 
 impl Criterion {
+    /// The criteria applied after usable capacity, in the order the procedure applies them
+    /// (the idle-shard test is part of the growth cost).
+    pub const LATER: [Criterion; 4] = [
+        Criterion::GrowthCost,
+        Criterion::FailureCost,
+        Criterion::ScanFanout,
+        Criterion::LookupTime,
+    ];
+
+    /// The unit of a margin decided by this criterion, as `recommendation.csv` writes it:
+    /// `share` (a difference of two shares: 0.04 is 4 points), `shards`, or `ratio`.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Criterion::ScanFanout => "shards",
+            Criterion::LookupTime => "ratio",
+            Criterion::Tie => "",
+            _ => "share",
+        }
+    }
+
     /// The name written in `recommendation.csv`'s `decided_by`.
     pub fn name(self) -> &'static str {
         match self {
@@ -95,15 +120,15 @@ impl Criterion {
     }
 }
 
-/// The outcome for one workload, shard count and growth target.
+/// The outcome for one workload and shard count, every growth target weighed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
     /// Workload label.
     pub workload: String,
     /// Shard count N.
     pub shards: u32,
-    /// Growth (or shrink) target M.
-    pub grow_to: u32,
+    /// The growth (or shrink) targets M weighed, in the run's order.
+    pub grow_to: Vec<u32>,
     /// The recommended scheme; `None` for a tie or too little data.
     pub scheme: Option<String>,
     /// What decided; `None` when no comparison was made (too little data).
@@ -113,6 +138,10 @@ pub struct Decision {
     pub margin: Option<f64>,
     /// Schemes tied with the winner on usable capacity (for a tie: every tied scheme).
     pub tied_with: Vec<String>,
+    /// For each criterion of [`Criterion::LATER`] the procedure reached, the schemes still
+    /// tied with the winner (or, for a tie, with each other) on it; a criterion that was
+    /// not reached, or that separated them, has none.
+    pub tied_on: Vec<(Criterion, Vec<String>)>,
     /// Why no scheme is named, or what the reader must know about the one named.
     pub warning: String,
 }
@@ -135,15 +164,65 @@ impl Figure {
     }
 }
 
-/// The growth cost of one scheme.
+/// The growth cost of one scheme over every target.
 #[derive(Clone, Copy, Debug)]
 struct Growth {
-    /// The added shards get less than half their fair share.
-    idle: bool,
-    /// Their share of the grown layout's point requests (when growing).
+    /// The first target whose added shards get less than half their fair share.
+    idle_at: Option<u32>,
+    /// The least share of the grown layout's point requests the added shards get, over the
+    /// growing targets (`None` when no target grows).
     added_share: Option<f64>,
-    /// |remap_fraction - remap_ideal| with its interval.
+    /// The worst |remap_fraction - remap_ideal| over the targets; its interval is
+    /// [max of the lower bounds, max of the upper bounds], which holds the maximum when each
+    /// interval holds its distance.
     distance: Figure,
+}
+
+impl Growth {
+    /// The growth cost of one scheme to one target; `None` when the scheme cannot reach it.
+    fn to_target(r: &WorkloadResult, s: &SchemeResult) -> Option<Growth> {
+        let (moved, ci) = r.figure(s, "remap_fraction")?;
+        let (ideal, _) = r.figure(s, "remap_ideal")?;
+        let ci = ci.map(|(lo, hi)| {
+            let (a, b) = ((lo - ideal).abs(), (hi - ideal).abs());
+            let low = if lo <= ideal && ideal <= hi {
+                0.0
+            } else {
+                a.min(b)
+            };
+            (low, a.max(b))
+        });
+        Some(Growth {
+            idle_at: s
+                .remap
+                .growth
+                .leaves_added_idle()
+                .then_some(s.remap.target_shards),
+            added_share: s.remap.growth.added_share,
+            distance: Figure {
+                value: (moved - ideal).abs(),
+                ci,
+            },
+        })
+    }
+
+    /// The cost over several targets: idle if any target is, the worst distance.
+    fn worst(self, other: Growth) -> Growth {
+        let interval = |f: Figure| f.ci.unwrap_or((f.value, f.value));
+        let (a, b) = (interval(self.distance), interval(other.distance));
+        Growth {
+            idle_at: self.idle_at.or(other.idle_at),
+            added_share: match (self.added_share, other.added_share) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            },
+            distance: Figure {
+                value: self.distance.value.max(other.distance.value),
+                ci: (self.distance.ci.is_some() || other.distance.ci.is_some())
+                    .then(|| (a.0.max(b.0), a.1.max(b.1))),
+            },
+        }
+    }
 }
 
 /// What the procedure reads of one scheme.
@@ -161,27 +240,20 @@ struct Candidate<'a> {
 }
 
 impl<'a> Candidate<'a> {
-    fn of(r: &WorkloadResult, s: &'a SchemeResult) -> Option<Candidate<'a>> {
+    /// The scheme at position `i` of every target's result (the first result gives the
+    /// figures at N, which the targets share).
+    fn of(targets: &[&'a WorkloadResult], i: usize) -> Option<Candidate<'a>> {
+        let r = targets.first()?;
+        let s = r.schemes.get(i)?;
         let figure = |name: &str| r.figure(s, name).map(|(value, ci)| Figure { value, ci });
-        let growth = match (figure("remap_fraction"), r.figure(s, "remap_ideal")) {
-            (Some(moved), Some((ideal, _))) => Some(Growth {
-                idle: s.remap.growth.leaves_added_idle(),
-                added_share: s.remap.growth.added_share,
-                distance: Figure {
-                    value: (moved.value - ideal).abs(),
-                    ci: moved.ci.map(|(lo, hi)| {
-                        let (a, b) = ((lo - ideal).abs(), (hi - ideal).abs());
-                        let low = if lo <= ideal && ideal <= hi {
-                            0.0
-                        } else {
-                            a.min(b)
-                        };
-                        (low, a.max(b))
-                    }),
-                },
-            }),
-            _ => None,
-        };
+        let growth = targets
+            .iter()
+            .map(|t| {
+                let sr = t.schemes.get(i).filter(|x| x.scheme == s.scheme)?;
+                Growth::to_target(t, sr)
+            })
+            .reduce(|a, b| Some(a?.worst(b?)))
+            .flatten();
         let failure_moved = failure_moved(s);
         Some(Candidate {
             scheme: &s.scheme,
@@ -218,27 +290,44 @@ fn failure_moved(s: &SchemeResult) -> Option<(f64, f64)> {
     (total > 0).then(|| (moved, own as f64 / total as f64))
 }
 
-/// Runs the procedure on one result (one workload, N and M).
-pub fn decide(r: &WorkloadResult) -> Decision {
+/// Runs the procedure on a run's results: one decision per workload and shard count, in the
+/// order they first appear, each weighing every growth target of that workload and count.
+pub fn decide_all(results: &[WorkloadResult]) -> Vec<Decision> {
+    let mut groups: Vec<Vec<&WorkloadResult>> = Vec::new();
+    for r in results {
+        let key = |x: &WorkloadResult| (x.workload.clone(), x.schemes.first().map(|s| s.shards));
+        match groups.iter_mut().find(|g| key(g[0]) == key(r)) {
+            Some(g) => g.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    groups.iter().map(|g| decide(g)).collect()
+}
+
+/// Runs the procedure on the results of one workload and shard count, one per growth target.
+pub fn decide(targets: &[&WorkloadResult]) -> Decision {
+    let r = targets[0];
     let first = r.schemes.first();
     let mut d = Decision {
         workload: r.workload.clone(),
         shards: first.map_or(0, |s| s.shards),
-        grow_to: first.map_or(0, |s| s.remap.target_shards),
+        grow_to: targets
+            .iter()
+            .filter_map(|t| t.schemes.first().map(|s| s.remap.target_shards))
+            .collect(),
         scheme: None,
         decided_by: None,
         margin: None,
         tied_with: Vec::new(),
+        tied_on: Vec::new(),
         warning: String::new(),
     };
     if let Some(why) = too_little_data(r, d.shards).or_else(|| thin::too_thin(r, d.shards)) {
         d.warning = why;
         return d;
     }
-    let all: Vec<Candidate> = r
-        .schemes
-        .iter()
-        .filter_map(|s| Candidate::of(r, s))
+    let all: Vec<Candidate> = (0..r.schemes.len())
+        .filter_map(|i| Candidate::of(targets, i))
         .collect();
     let Some(best) = all.iter().reduce(|b, c| {
         if c.capacity.value > b.capacity.value {
@@ -257,6 +346,7 @@ pub fn decide(r: &WorkloadResult) -> Decision {
                 .ties(&best.capacity, CAPACITY_TIE * best.capacity.value)
         })
         .collect();
+    let mut steps = Vec::new();
     let (winner, decided_by, margin, finalists) = if tied.len() == 1 {
         let runner_up = all
             .iter()
@@ -270,10 +360,21 @@ pub fn decide(r: &WorkloadResult) -> Decision {
             vec![best],
         )
     } else {
-        break_tie(&tied)
+        break_tie(&tied, &mut steps)
     };
     d.decided_by = Some(decided_by);
     d.margin = margin;
+    let named = winner.map(|w| w.scheme);
+    d.tied_on = steps
+        .into_iter()
+        .map(|(c, tied)| {
+            let others = tied
+                .iter()
+                .filter(|x| Some(x.scheme) != named)
+                .map(|x| x.scheme.to_string());
+            (c, others.collect())
+        })
+        .collect();
     match winner {
         Some(w) => {
             d.scheme = Some(w.scheme.to_string());
@@ -284,10 +385,9 @@ pub fn decide(r: &WorkloadResult) -> Decision {
                 .collect();
             if all.len() == 1 {
                 d.warning = "only one scheme was measured".into();
-            } else if let Some(g) = w.growth.filter(|g| g.idle) {
+            } else if let Some((m, g)) = w.growth.and_then(|g| Some((g.idle_at?, g))) {
                 d.warning = format!(
-                    "growing to {} leaves the added shards nearly idle ({} of point requests, under half their fair share)",
-                    d.grow_to,
+                    "growing to {m} leaves the added shards nearly idle (at least one target: {} of point requests at the least, under half their fair share)",
                     g.added_share.map_or("none".into(), |s| format!("{:.1}%", s * 100.0))
                 );
             }
@@ -307,9 +407,14 @@ pub fn decide(r: &WorkloadResult) -> Decision {
         }
         None => {
             d.tied_with = finalists.iter().map(|c| c.scheme.to_string()).collect();
+            let criteria: Vec<String> = std::iter::once(Criterion::UsableCapacity)
+                .chain(d.tied_on.iter().map(|(c, _)| *c))
+                .map(|c| c.name().replace('_', " "))
+                .collect();
             d.warning = format!(
-                "tie: {} measure the same within noise on usable capacity, growth cost, failure cost (with --fail), scan fan-out and lookup time",
-                d.tied_with.join(", ")
+                "tie: {} measure the same within noise on {} (every criterion they could be compared on)",
+                d.tied_with.join(", "),
+                criteria.join(", ")
             );
         }
     }
@@ -341,8 +446,12 @@ type Outcome<'c, 'a> = (
     Vec<&'c Candidate<'a>>,
 );
 
-/// Steps 4 to 7 among the schemes tied on usable capacity.
-fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
+/// The schemes tied on each later criterion the procedure reached, as it goes.
+type Steps<'c, 'a> = Vec<(Criterion, Vec<&'c Candidate<'a>>)>;
+
+/// Steps 4 to 7 among the schemes tied on usable capacity; `steps` gets the schemes tied on
+/// each criterion reached (only the one kept when a criterion separates them).
+fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>], steps: &mut Steps<'c, 'a>) -> Outcome<'c, 'a> {
     // Growth: first whether the added shards stay idle, then the distance from the ideal.
     let mut left: Vec<&Candidate> = tied.to_vec();
     // A scheme that cannot reach M by its own rule (no growth figures) loses to those that can.
@@ -352,6 +461,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
         .filter(|c| c.growth.is_some())
         .collect();
     if reach.len() == 1 && left.len() > 1 {
+        steps.push((Criterion::GrowthCost, reach.clone()));
         return (Some(reach[0]), Criterion::GrowthCost, None, reach);
     }
     if !reach.is_empty() {
@@ -361,7 +471,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
         let busy: Vec<&Candidate> = left
             .iter()
             .copied()
-            .filter(|c| c.growth.is_some_and(|g| !g.idle))
+            .filter(|c| c.growth.is_some_and(|g| g.idle_at.is_none()))
             .collect();
         if busy.len() == 1 && left.len() > 1 {
             let added = |c: &Candidate| c.growth.and_then(|g| g.added_share).unwrap_or(0.0);
@@ -370,6 +480,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
                 .filter(|c| c.scheme != busy[0].scheme)
                 .map(|c| added(c))
                 .reduce(f64::max);
+            steps.push((Criterion::GrowthCost, busy.clone()));
             return (
                 Some(busy[0]),
                 Criterion::IdleNewShards,
@@ -381,48 +492,73 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>]) -> Outcome<'c, 'a> {
             left = busy;
         }
         let distance = |c: &Candidate| c.growth.map(|g| g.distance);
-        if let Some(step) = narrow(&left, distance, |a, b| a.ties(b, GROWTH_TIE)) {
-            match step {
-                Narrowed::Decided(w, margin) => {
-                    return (Some(w), Criterion::GrowthCost, Some(margin), vec![w])
-                }
-                Narrowed::Tied(rest) => left = rest,
-            }
+        let step = narrow(&left, distance, |a, b| a.ties(b, GROWTH_TIE));
+        if let Some(done) = settle(Criterion::GrowthCost, step, &mut left, steps) {
+            return done;
         }
+    }
+    // With --fail, a scheme whose rule cannot remove the failed shard (jump: only the last)
+    // loses to those that can, as one that cannot reach a growth target does.
+    let survive: Vec<&Candidate> = left
+        .iter()
+        .copied()
+        .filter(|c| c.failure.is_some())
+        .collect();
+    if survive.len() == 1 && left.len() > 1 {
+        steps.push((Criterion::FailureCost, survive.clone()));
+        return (Some(survive[0]), Criterion::FailureCost, None, survive);
+    }
+    if !survive.is_empty() {
+        left = survive;
     }
     let failure = |c: &Candidate| c.failure;
-    if let Some(step) = narrow(&left, failure, |a, b| a.ties(b, GROWTH_TIE)) {
-        match step {
-            Narrowed::Decided(w, margin) => {
-                return (Some(w), Criterion::FailureCost, Some(margin), vec![w])
-            }
-            Narrowed::Tied(rest) => left = rest,
-        }
+    let step = narrow(&left, failure, |a, b| a.ties(b, GROWTH_TIE));
+    if let Some(done) = settle(Criterion::FailureCost, step, &mut left, steps) {
+        return done;
     }
     let fanout = |c: &Candidate| c.fanout;
-    if let Some(step) = narrow(&left, fanout, |a, b| {
+    let step = narrow(&left, fanout, |a, b| {
         a.ties(b, FANOUT_TIE * a.value.min(b.value))
-    }) {
-        match step {
-            Narrowed::Decided(w, margin) => {
-                return (Some(w), Criterion::ScanFanout, Some(margin), vec![w])
-            }
-            Narrowed::Tied(rest) => left = rest,
-        }
+    });
+    if let Some(done) = settle(Criterion::ScanFanout, step, &mut left, steps) {
+        return done;
     }
     let lookup = |c: &Candidate| c.lookup;
-    if let Some(step) = narrow(&left, lookup, |a, b| {
+    let step = narrow(&left, lookup, |a, b| {
         let (fast, slow) = (a.value.min(b.value), a.value.max(b.value));
         a.ties(b, LOOKUP_MATTERS_NS) || slow < fast * LOOKUP_RATIO
-    }) {
-        match step {
-            Narrowed::Decided(w, _) => {
-                return (Some(w), Criterion::LookupTime, Some(LOOKUP_RATIO), vec![w])
-            }
-            Narrowed::Tied(rest) => left = rest,
-        }
+    });
+    if let Some(done) = settle(Criterion::LookupTime, step, &mut left, steps) {
+        return done;
     }
     (None, Criterion::Tie, None, left)
+}
+
+/// Records the step of criterion `c`: the outcome when it decided (a lookup-time decision's
+/// margin is the ratio the rule guarantees, [`LOOKUP_RATIO`]); otherwise `left` becomes the
+/// schemes it left tied. Nothing when the criterion could not compare them.
+fn settle<'c, 'a>(
+    c: Criterion,
+    step: Option<Narrowed<'c, 'a>>,
+    left: &mut Vec<&'c Candidate<'a>>,
+    steps: &mut Steps<'c, 'a>,
+) -> Option<Outcome<'c, 'a>> {
+    match step? {
+        Narrowed::Decided(w, margin) => {
+            steps.push((c, vec![w]));
+            let margin = if c == Criterion::LookupTime {
+                LOOKUP_RATIO
+            } else {
+                margin
+            };
+            Some((Some(w), c, Some(margin), vec![w]))
+        }
+        Narrowed::Tied(rest) => {
+            steps.push((c, rest.clone()));
+            *left = rest;
+            None
+        }
+    }
 }
 
 /// The result of one lower-is-better criterion on the schemes still tied.

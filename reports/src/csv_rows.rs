@@ -287,24 +287,37 @@ pub mod number {
 /// A list in one cell, its items separated by `;` (labels may hold commas):
 /// `#[serde(with = "list")]`.
 pub mod list {
+    use serde::de::Error;
     use serde::{Deserialize, Deserializer, Serializer};
+    use std::fmt::Display;
+    use std::str::FromStr;
 
     /// Separates the items.
     pub const SEPARATOR: char = ';';
 
     /// Writes the items joined by [`SEPARATOR`].
-    pub fn serialize<S: Serializer>(items: &[String], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&items.join(&SEPARATOR.to_string()))
+    pub fn serialize<T: Display, S: Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
+        let text: Vec<String> = items.iter().map(T::to_string).collect();
+        s.serialize_str(&text.join(&SEPARATOR.to_string()))
     }
 
     /// Reads the items; an empty cell is no item.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    pub fn deserialize<'de, T, D>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        T: FromStr,
+        T::Err: Display,
+        D: Deserializer<'de>,
+    {
         let text = Option::<String>::deserialize(d)?.unwrap_or_default();
-        Ok(if text.is_empty() {
-            Vec::new()
-        } else {
-            text.split(SEPARATOR).map(str::to_string).collect()
-        })
+        if text.is_empty() {
+            return Ok(Vec::new());
+        }
+        text.split(SEPARATOR)
+            .map(|item| {
+                item.parse()
+                    .map_err(|e| D::Error::custom(format!("item '{item}': {e}")))
+            })
+            .collect()
     }
 }
 

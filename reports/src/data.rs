@@ -357,17 +357,12 @@ impl RunData {
         )
     }
 
-    /// The recommendation row of one workload, N and M, when `recommendation.csv` has it.
-    pub fn recommendation(
-        &self,
-        workload: &str,
-        shards: u32,
-        grow_to: u32,
-    ) -> Option<&RecommendationRow> {
+    /// The recommendation row of one workload and N, when `recommendation.csv` has it.
+    pub fn recommendation(&self, workload: &str, shards: u32) -> Option<&RecommendationRow> {
         self.recommendations
             .as_deref()?
             .iter()
-            .find(|r| r.workload == workload && r.shards == shards && r.grow_to == grow_to)
+            .find(|r| r.workload == workload && r.shards == shards)
     }
 
     /// The row of a metric, if the run has it.
@@ -710,7 +705,9 @@ fn read_recommendations(path: &Path, bytes: &[u8]) -> Result<Vec<RecommendationR
         .into_iter()
         .map(|l| {
             check_count(path, l.line, "shards", l.row.shards)?;
-            check_count(path, l.line, "grow_to", l.row.grow_to)?;
+            for &m in &l.row.grow_to {
+                check_count(path, l.line, "grow_to", m)?;
+            }
             Ok(l.row)
         })
         .collect()
@@ -892,12 +889,14 @@ mod tests {
         let recommendation = RecommendationRow {
             workload: "w".into(),
             shards: 2,
-            grow_to: 3,
+            grow_to: vec![3, 4],
             scheme: None,
             decided_by: "tie".into(),
             margin: None,
             tied_with: vec!["hash".into(), "ring:vnodes=1,2".into()],
+            tied_growth_cost: vec!["hash".into(), "ring:vnodes=1,2".into()],
             warning: "tie: \"quoted\", with commas".into(),
+            ..Default::default()
         };
         std::fs::write(
             dir.path().join(crate::recommendation_csv::FILE),

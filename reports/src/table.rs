@@ -5,13 +5,16 @@
 use engine::metrics::{MetricValue, WorkloadResult, METRICS};
 use planning::advice;
 
-/// The decision matrix: one line per workload, shard count and growth target, with the
-/// recommended scheme (or why none), what decided and by how much.
+use crate::recommendation_csv::RecommendationRow;
+
+/// The decision matrix: one line per workload and shard count, every growth target weighed,
+/// with the recommended scheme (or why none), what decided, by how much and the schemes tied
+/// with it on each criterion reached.
 pub fn decision_matrix(results: &[WorkloadResult]) -> String {
     let mut rows = vec![[
         "workload",
         "N",
-        "M",
+        "M weighed",
         "recommended",
         "decided by",
         "margin",
@@ -19,32 +22,39 @@ pub fn decision_matrix(results: &[WorkloadResult]) -> String {
     ]
     .map(String::from)
     .to_vec()];
-    for d in results.iter().map(advice::decide) {
-        let note = match (d.tied_with.is_empty(), d.warning.is_empty()) {
-            (false, false) if d.scheme.is_some() => {
-                format!("{}; {}", d.tied_with.join(", "), d.warning)
-            }
+    for d in advice::decide_all(results)
+        .into_iter()
+        .map(RecommendationRow::from)
+    {
+        let ties = d.ties_text();
+        let note = match (ties.is_empty(), d.warning.is_empty()) {
+            (false, false) if d.scheme.is_some() => format!("{ties}; {}", d.warning),
             (_, false) => d.warning.clone(),
-            _ => d.tied_with.join(", "),
+            _ => ties,
         };
         rows.push(vec![
             d.workload.clone(),
             d.shards.to_string(),
-            d.grow_to.to_string(),
+            targets(&d.grow_to),
             d.scheme.clone().unwrap_or_else(|| "-".into()),
-            d.decided_by
-                .map_or("-", advice::Criterion::name)
-                .to_string(),
-            match (d.decided_by, d.margin) {
-                (Some(c), Some(m)) => margin(c.name(), m),
-                _ => "-".into(),
+            if d.decided_by.is_empty() {
+                "-".into()
+            } else {
+                d.decided_by.clone()
             },
+            d.margin.map_or("-".into(), |m| margin(&d.decided_by, m)),
             note,
         ]);
     }
     let mut out = String::from("== recommendations (recommendation.csv)\n");
     out.push_str(&aligned(&rows, &[0, 3, 4, 6]));
     out
+}
+
+/// The growth targets a decision weighed, for people: `9, 16`.
+pub fn targets(grow_to: &[u32]) -> String {
+    let text: Vec<String> = grow_to.iter().map(u32::to_string).collect();
+    text.join(", ")
 }
 
 /// A decision's margin in the unit of its criterion (`decided_by`): `6.1 pts` (share

@@ -104,10 +104,13 @@ fn report_md(variant: Variant) -> String {
     std::fs::read_to_string(dir.path().join("report.md")).unwrap()
 }
 
-/// The headline of the recommendation of a workload at 4 shards growing to 5 in report.md,
-/// from its line `**w, 4 → 5 shards: ring**`.
+/// The headline of the recommendation of a workload at 4 shards (growing to 5) in report.md,
+/// from its line `**w, 4 shards (growth to 5 weighed): ring**`.
 fn recommended(md: &str, workload: &str) -> String {
-    let head = format!("**{}, 4 → 5 shards: ", workload.replace('_', "\\_"));
+    let head = format!(
+        "**{}, 4 shards (growth to 5 weighed): ",
+        workload.replace('_', "\\_")
+    );
     let line = md
         .lines()
         .find(|l| l.starts_with(&head))
@@ -148,7 +151,10 @@ fn findings_and_recommendations_follow_the_numbers_of_the_run() {
     );
     // Every configuration is covered: 4 workloads x 4 shard counts, one target each.
     for n in common::SHARD_COUNTS {
-        let title = format!("**sequential:scans=0.05, {n} → {} shards: ", n + 1);
+        let title = format!(
+            "**sequential:scans=0.05, {n} shards (growth to {} weighed): ",
+            n + 1
+        );
         assert!(hot_spot.contains(&title), "no recommendation at {n} shards");
     }
     let matrix = hot_spot.split("## Decision matrix").nth(1).unwrap();
@@ -184,7 +190,7 @@ fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
     });
     edit("recommendation.csv", &|l| {
         if l.starts_with("sequential:scans=0.05,4,5,") {
-            "sequential:scans=0.05,4,5,ring,lookup_time,2,hash;salted,".into()
+            "sequential:scans=0.05,4,5,ring,lookup_time,2,ratio,hash;salted,salted,,,,".into()
         } else {
             l.to_string()
         }
@@ -194,12 +200,12 @@ fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
     assert_eq!(recommended(&md, "sequential:scans=0.05"), "ring");
     assert!(md.contains("ring leaves 43% of the cluster usable"), "{md}");
     assert!(
-        md.contains("Tied on usable capacity (within 2% of the best or the 95% intervals) with hash, salted; decided by lookup time, by at least 2x faster lookups (median)."),
+        md.contains("Tied on usable capacity (within 2% of the best or the 95% intervals) with hash, salted, on growth cost with salted; decided by lookup time, by at least 2x faster lookups (median)."),
         "{md}"
     );
     assert!(
         md.contains(
-            "| sequential:scans=0.05 | 4 | 5 | ring | lookup time | at least 2x | hash, salted |"
+            "| sequential:scans=0.05 | 4 | 5 | ring | lookup time | at least 2x | usable capacity: hash, salted; growth cost: salted |"
         ),
         "{md}"
     );

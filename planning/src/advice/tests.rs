@@ -29,6 +29,26 @@ fn s(name: &'static str, hot: f64, moved: f64, added: f64) -> S {
     }
 }
 
+/// The procedure on one result: a run with one growth target.
+fn decide_one(r: &WorkloadResult) -> Decision {
+    decide(&[r])
+}
+
+/// `r` grown to `m` shards instead, scheme i moving `moved[i]` of its keys (the added shards
+/// getting their fair share).
+fn grown_to(r: &WorkloadResult, m: u32, moved: &[f64]) -> WorkloadResult {
+    let mut r = r.clone();
+    for (s, &x) in r.schemes.iter_mut().zip(moved) {
+        let fair = f64::from(m.saturating_sub(4)) / f64::from(m);
+        s.remap.target_shards = m;
+        s.remap.remap_fraction = x;
+        s.remap.remap_ideal = f64::from(m.abs_diff(4)) / f64::from(m.max(4));
+        s.remap.growth.added_share = Some(fair);
+        s.remap.growth.added_fair = Some(fair);
+    }
+    r
+}
+
 fn result(schemes: &[S]) -> WorkloadResult {
     let events = 20_000u64;
     let rows = schemes
@@ -100,7 +120,7 @@ fn result(schemes: &[S]) -> WorkloadResult {
 #[test]
 fn a_clear_capacity_gap_decides_whatever_the_growth() {
     // usable 1/(4 x 0.272) = 0.919 against 1/(4 x 0.255) = 0.980.
-    let d = decide(&result(&[
+    let d = decide_one(&result(&[
         s("ring", 0.272, 0.2, 0.2),
         s("hash", 0.255, 0.8, 0.2),
     ]));
@@ -115,7 +135,7 @@ fn a_clear_capacity_gap_decides_whatever_the_growth() {
 
 #[test]
 fn within_the_threshold_growth_decides_and_the_tie_is_named() {
-    let d = decide(&result(&[
+    let d = decide_one(&result(&[
         s("hash", 0.255, 0.8, 0.2),
         s("ring", 0.258, 0.21, 0.2),
     ]));
@@ -129,13 +149,13 @@ fn within_the_threshold_growth_decides_and_the_tie_is_named() {
 fn the_capacity_threshold_is_relative_to_the_best() {
     // 1/(4 x 0.80) = 0.3125 against 1/(4 x 0.84) = 0.2976: 1.5 points apart but 4.8% of the
     // best, beyond the 2% threshold.
-    let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.84, 0.2, 0.2)]));
+    let d = decide_one(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.84, 0.2, 0.2)]));
     assert_eq!(
         (d.scheme.as_deref(), d.decided_by),
         (Some("a"), Some(Criterion::UsableCapacity))
     );
     // 0.3125 against 1/(4 x 0.81) = 0.3086: 1.2% of the best, a tie.
-    let d = decide(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.81, 0.2, 0.2)]));
+    let d = decide_one(&result(&[s("a", 0.80, 0.8, 0.2), s("b", 0.81, 0.2, 0.2)]));
     assert_eq!(
         (d.scheme.as_deref(), d.decided_by),
         (Some("b"), Some(Criterion::GrowthCost))
@@ -148,11 +168,11 @@ fn overlapping_intervals_tie_beyond_the_threshold() {
     let mut b = s("b", 0.27, 0.2, 0.2);
     a.ci = Some((0.90, 1.0));
     b.ci = Some((0.88, 0.95));
-    let d = decide(&result(&[a, b]));
+    let d = decide_one(&result(&[a, b]));
     assert_eq!(d.scheme.as_deref(), Some("b"));
     assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
     // Without the intervals the 7-point gap decides.
-    let d = decide(&result(&[s("a", 0.25, 0.8, 0.2), s("b", 0.27, 0.2, 0.2)]));
+    let d = decide_one(&result(&[s("a", 0.25, 0.8, 0.2), s("b", 0.27, 0.2, 0.2)]));
     assert_eq!(
         (d.scheme.as_deref(), d.decided_by),
         (Some("a"), Some(Criterion::UsableCapacity))
@@ -162,7 +182,7 @@ fn overlapping_intervals_tie_beyond_the_threshold() {
 #[test]
 fn moving_less_than_the_ideal_is_no_advantage_and_an_idle_new_shard_loses() {
     // "lazy" moves nothing and leaves the new shard empty; "fair" moves the ideal 20%.
-    let d = decide(&result(&[
+    let d = decide_one(&result(&[
         s("lazy", 0.25, 0.0, 0.0),
         s("fair", 0.25, 0.2, 0.2),
     ]));
@@ -170,7 +190,7 @@ fn moving_less_than_the_ideal_is_no_advantage_and_an_idle_new_shard_loses() {
     assert_eq!(d.decided_by, Some(Criterion::IdleNewShards));
     assert!((d.margin.unwrap() - 0.2).abs() < 1e-9);
     // Both busy: 5 points under the ideal is as far off as 5 points over it.
-    let d = decide(&result(&[
+    let d = decide_one(&result(&[
         s("under", 0.25, 0.15, 0.15),
         s("over", 0.25, 0.25, 0.2),
     ]));
@@ -184,7 +204,7 @@ fn fan_out_then_lookup_break_the_remaining_ties() {
     let (mut a, mut b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
     a.fanout = Some(4.0);
     b.fanout = Some(1.5);
-    let d = decide(&result(&[a, b]));
+    let d = decide_one(&result(&[a, b]));
     assert_eq!(
         (d.scheme.as_deref(), d.decided_by),
         (Some("b"), Some(Criterion::ScanFanout))
@@ -192,7 +212,7 @@ fn fan_out_then_lookup_break_the_remaining_ties() {
     assert!((d.margin.unwrap() - 2.5).abs() < 1e-9);
     let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
     a.lookup = 4000.0;
-    let d = decide(&result(&[a, b]));
+    let d = decide_one(&result(&[a, b]));
     assert_eq!(
         (d.scheme.as_deref(), d.decided_by),
         (Some("b"), Some(Criterion::LookupTime))
@@ -206,33 +226,39 @@ fn fan_out_then_lookup_break_the_remaining_ties() {
     for slower in [11.0, 19.0, 40.0, 276.0 / 3.6] {
         let (mut a, b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
         a.lookup = slower;
-        assert_eq!(decide(&result(&[a, b])).decided_by, Some(Criterion::Tie));
+        assert_eq!(
+            decide_one(&result(&[a, b])).decided_by,
+            Some(Criterion::Tie)
+        );
     }
     // 10 against 4000 ns, but the faster one's p99 reaches past the slower one's median.
     let (mut a, mut b) = (s("a", 0.25, 0.2, 0.2), s("b", 0.25, 0.2, 0.2));
     a.lookup = 4000.0;
     b.lookup_p99 = Some(4500.0);
-    assert_eq!(decide(&result(&[a, b])).decided_by, Some(Criterion::Tie));
+    assert_eq!(
+        decide_one(&result(&[a, b])).decided_by,
+        Some(Criterion::Tie)
+    );
 }
 
 #[test]
 fn too_few_events_or_keys_give_no_recommendation() {
     let mut r = result(&[s("a", 0.25, 0.2, 0.2), s("b", 0.5, 0.2, 0.2)]);
-    assert_eq!(decide(&r).scheme.as_deref(), Some("a"));
+    assert_eq!(decide_one(&r).scheme.as_deref(), Some("a"));
     r.events_measured = 9_999;
-    let d = decide(&r);
+    let d = decide_one(&r);
     assert_eq!((d.scheme, d.decided_by), (None, None));
     assert!(d.warning.contains("9999 measured events"), "{}", d.warning);
     r.events_measured = 20_000;
     r.distinct_keys = 399;
-    let d = decide(&r);
+    let d = decide_one(&r);
     assert_eq!(d.scheme, None);
     assert!(d.warning.contains("99 per shard"), "{}", d.warning);
 }
 
 #[test]
 fn a_winner_whose_new_shard_stays_idle_is_named_with_a_warning() {
-    let d = decide(&result(&[s("a", 0.25, 0.0, 0.0), s("b", 0.5, 0.2, 0.2)]));
+    let d = decide_one(&result(&[s("a", 0.25, 0.0, 0.0), s("b", 0.5, 0.2, 0.2)]));
     assert_eq!(d.scheme.as_deref(), Some("a"));
     assert!(d.warning.contains("nearly idle"), "{}", d.warning);
 }
@@ -245,7 +271,7 @@ fn a_scheme_that_cannot_reach_the_target_loses_the_growth_step() {
         s("hash", 0.256, 0.8, 0.2),
     ]);
     r.schemes[0].remap = Remap::refused(5, "cannot _split 4 to 5".into());
-    let d = decide(&r);
+    let d = decide_one(&r);
     assert_eq!(d.scheme.as_deref(), Some("hash"), "{d:?}");
     assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
     assert_eq!(d.margin, None);
@@ -257,7 +283,7 @@ fn thin_windows_name_the_criterion_and_the_window_that_fixes_it() {
     // 8 x 0.25 = 2 points of usable capacity apart per window: a verdict at 250 requests
     // per shard per window.
     let clear = [s("a", 0.25, 0.2, 0.2), s("b", 0.5, 0.2, 0.2)];
-    assert_eq!(decide(&result(&clear)).scheme.as_deref(), Some("a"));
+    assert_eq!(decide_one(&result(&clear)).scheme.as_deref(), Some("a"));
     // The same counts in one window of 20,000 events: no interval, no verdict.
     let mut one = result(&clear);
     for row in &mut one.schemes {
@@ -265,7 +291,7 @@ fn thin_windows_name_the_criterion_and_the_window_that_fixes_it() {
         let window = vec![totals.iter().map(|&c| c as u32).collect()];
         row.load = ShardLoad::from_counts(totals, window, vec![20_000]);
     }
-    let d = decide(&one);
+    let d = decide_one(&one);
     assert_eq!((d.scheme.as_deref(), d.decided_by), (None, None), "{d:?}");
     assert!(
         d.warning
@@ -282,7 +308,7 @@ fn thin_windows_name_the_criterion_and_the_window_that_fixes_it() {
         let totals = small.iter().map(|&c| 200 * u64::from(c)).collect();
         row.load = ShardLoad::from_counts(totals, vec![small; 200], vec![100; 200]);
     }
-    let d = decide(&thin);
+    let d = decide_one(&thin);
     assert_eq!(d.scheme, None, "{d:?}");
     assert!(
         d.warning.contains("25 requests per shard per window")
@@ -314,7 +340,7 @@ fn with_fail_the_failure_cost_breaks_a_growth_tie_and_a_costly_failure_is_named(
     let mut r = result(&[s("hash", 0.255, 0.2, 0.2), s("ring", 0.256, 0.2, 0.2)]);
     r.schemes[0].extra_metrics = fail(0.0, 0.876);
     r.schemes[1].extra_metrics = fail(2.0, 0.25);
-    let d = decide(&r);
+    let d = decide_one(&r);
     assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
     assert_eq!(d.decided_by, Some(Criterion::FailureCost));
     assert!((d.margin.unwrap() - 0.626).abs() < 1e-9, "{d:?}");
@@ -322,7 +348,7 @@ fn with_fail_the_failure_cost_breaks_a_growth_tie_and_a_costly_failure_is_named(
     let mut r = result(&[s("hash", 0.25, 0.2, 0.2), s("ring", 0.4, 0.2, 0.2)]);
     r.schemes[0].extra_metrics = fail(0.0, 0.876);
     r.schemes[1].extra_metrics = fail(2.0, 0.25);
-    let d = decide(&r);
+    let d = decide_one(&r);
     assert_eq!(d.scheme.as_deref(), Some("hash"));
     assert!(
         d.warning
@@ -330,4 +356,102 @@ fn with_fail_the_failure_cost_breaks_a_growth_tie_and_a_costly_failure_is_named(
         "{}",
         d.warning
     );
+}
+
+#[test]
+fn every_growth_target_is_weighed_in_one_decision_per_shard_count() {
+    // Tied on capacity. Doubling to 8, mod-N moves the ideal half and the ring 51%: a tie on
+    // that target alone. Growing by one, mod-N moves 80% where 20% must: the decision for
+    // N = 4 weighs both and names the ring by the worst distance, 60 - 1 = 59 points.
+    let plus_one = result(&[s("hash", 0.255, 0.8, 0.2), s("ring", 0.256, 0.21, 0.2)]);
+    let doubled = grown_to(&plus_one, 8, &[0.5, 0.51]);
+    assert_eq!(decide_one(&doubled).decided_by, Some(Criterion::Tie));
+    let runs = [plus_one.clone(), doubled.clone()];
+    let all = decide_all(&runs);
+    assert_eq!(all.len(), 1, "{all:?}");
+    let d = &all[0];
+    assert_eq!((d.shards, d.grow_to.as_slice()), (4, &[5, 8][..]));
+    assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::GrowthCost));
+    assert!((d.margin.unwrap() - 0.59).abs() < 1e-9, "{d:?}");
+    assert_eq!(d.tied_with, ["hash"]);
+    assert_eq!(d.tied_on, [(Criterion::GrowthCost, Vec::<String>::new())]);
+    // Another workload or shard count is another decision.
+    let mut other = plus_one.clone();
+    other.workload = "v".into();
+    assert_eq!(decide_all(&[plus_one, other, doubled]).len(), 2);
+}
+
+#[test]
+fn a_scheme_idle_at_any_target_loses_to_one_busy_at_every_target() {
+    // "a" gives the added shard its share growing by one but leaves the added shards idle
+    // when doubling.
+    let plus_one = result(&[s("a", 0.255, 0.2, 0.2), s("b", 0.256, 0.2, 0.2)]);
+    let mut doubled = grown_to(&plus_one, 8, &[0.5, 0.5]);
+    doubled.schemes[0].remap.growth.added_share = Some(0.05);
+    let d = decide(&[&plus_one, &doubled]);
+    assert_eq!(d.scheme.as_deref(), Some("b"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::IdleNewShards));
+    // The least share of the winner (0.2, growing by one) minus the idle one's (0.05).
+    assert!((d.margin.unwrap() - 0.15).abs() < 1e-9, "{d:?}");
+}
+
+#[test]
+fn the_schemes_tied_on_each_criterion_are_named() {
+    // a, b, c tied on capacity; c's growth is far off the ideal, a and b tie on it; the scan
+    // fan-out separates a from b.
+    let mut r = result(&[
+        s("a", 0.255, 0.2, 0.2),
+        s("b", 0.256, 0.21, 0.2),
+        s("c", 0.254, 0.8, 0.2),
+    ]);
+    r.scans = 10;
+    for (row, f) in r.schemes.iter_mut().zip([1.0, 3.0, 1.0]) {
+        row.fanout = Some(ScanFanout {
+            scans: 10,
+            mean: f,
+            p99: 4,
+            max: 4,
+        });
+    }
+    let d = decide_one(&r);
+    assert_eq!(d.scheme.as_deref(), Some("a"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::ScanFanout));
+    assert_eq!(d.tied_with, ["b", "c"]);
+    assert_eq!(
+        d.tied_on,
+        [
+            (Criterion::GrowthCost, vec!["b".to_string()]),
+            (Criterion::ScanFanout, Vec::new())
+        ]
+    );
+}
+
+#[test]
+fn with_fail_a_scheme_that_cannot_remove_the_failed_shard_loses() {
+    use engine::metrics::MetricValue;
+    // Tied on capacity and growth; jump has no failure figures (its rule removes only the
+    // last bucket), the ring's failure moves its own keys.
+    let mut r = result(&[s("jump", 0.255, 0.2, 0.2), s("ring", 0.256, 0.2, 0.2)]);
+    r.schemes[1].extra_metrics = vec![
+        MetricValue {
+            name: "fail_shard",
+            value: Some(1.0),
+            unit: "",
+        },
+        MetricValue {
+            name: "fail_remap_fraction",
+            value: Some(0.25),
+            unit: "",
+        },
+    ];
+    let d = decide_one(&r);
+    assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
+    assert_eq!(
+        (d.decided_by, d.margin),
+        (Some(Criterion::FailureCost), None)
+    );
+    // Without --fail nobody has the figures and the criterion is skipped.
+    r.schemes[1].extra_metrics.clear();
+    assert_eq!(decide_one(&r).decided_by, Some(Criterion::Tie));
 }

@@ -91,9 +91,9 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
             b.push(list(findings::workload_findings(data, p)));
             for &m in &p.targets {
                 b.push(list(findings::growth_findings(data, p, m)));
-                if let Some(r) = findings::recommend(data, p, m) {
-                    b.push(Block::Recommendation(r));
-                }
+            }
+            if let Some(r) = findings::recommend(data, p) {
+                b.push(Block::Recommendation(r));
             }
             b.push(comparison_table(data, w, p.shards));
             b.push(Block::Heading(4, format!("Trade-offs at N = {}", p.shards)));
@@ -284,8 +284,7 @@ fn plan_assumptions(data: &RunData) -> String {
     format!("Planned for {}.", parts.join(", "))
 }
 
-/// The decision matrix: one row per workload, shard count and growth target, from
-/// `recommendation.csv`.
+/// The decision matrix: one row per workload and shard count, from `recommendation.csv`.
 fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
     b.push(Block::Heading(2, "Decision matrix".into()));
     let Some(rows) = data.recommendations.as_deref() else {
@@ -295,7 +294,7 @@ fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
         return;
     };
     b.push(Block::Paragraph(format!(
-        "The scheme the decision procedure recommends for each workload, shard count N and growth target M, the criterion that decided and its margin (see \"How to read the numbers\"). No scheme is named for a tie or when the data is too thin ({} measured events and {} distinct keys per shard at least).",
+        "The scheme the decision procedure recommends for each workload and shard count N, every growth target M weighed, the criterion that decided and its margin, and the schemes tied with it on each criterion the procedure reached (see \"How to read the numbers\"). No scheme is named for a tie or when the data is too thin ({} measured events and {} distinct keys per shard at least).",
         count(planning::advice::MIN_EVENTS as f64),
         planning::advice::MIN_KEYS_PER_SHARD
     )));
@@ -303,11 +302,11 @@ fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
         header: [
             "workload",
             "N",
-            "M",
+            "M weighed",
             "recommended",
             "decided by",
             "margin",
-            "tied with",
+            "tied with (per criterion)",
             "warning",
         ]
         .map(String::from)
@@ -318,12 +317,12 @@ fn decision_matrix(data: &RunData, b: &mut Vec<Block>) {
                 vec![
                     r.workload.clone(),
                     r.shards.to_string(),
-                    r.grow_to.to_string(),
+                    crate::table::targets(&r.grow_to),
                     r.scheme.clone().unwrap_or_else(|| "-".into()),
                     r.decided_by.replace('_', " "),
                     r.margin
                         .map_or("-".into(), |m| crate::table::margin(&r.decided_by, m)),
-                    r.tied_with.join(", "),
+                    r.ties_text(),
                     r.warning.clone(),
                 ]
             })
@@ -626,7 +625,7 @@ fn tradeoff_table(data: &RunData, workload: &str, n: u32) -> Block {
 fn how_to_read(b: &mut Vec<Block>) {
     b.push(Block::Heading(2, "How to read the numbers".into()));
     b.push(Block::Paragraph(format!(
-        "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts (with --weights, each shard against its weight's share of the capacity). The decision procedure: no recommendation under {} measured events or {} distinct keys per shard, nor when the windows are too thin to rank usable capacity (under {} requests per shard per window, or under {} windows: the warning gives the --window that fixes it); schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied: a growth that leaves the added shards nearly idle (under half their fair share) loses, then the smallest distance |remap_fraction − remap_ideal| wins (moving less than the ideal is no saving; ties within {:.0} points), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only at {}x the speed or more and at least {} ns slower, since a smaller gap is nothing beside a request's round trip, and when the faster one's p99 is below the other's median; the margin is then that guaranteed ratio, not the measured one). Schemes tied on everything are reported as a tie. A figure followed by (a to b) in the comparison tables carries its 95% interval: a block bootstrap over consecutive windows of the load metrics, joined for hashed schemes with the spread of {} other placements of the same keys (other hash seeds and ring points: where another deployment's figure would fall), or, with --repeat K, the spread over K seeds of every non-timing metric. A hot spot is a hottest share of {}x the fair share 1/N or more (with --weights, of the shard's weight's share).",
+        "Usable capacity = 1 / (N × hottest_shard_share_windowed × requests_per_event): the share of the cluster's request capacity the workload can use before its hottest shard saturates, a scan costing one request per shard it contacts (with --weights, each shard against its weight's share of the capacity). The decision procedure: no recommendation under {} measured events or {} distinct keys per shard, nor when the windows are too thin to rank usable capacity (under {} requests per shard per window, or under {} windows: the warning gives the --window that fixes it); schemes without the figures are discarded; the highest usable capacity wins unless another is within {:.0}% of it or its 95% interval overlaps, and then among the tied, weighing every growth target of the run at once (one answer per N): a scheme that cannot reach a target loses, then one whose growth to any target leaves the added shards nearly idle (under half their fair share) loses, then the smallest worst distance over the targets, max |remap_fraction − remap_ideal|, wins (moving less than the ideal is no saving; ties within {:.0} points), then with --fail a scheme that cannot remove the failed shard loses and the smallest distance of the keys a one-shard failure moves from the failed shard's own share (same ties), then the smaller scan fan-out (ties within {:.0}%), then the faster lookup (only at {}x the speed or more and at least {} ns slower, since a smaller gap is nothing beside a request's round trip, and when the faster one's p99 is below the other's median; the margin is then that guaranteed ratio, not the measured one). Schemes tied on everything are reported as a tie; the decision matrix names the schemes tied with the winner on each criterion reached. A figure followed by (a to b) in the comparison tables carries its 95% interval: a block bootstrap over consecutive windows of the load metrics, joined for hashed schemes with the spread of {} other placements of the same keys (other hash seeds and ring points: where another deployment's figure would fall), or, with --repeat K, the spread over K seeds of every non-timing metric. A hot spot is a hottest share of {}x the fair share 1/N or more (with --weights, of the shard's weight's share).",
         count(planning::advice::MIN_EVENTS as f64),
         planning::advice::MIN_KEYS_PER_SHARD,
         planning::advice::thin::MIN_REQUESTS_PER_SHARD_WINDOW,

@@ -77,6 +77,9 @@ pub struct SchemeProfile {
     pub scan_fanout: Option<f64>,
     /// `lookup_ns_p50`, when lookups were timed.
     pub lookup_p50: Option<f64>,
+    /// With `--fail`, `fail_remap_fraction`: `Some(None)` when the scheme's rule cannot
+    /// remove the failed shard.
+    pub fail_moved: Option<Option<f64>>,
 }
 
 /// Everything the load findings of one workload at one shard count are written from.
@@ -128,10 +131,10 @@ impl GrowthProfile {
     }
 }
 
-/// The outcome for one workload, N and M, in sentences.
+/// The outcome for one workload and N, in sentences.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recommendation {
-    /// `workload, N → M shards`.
+    /// `workload, N shards (growth to M weighed)`.
     pub title: String,
     /// The recommended scheme, or what stands instead (a tie, no recommendation).
     pub headline: String,
@@ -292,6 +295,9 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         requests_per_event: metric("requests_per_event").unwrap_or(1.0),
         scan_fanout: metric("scan_fanout_mean"),
         lookup_p50: metric("lookup_ns_p50"),
+        fail_moved: data
+            .metric_row(w, s, n, "fail_remap_fraction")
+            .map(|r| r.value),
     })
 }
 
@@ -954,7 +960,10 @@ fn margin_text(row: &RecommendationRow) -> String {
     match row.decided_by.as_str() {
         "usable_capacity" => format!("{:.1} points of usable capacity", m * 100.0),
         "idle_new_shards" => format!("{:.1} points of requests on the added shards", m * 100.0),
-        "growth_cost" => format!("{:.1} points of keys closer to the ideal remap", m * 100.0),
+        "growth_cost" => format!(
+            "{:.1} points of keys closer to the ideal remap (at the worst target)",
+            m * 100.0
+        ),
         "failure_cost" => format!(
             "{:.1} points of keys closer to the least a failure must move",
             m * 100.0
@@ -965,14 +974,29 @@ fn margin_text(row: &RecommendationRow) -> String {
     }
 }
 
-/// The recommendation of one workload at `p.shards` growing (or shrinking) to `m`, from
+/// The recommendation of one workload at `p.shards`, every growth target weighed, from
 /// `recommendation.csv`; `None` when the run directory has no row for it.
-pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommendation> {
-    let row = data.recommendation(&p.workload, p.shards, m)?;
-    let title = format!("{}, {} → {m} shards", p.workload, p.shards);
-    let growth = growth_profiles(data, p, m);
+pub fn recommend(data: &RunData, p: &WorkloadProfile) -> Option<Recommendation> {
+    let row = data.recommendation(&p.workload, p.shards)?;
+    let targets: Vec<String> = row.grow_to.iter().map(u32::to_string).collect();
+    let title = format!(
+        "{}, {} shards (growth to {} weighed)",
+        p.workload,
+        p.shards,
+        targets.join(", ")
+    );
+    let growth: Vec<(u32, Vec<GrowthProfile>)> = row
+        .grow_to
+        .iter()
+        .map(|&m| (m, growth_profiles(data, p, m)))
+        .collect();
     let by_name = |s: &str| p.schemes.iter().find(|x| x.scheme == s);
-    let growth_of = |s: &str| growth.iter().find(|g| g.scheme == s);
+    let growth_of = |s: &str| -> Vec<(u32, &GrowthProfile)> {
+        growth
+            .iter()
+            .filter_map(|(m, g)| Some((*m, g.iter().find(|g| g.scheme == s)?)))
+            .collect()
+    };
     let Some(chosen) = row.scheme.as_deref().and_then(by_name) else {
         let headline = if let Some(s) = &row.scheme {
             format!("{s} (its figures are missing from summary.csv)")
@@ -986,7 +1010,7 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
             .into_iter()
             .collect();
         for s in row.tied_with.iter().filter_map(|s| by_name(s)) {
-            reasoning.push(summary_line(s, growth_of(&s.scheme), p.weighted));
+            reasoning.push(summary_line(s, p.shards, &growth_of(&s.scheme), p.weighted));
         }
         return Some(Recommendation {
             title,
@@ -1020,16 +1044,25 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
     let tied = if row.tied_with.is_empty() {
         "Tied with no other scheme on usable capacity".to_string()
     } else {
+        let later: Vec<String> = row
+            .ties()
+            .iter()
+            .skip(1)
+            .map(|(name, tied)| format!("on {} with {}", name.replace('_', " "), tied.join(", ")))
+            .collect();
         format!(
-            "Tied on usable capacity (within {:.0}% of the best or the 95% intervals) with {}",
+            "Tied on usable capacity (within {:.0}% of the best or the 95% intervals) with {}{}",
             advice::CAPACITY_TIE * 100.0,
-            row.tied_with.join(", ")
+            row.tied_with.join(", "),
+            later.iter().map(|t| format!(", {t}")).collect::<String>()
         )
     };
     let criterion = match row.decided_by.as_str() {
         "usable_capacity" => "usable capacity",
         "idle_new_shards" => "growth: the others leave the added shards nearly idle",
-        "growth_cost" => "growth cost (distance of the remap from the ideal)",
+        "growth_cost" => {
+            "growth cost (the worst distance of the remap from the ideal over the targets)"
+        }
         "failure_cost" => "failure cost (keys moved when the --fail shard fails, against its own)",
         "scan_fanout" => "scan fan-out",
         "lookup_time" => "lookup time",
@@ -1039,14 +1072,27 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile, m: u32) -> Option<Recommen
         "{tied}; decided by {criterion}, by {}.",
         margin_text(row)
     ));
-    if let Some(g) = growth_of(&chosen.scheme) {
+    for (m, g) in growth_of(&chosen.scheme) {
         reasoning.push(growth_line(p.shards, m, g));
+    }
+    if let Some(Some(moved)) = chosen.fail_moved {
+        reasoning.push(format!(
+            "One shard failure (--fail) moves {} of {}'s keys (the failed shard's own are about {}).",
+            pct(moved),
+            chosen.scheme,
+            pct(1.0 / p.shards.max(1) as f64)
+        ));
     }
     if !row.warning.is_empty() {
         reasoning.push(format!("Caveat: {}.", row.warning));
     }
     for other in p.schemes.iter().filter(|s| s.scheme != chosen.scheme) {
-        reasoning.push(summary_line(other, growth_of(&other.scheme), p.weighted));
+        reasoning.push(summary_line(
+            other,
+            p.shards,
+            &growth_of(&other.scheme),
+            p.weighted,
+        ));
     }
     if let Some(k) = p.hottest_key_share.filter(|k| *k > 1.0 / p.shards as f64) {
         reasoning.push(format!(
@@ -1081,30 +1127,43 @@ fn growth_line(n: u32, m: u32, g: &GrowthProfile) -> String {
     )
 }
 
-/// One scheme's figures, for comparison with the recommended one.
-fn summary_line(s: &SchemeProfile, g: Option<&GrowthProfile>, weighted: bool) -> String {
+/// One scheme's figures, for comparison with the recommended one: its load at `n` shards
+/// and its growth to each target.
+fn summary_line(
+    s: &SchemeProfile,
+    n: u32,
+    growth: &[(u32, &GrowthProfile)],
+    weighted: bool,
+) -> String {
     let mut parts = vec![format!(
         "{} usable ({})",
         pct_ci(s.usable_capacity, s.usable_ci),
         balance(s, weighted)
     )];
-    if let Some(g) = g {
-        parts.push(format!(
-            "moves {} of keys (ideal {})",
+    for (m, g) in growth {
+        let mut text = format!(
+            "{} moves {} of keys (ideal {})",
+            resize(n, *m),
             pct(g.moved),
             pct(g.ideal)
-        ));
+        );
         if let (Some(a), Some(f)) = (g.added_share, g.added_fair) {
-            parts.push(format!(
-                "added shards take {} (fair {}){}",
+            text.push_str(&format!(
+                ", the added shards take {} (fair {}){}",
                 pct(a),
                 pct(f),
                 if g.idle() { ", nearly idle" } else { "" }
             ));
         }
+        parts.push(text);
     }
     if let Some(f) = s.scan_fanout {
         parts.push(format!("a scan contacts {}", shards(f)));
+    }
+    match s.fail_moved {
+        Some(Some(moved)) => parts.push(format!("one shard failure moves {} of keys", pct(moved))),
+        Some(None) => parts.push("its rule cannot remove the failed shard".into()),
+        None => {}
     }
     if let Some(ns) = s.lookup_p50 {
         parts.push(format!("lookups {ns:.1} ns (p50)"));
@@ -1174,12 +1233,13 @@ mod tests {
         RecommendationRow {
             workload: "w".into(),
             shards: 16,
-            grow_to: 17,
+            grow_to: vec![17],
             scheme: Some(scheme.to_string()).filter(|s| !s.is_empty()),
             decided_by: decided_by.into(),
             margin: Some(margin),
             tied_with: tied.iter().map(|s| s.to_string()).collect(),
             warning: warning.into(),
+            ..RecommendationRow::default()
         }
     }
 
@@ -1235,6 +1295,7 @@ mod tests {
             requests_per_event: 1.0,
             scan_fanout: None,
             lookup_p50: None,
+            fail_moved: None,
         }
     }
 
@@ -1306,9 +1367,9 @@ mod tests {
     fn the_recommendation_reads_the_decision_and_the_numbers_of_the_run() {
         let data = run(&SCHEMES, row("hash", "growth_cost", 0.3, &["salted"], ""));
         let p = profile(&data, "w", 16).unwrap();
-        let r = recommend(&data, &p, 17).unwrap();
+        let r = recommend(&data, &p).unwrap();
         assert_eq!(r.headline, "hash");
-        assert_eq!(r.title, "w, 16 → 17 shards");
+        assert_eq!(r.title, "w, 16 shards (growth to 17 weighed)");
         assert!(
             r.reasoning[0].starts_with("hash leaves 98% (95% CI 97% to 99%) of the cluster usable"),
             "{:?}",
@@ -1322,12 +1383,51 @@ mod tests {
         );
         // The same numbers with another decision give other sentences: nothing is recomputed.
         let other = run(&SCHEMES, row("ring", "usable_capacity", 0.05, &[], ""));
-        let r = recommend(&other, &profile(&other, "w", 16).unwrap(), 17).unwrap();
+        let r = recommend(&other, &profile(&other, "w", 16).unwrap()).unwrap();
         assert_eq!(r.headline, "ring");
         assert!(
             r.reasoning[1].contains("5.0 points of usable capacity"),
             "{:?}",
             r.reasoning
+        );
+    }
+
+    #[test]
+    fn one_recommendation_per_shard_count_states_every_target_and_the_ties_per_criterion() {
+        let mut data = run(&SCHEMES, row("ring", "growth_cost", 0.3, &["hash"], ""));
+        // The same schemes doubled to 32: mod-N moves the ideal half there.
+        let doubled: Vec<SummaryRow> = data
+            .metrics
+            .iter()
+            .filter(|r| r.metric.starts_with("remap") || r.metric.starts_with("grow_"))
+            .map(|r| SummaryRow {
+                target_shards: 32,
+                value: Some(0.5),
+                ..r.clone()
+            })
+            .collect();
+        data.metrics.extend(doubled);
+        let rec = &mut data.recommendations.as_mut().unwrap()[0];
+        rec.grow_to = vec![17, 32];
+        rec.tied_growth_cost = vec!["salted".into()];
+        let p = profile(&data, "w", 16).unwrap();
+        let r = recommend(&data, &p).unwrap();
+        assert_eq!(r.title, "w, 16 shards (growth to 17, 32 weighed)");
+        let text = r.reasoning.join(" | ");
+        assert!(
+            text.contains("with hash, on growth cost with salted; decided by growth cost"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ring moves 6.0% of keys when growing from 16 to 17 shards")
+                && text.contains("ring moves 50% of keys when growing from 16 to 32 shards"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hash: 98%")
+                && text.contains("growing from 16 to 17 shards moves 94% of keys")
+                && text.contains("growing from 16 to 32 shards moves 50% of keys"),
+            "{text}"
         );
     }
 
@@ -1356,7 +1456,7 @@ mod tests {
             row("", "", 0.0, &[], "too little data: 90 measured events"),
         );
         let p = profile(&data, "w", 16).unwrap();
-        let r = recommend(&data, &p, 17).unwrap();
+        let r = recommend(&data, &p).unwrap();
         assert_eq!(r.headline, "no recommendation");
         assert_eq!(r.reasoning[0], "Too little data: 90 measured events.");
         let data = run(
@@ -1369,7 +1469,7 @@ mod tests {
                 "tie: hash, salted measure the same",
             ),
         );
-        let r = recommend(&data, &profile(&data, "w", 16).unwrap(), 17).unwrap();
+        let r = recommend(&data, &profile(&data, "w", 16).unwrap()).unwrap();
         assert_eq!(r.headline, "tie between hash, salted");
         assert_eq!(r.reasoning.len(), 3);
     }
