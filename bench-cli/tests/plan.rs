@@ -397,3 +397,32 @@ fn growing_the_current_cluster_names_the_rule_that_makes_a_plan_infeasible() {
         assert!(row[needed].parse::<u32>().unwrap() <= 64, "{row:?}");
     }
 }
+
+#[test]
+fn a_schemes_plan_is_the_same_alone_and_beside_a_scheme_that_learns_boundaries() {
+    // range learns its cuts from a warm-up; the rates are still the whole trace's, so hash's
+    // rows do not depend on range being listed.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("z.csv");
+    shardlab()
+        .args(["gen", "zipf:keys=50000,s=0.9", "--events", "60000", "-o"])
+        .arg(&trace)
+        .assert()
+        .success();
+    let rows_of = |schemes: &str| {
+        let out = dir.path().join(schemes.replace(',', "-"));
+        shardlab()
+            .args(["plan", "--trace"])
+            .arg(&trace)
+            .args(["--schemes", schemes, "--capacity", "2000", "--quiet", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let (header, rows) = plan_csv(&out);
+        let scheme = column(&header, "scheme");
+        let rows: Vec<Vec<String>> = rows.into_iter().filter(|r| r[scheme] == "hash").collect();
+        assert!(!rows.is_empty());
+        rows
+    };
+    assert_eq!(rows_of("hash"), rows_of("hash,range"));
+}

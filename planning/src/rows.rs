@@ -72,9 +72,9 @@ pub struct WorkloadPlan {
     pub description: String,
     /// How keys are displayed.
     pub key_type: KeyType,
-    /// Events measured.
+    /// Events measured: every event of the workload.
     pub events_measured: u64,
-    /// Events used only as warm-up.
+    /// The first events, which also taught learned layouts their boundaries.
     pub warmup_events: u64,
     /// Rate windows from the first measured one to the last.
     pub windows: u64,
