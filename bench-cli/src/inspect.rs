@@ -50,6 +50,9 @@ pub fn run(args: InspectArgs) -> Result<()> {
     let name = shown.display().to_string();
     let mut stdout = std::io::stdout().lock();
     write!(stdout, "{}", table(&profile, &name, &opened))?;
+    if let Some(hint) = profile.key_type_hint() {
+        eprintln!("hint: {hint}");
+    }
     if let Some(out) = out {
         let extra = [
             ("trace", name.clone()),

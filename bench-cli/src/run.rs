@@ -384,5 +384,9 @@ fn profile_trace(
         format!("the first {read} events (shardlab inspect reads all)")
     };
     rows.insert("profiled_events".into(), note.into());
+    if let Some(hint) = profile.key_type_hint() {
+        eprintln!("hint: {hint}");
+        rows.insert("key_type_hint".into(), hint.into());
+    }
     rows
 }

@@ -414,7 +414,14 @@ fn a_schemes_plan_is_the_same_alone_and_beside_a_scheme_that_learns_boundaries()
         shardlab()
             .args(["plan", "--trace"])
             .arg(&trace)
-            .args(["--schemes", schemes, "--capacity", "2000", "--quiet", "--out"])
+            .args([
+                "--schemes",
+                schemes,
+                "--capacity",
+                "2000",
+                "--quiet",
+                "--out",
+            ])
             .arg(&out)
             .assert()
             .success();

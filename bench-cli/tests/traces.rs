@@ -1078,3 +1078,53 @@ fn options_a_format_does_not_take_are_refused() {
     assert!(stderr_of(&assert)
         .contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"));
 }
+
+#[test]
+fn decimal_keys_read_as_bytes_get_a_key_type_hint_from_inspect_and_run() {
+    let trace = fixture("cloudPhysicsIO_2000.txt");
+    let rows = inspect(&trace, &[]);
+    assert_eq!(
+        rows["decimal_keys"], "1",
+        "every key of the sample is a block number"
+    );
+    let out = shardlab().arg("inspect").arg(&trace).assert().success();
+    assert!(
+        stderr_of(&out).contains("--key-type u64"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = shardlab()
+        .arg("inspect")
+        .arg(&trace)
+        .args(["--key-type", "u64"])
+        .assert()
+        .success();
+    assert!(!stderr_of(&out).contains("hint"), "{}", stderr_of(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let out = shardlab()
+        .args([
+            "run",
+            "--schemes",
+            "hash",
+            "--shards",
+            "4",
+            "--quiet",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .assert()
+        .success();
+    assert!(
+        stderr_of(&out).contains("--key-type u64"),
+        "{}",
+        stderr_of(&out)
+    );
+    let profile = &manifest(&dir.path().join("r"))["parameters"]["trace_profile"];
+    assert!(profile["key_type_hint"].is_string(), "{profile}");
+    // Words are not numbers: no hint.
+    let words = dir.path().join("words.txt");
+    std::fs::write(&words, "alpha\n12\nbeta\n").unwrap();
+    assert_eq!(inspect(&words, &[])["decimal_keys"], "0");
+}

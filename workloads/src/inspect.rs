@@ -64,6 +64,18 @@ pub struct Profiler {
     prev_key: Vec<u8>,
     new_max: u64,
     increases: u64,
+    /// Every byte key so far is an integer written in decimal (see [`is_decimal_u64`]).
+    decimal: bool,
+}
+
+/// Whether a byte key is a 64-bit integer written in decimal, as `--key-type u64` reads it
+/// back to the same text: digits only, no leading zero (but `0`), at most u64::MAX.
+pub fn is_decimal_u64(key: &[u8]) -> bool {
+    let canonical = !key.is_empty() && (key[0] != b'0' || key.len() == 1);
+    canonical
+        && key.len() <= 20
+        && key.iter().all(u8::is_ascii_digit)
+        && std::str::from_utf8(key).is_ok_and(|k| k.parse::<u64>().is_ok())
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -223,6 +235,9 @@ pub struct TraceProfile {
     pub value_size: Option<SizeStats>,
     /// Scan lengths in keys (scans over 8-byte integer keys: end - start).
     pub scan_len: Option<SizeStats>,
+    /// Keys read as bytes that are all integers written in decimal: `--key-type u64` would
+    /// order them as numbers (see [`TraceProfile::key_type_hint`]).
+    pub decimal_keys: bool,
 }
 
 impl Profiler {
@@ -244,6 +259,7 @@ impl Profiler {
             prev_key: Vec::new(),
             new_max: 0,
             increases: 0,
+            decimal: cfg.key_type == KeyType::Bytes,
         }
     }
 
@@ -256,6 +272,8 @@ impl Profiler {
     /// ([`KeyTable::add_each`], much faster than one by one on a large table).
     pub fn add_events(&mut self, chunk: &EventChunk, events: std::ops::Range<usize>) {
         self.keys.add_each(events.clone().map(|i| chunk.get(i).key));
+        // Checked until the first key that is not (then never again).
+        self.decimal = self.decimal && events.clone().all(|i| is_decimal_u64(chunk.get(i).key));
         // Key lengths by runs of one length (one histogram update per run), and the previous
         // key read in place: per event, no more work than each statistic needs.
         let (mut length, mut run) = (0, 0);
@@ -396,11 +414,19 @@ impl Profiler {
             key_size: self.key_sizes.summary(),
             value_size: self.value_sizes.summary(),
             scan_len: self.scan_lens.summary(),
+            decimal_keys: self.decimal && events > 0,
         }
     }
 }
 
 impl TraceProfile {
+    /// What to do when every key read as bytes is a decimal integer.
+    pub fn key_type_hint(&self) -> Option<String> {
+        self.decimal_keys.then(|| {
+            "every key is a decimal integer but is read as bytes, so range layouts order them as text ('10' before '9'); pass --key-type u64 to read them as numbers".to_string()
+        })
+    }
+
     /// Events of one operation.
     pub fn op_count(&self, op: Op) -> u64 {
         self.ops[Op::ALL.iter().position(|o| *o == op).unwrap_or(0)]
@@ -442,6 +468,10 @@ impl TraceProfile {
         put("zipf_ranks", self.zipf.map(|z| z.ranks.to_string()));
         put("monotonicity", self.monotonicity.and_then(num));
         put("monotonic_increases", self.increases.and_then(num));
+        put(
+            "decimal_keys",
+            Some(u8::from(self.decimal_keys).to_string()),
+        );
         let t = self.time.as_ref();
         put("time_first", t.map(|t| t.first.to_string()));
         put("time_last", t.map(|t| t.last.to_string()));
@@ -547,6 +577,16 @@ pub fn format_number(x: f64) -> String {
 mod tests {
     use super::*;
     use crate::{collect, WorkloadSpec};
+
+    #[test]
+    fn decimal_keys_are_canonical_u64_text() {
+        for key in ["0", "7", "123", "18446744073709551615"] {
+            assert!(is_decimal_u64(key.as_bytes()), "{key}");
+        }
+        for key in ["", "007", "12a", "-1", "1 ", "18446744073709551616", "１"] {
+            assert!(!is_decimal_u64(key.as_bytes()), "{key}");
+        }
+    }
 
     fn profile(spec: &str, events: u64, limit: usize) -> TraceProfile {
         let chunk = collect(
