@@ -134,7 +134,14 @@ fn table(p: &TraceProfile, name: &str, opened: &OpenedTrace) -> String {
             )
         })
         .collect();
-    row("ops", ops.join(", "));
+    let mut ops = ops.join(", ");
+    if p.range_writes > 0 {
+        ops += &format!(
+            "; {} of the writes are range writes (every key of a range)",
+            thousands(p.range_writes)
+        );
+    }
+    row("ops", ops);
     match &p.time {
         Some(time) => {
             let unit = match time.unit_ns {

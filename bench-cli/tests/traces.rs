@@ -203,32 +203,36 @@ fn oracle_general_reads_24_byte_records() {
 }
 
 #[test]
-fn vscsi_reads_v1_records_and_multi_block_requests_are_scans() {
+fn vscsi_reads_v1_records_multi_block_reads_are_scans_and_multi_block_writes_range_writes() {
     let bytes = std::fs::read(fixture("cloudPhysicsIO_2000.vscsi")).unwrap();
     let expected = count(bytes.chunks(32).map(|r| {
         let (len, cmd, lbn) = (le_u32(&r[4..]), r[12], le_u64(&r[16..]));
         let kind = match (len > 512, cmd) {
-            (true, _) => Kind::Scan,
+            (true, 0x28) => Kind::Scan,
             (false, 0x28) => Kind::Get,
-            (false, _) => Kind::Put,
+            (_, _) => Kind::Put,
         };
         (lbn, kind)
     }));
+    let range_writes = bytes
+        .chunks(32)
+        .filter(|r| le_u32(&r[4..]) > 512 && r[12] != 0x28)
+        .count();
     let rows = inspect(&fixture("cloudPhysicsIO_2000.vscsi"), &[]);
     assert_eq!(rows["format"], "vscsi");
     assert_eq!(reported(&rows), expected);
     assert!(expected.scans > 0 && expected.gets + expected.puts > 0);
+    assert!(range_writes > 0);
+    assert_eq!(rows["range_writes"], range_writes.to_string());
     // The same requests as the CSV: the same keys and sizes, and reads/writes agree.
     let csv = fields("cloudPhysicsIO_2000.csv");
     assert_eq!(expected.distinct_keys, cloud_physics_csv().distinct_keys);
-    let single_block_writes = csv[1..]
-        .iter()
-        .filter(|f| f[3] == "512" && f[2] == "2a")
-        .count() as u64;
-    assert_eq!(expected.puts, single_block_writes);
-    // Scan lengths in blocks: ceil(len / 512).
+    let writes = csv[1..].iter().filter(|f| f[2] == "2a").count() as u64;
+    assert_eq!(expected.puts, writes, "every write, of one block or more");
+    // Scan lengths in blocks: ceil(len / 512), over the reads.
     let longest = bytes
         .chunks(32)
+        .filter(|r| r[12] == 0x28)
         .map(|r| u64::from(le_u32(&r[4..])).div_ceil(512))
         .max()
         .unwrap();
@@ -321,8 +325,9 @@ fn csv_reads_the_meta_block_sample_with_loose_op_names() {
 }
 
 #[test]
-fn msr_reads_byte_ranges_as_blocks_and_scans() {
+fn msr_reads_byte_ranges_as_blocks_multi_block_reads_as_scans_and_writes_as_range_writes() {
     for block in [4096u64, 512] {
+        let mut range_writes = 0;
         let expected = count(fields("msr_cambridge_sample.csv").into_iter().map(|f| {
             let (disk, offset, size): (u64, u64, u64) = (
                 f[2].parse().unwrap(),
@@ -332,9 +337,12 @@ fn msr_reads_byte_ranges_as_blocks_and_scans() {
             let first = offset / block;
             let end = (offset + size).div_ceil(block).max(first + 1);
             let kind = match (end - first > 1, f[3].as_str()) {
-                (true, _) => Kind::Scan,
+                (true, "Read") => Kind::Scan,
                 (false, "Read") => Kind::Get,
-                (false, _) => Kind::Put,
+                (ranged, _) => {
+                    range_writes += u64::from(ranged);
+                    Kind::Put
+                }
             };
             ((disk << 48) + first, kind)
         }));
@@ -344,6 +352,8 @@ fn msr_reads_byte_ranges_as_blocks_and_scans() {
         );
         assert_eq!(rows["format"], "msr");
         assert_eq!(reported(&rows), expected, "block size {block}");
+        assert_eq!(rows["range_writes"], range_writes.to_string());
+        assert!(range_writes > 0);
     }
 }
 
@@ -1127,4 +1137,90 @@ fn decimal_keys_read_as_bytes_get_a_key_type_hint_from_inspect_and_run() {
     let words = dir.path().join("words.txt");
     std::fs::write(&words, "alpha\n12\nbeta\n").unwrap();
     assert_eq!(inspect(&words, &[])["decimal_keys"], "0");
+}
+
+#[test]
+fn a_multi_block_write_contacts_the_owners_of_its_blocks_and_a_read_every_shard() {
+    let trace = fixture("cloudPhysicsIO_2000.vscsi");
+    let bytes = std::fs::read(&trace).unwrap();
+    let records: Vec<(u64, u64, bool)> = bytes
+        .chunks(32)
+        .map(|r| {
+            let blocks = u64::from(le_u32(&r[4..])).div_ceil(512).max(1);
+            (le_u64(&r[16..]), blocks, r[12] == 0x28)
+        })
+        .collect();
+    // Every block's owner under hash on 4 shards, from `shardlab route`.
+    let blocks: Vec<String> = records
+        .iter()
+        .flat_map(|&(lbn, n, _)| (lbn..lbn + n).map(|b| b.to_string()))
+        .collect();
+    let routed = shardlab()
+        .args([
+            "route",
+            "--schemes",
+            "hash",
+            "--shards",
+            "4",
+            "--key-type",
+            "u64",
+            "-",
+        ])
+        .write_stdin(blocks.join("\n") + "\n")
+        .assert()
+        .success();
+    let owner: BTreeMap<u64, u32> = stdout_of(&routed)
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[2].parse().unwrap())
+        })
+        .collect();
+    let expected: usize = records
+        .iter()
+        .map(|&(lbn, n, read)| match (n, read) {
+            (1, _) => 1,
+            (_, true) => 4, // a scan: hashing keeps no key order
+            _ => (lbn..lbn + n)
+                .map(|b| owner[&b])
+                .collect::<HashSet<_>>()
+                .len(),
+        })
+        .sum();
+    let dir = tempfile::tempdir().unwrap();
+    shardlab()
+        .args([
+            "run",
+            "--schemes",
+            "hash",
+            "--shards",
+            "4",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .arg("--trace")
+        .arg(&trace)
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .assert()
+        .success();
+    let summary = std::fs::read_to_string(dir.path().join("r/summary.csv")).unwrap();
+    let value = |metric: &str| {
+        summary
+            .lines()
+            .find(|l| l.split(',').nth(3) == Some(metric))
+            .and_then(|l| l.split(',').nth(4))
+            .unwrap_or_else(|| panic!("{metric} in {summary}"))
+            .to_string()
+    };
+    let reads = records.iter().filter(|r| r.1 > 1 && r.2).count();
+    assert_eq!(value("events_measured"), records.len().to_string());
+    assert_eq!(
+        value("scans"),
+        reads.to_string(),
+        "range writes are not scans"
+    );
+    assert_eq!(value("requests"), expected.to_string());
 }

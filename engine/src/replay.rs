@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Op, Piece, WorkloadError};
 
 use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,7 @@ use crate::metrics::{
 use crate::warmup::WarmupKeys;
 use schemes::key_counts::{HashedKeys, KeyParts, PartCounts, PartCountsState};
 use schemes::pinned_hash::hash64;
+use schemes::range_write::range_write_shards;
 use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 use schemes::{BuildContext, SchemeSpec};
 
@@ -611,7 +612,7 @@ fn learn_arrival(
         }
         let keys: Vec<&[u8]> = chunk
             .iter()
-            .filter(|ev| ev.op.is_point())
+            .filter(|ev| ev.is_point())
             .map(|ev| ev.key)
             .collect();
         for part in parts.iter_mut().filter(|p| p.learns_arrival()) {
@@ -696,8 +697,8 @@ struct Routes {
     /// The placement hashes of the point keys, when more than one scheme places by them.
     hashes: Vec<u64>,
     point_shards: Vec<ShardId>,
-    scan_shards: Vec<ShardId>,
-    scan_ends: Vec<u32>,
+    range_shards: Vec<ShardId>,
+    range_ends: Vec<u32>,
 }
 
 /// Everything accumulated from some of the measured events: every scheme's accumulators, the
@@ -789,13 +790,13 @@ impl Partial {
         let mut points: Vec<&[u8]> = Vec::with_capacity(chunk.len());
         for (i, ev) in chunk.iter().enumerate() {
             let index = chunk.first_index + i as u64;
-            if ev.op.is_point() {
+            if ev.is_point() {
                 if index < sample_limit {
                     self.sample.push((index, ev.key.to_vec()));
                 }
                 points.push(ev.key);
             } else {
-                self.scans += 1;
+                self.scans += u64::from(ev.op == Op::Scan);
             }
         }
         self.events += chunk.len() as u64;
@@ -803,7 +804,7 @@ impl Partial {
             Some((keys, outs)) => keys.sort_out(points.iter().copied(), outs),
             None => self.count_keys(points.iter().copied()),
         }
-        let has_scans = points.len() < chunk.len();
+        let has_ranges = points.len() < chunk.len();
         // The placement hash of each point key, once for every scheme that places by it.
         routes.hashes.clear();
         if parts.iter().filter(|p| p.uses_placement_hash()).count() > 1 {
@@ -816,21 +817,26 @@ impl Partial {
             } else {
                 part.shards_of(&points, &mut routes.point_shards);
             }
-            routes.scan_shards.clear();
-            routes.scan_ends.clear();
-            if has_scans {
-                for ev in chunk.iter().filter(|ev| !ev.op.is_point()) {
+            routes.range_shards.clear();
+            routes.range_ends.clear();
+            if has_ranges {
+                for ev in chunk.iter().filter(|ev| !ev.is_point()) {
                     set.clear();
-                    part.scan_shards(ev.key, ev.end.unwrap_or(ev.key), set);
-                    routes.scan_shards.extend(set.iter());
-                    routes.scan_ends.push(routes.scan_shards.len() as u32);
+                    let end = ev.end.unwrap_or(ev.key);
+                    if ev.is_range_write() {
+                        range_write_shards(part.as_ref(), ev.key, end, set);
+                    } else {
+                        part.scan_shards(ev.key, end, set);
+                    }
+                    routes.range_shards.extend(set.iter());
+                    routes.range_ends.push(routes.range_shards.len() as u32);
                 }
             }
             let routed = Routed {
                 chunk,
                 point_shards: &routes.point_shards,
-                scan_shards: &routes.scan_shards,
-                scan_ends: &routes.scan_ends,
+                range_shards: &routes.range_shards,
+                range_ends: &routes.range_ends,
             };
             for acc in accs.0.iter_mut().flatten() {
                 acc.record(&routed);

@@ -109,7 +109,7 @@ impl PointLoads {
     }
 
     /// The load of `part` (whose shards `failed` own nothing): these point loads plus its
-    /// scans, one request to every shard a scan contacts.
+    /// scans and range writes, one request to every shard each contacts.
     pub fn load(
         &self,
         part: &dyn Partitioner,
@@ -135,7 +135,7 @@ impl PointLoads {
                     let mut touched: Vec<(ShardId, u64)> = Vec::new();
                     for scan in &scans[group.scans.clone()] {
                         set.clear();
-                        part.scan_shards(&scan.start, &scan.end, set);
+                        scan.shards(part, replicas, set);
                         if set.len() == live {
                             broadcast += rf;
                         } else {

@@ -10,7 +10,8 @@ use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::clock::{Clock, Windows};
 use engine::warmup::WarmupKeys;
-use schemes::{AnalysisError, KeyCounts};
+use schemes::range_write::range_write_replicas;
+use schemes::{AnalysisError, KeyCounts, Partitioner, ShardSet};
 
 /// The point requests of one key in one window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,15 +26,30 @@ pub struct Entry {
     pub writes: u64,
 }
 
-/// One scan `[start, end)` in its window.
+/// One scan, or one range write, of `[start, end)` in its window.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScanEntry {
     /// Window number, counted from the first measured window.
     pub window: u32,
+    /// A put or delete of every key in the range (written on every replica), not a scan.
+    pub write: bool,
     /// Inclusive start key.
     pub start: Box<[u8]>,
     /// Exclusive end key.
     pub end: Box<[u8]>,
+}
+
+impl ScanEntry {
+    /// Adds to `out` the shards it contacts under `part` with `rf` replicas: a scan's
+    /// ([`Partitioner::scan_shards`]), or every replica of a key a range write writes
+    /// ([`range_write_replicas`]).
+    pub fn shards(&self, part: &dyn Partitioner, rf: u32, out: &mut ShardSet) {
+        if self.write {
+            range_write_replicas(part, &self.start, &self.end, rf, out);
+        } else {
+            part.scan_shards(&self.start, &self.end, out);
+        }
+    }
 }
 
 /// The entries and scans of one window that has traffic.
@@ -69,8 +85,8 @@ pub struct Traffic {
     events: u64,
 }
 
-/// A scan before windows are numbered: (absolute window, start, end).
-type RawScan = (u64, Box<[u8]>, Box<[u8]>);
+/// A scan or range write before windows are numbered: (absolute window, start, end, write).
+type RawScan = (u64, Box<[u8]>, Box<[u8]>, bool);
 
 /// What [`Traffic::read`] collects before the windows are numbered from the first one.
 #[derive(Default)]
@@ -200,7 +216,7 @@ impl Traffic {
         self.warmup_events
     }
 
-    /// Events measured (points and scans).
+    /// Events measured (points, scans and range writes).
     pub fn events(&self) -> u64 {
         self.events
     }
@@ -221,7 +237,8 @@ impl Traffic {
     }
 
     /// The most requests all shards together serve in one window with `replicas` copies of
-    /// every key: reads once, writes on every replica, scans at least once.
+    /// every key: reads once, writes on every replica, scans at least once, range writes at
+    /// least on every replica.
     pub fn max_window_requests(&self, replicas: u32) -> u64 {
         self.groups
             .iter()
@@ -229,17 +246,26 @@ impl Traffic {
                 let (reads, writes) = self.entries[g.entries.clone()]
                     .iter()
                     .fold((0u64, 0u64), |(r, w), e| (r + e.reads, w + e.writes));
-                reads + writes * u64::from(replicas) + g.scans.len() as u64
+                let ranges = self.scans[g.scans.clone()].iter();
+                let ranged: u64 = ranges
+                    .map(|s| if s.write { u64::from(replicas) } else { 1 })
+                    .sum();
+                reads + writes * u64::from(replicas) + ranged
             })
             .max()
             .unwrap_or(0)
     }
 
-    /// The most scans that start in one window.
+    /// The most scans that start in one window (range writes left out).
     pub fn max_window_scans(&self) -> u64 {
         self.groups
             .iter()
-            .map(|g| g.scans.len() as u64)
+            .map(|g| {
+                self.scans[g.scans.clone()]
+                    .iter()
+                    .filter(|s| !s.write)
+                    .count() as u64
+            })
             .max()
             .unwrap_or(0)
     }
@@ -258,9 +284,10 @@ impl Collector {
             let (first, last) = self.ticks.get_or_insert((t, t));
             (*first, *last) = ((*first).min(t), (*last).max(t));
         }
-        if ev.op == Op::Scan {
+        if !ev.is_point() {
+            let end = ev.end.unwrap_or(ev.key).into();
             self.scans
-                .push((window, ev.key.into(), ev.end.unwrap_or(ev.key).into()));
+                .push((window, ev.key.into(), end, ev.is_range_write()));
             return;
         }
         let next = self.keys.len() as u32;
@@ -335,8 +362,9 @@ impl Collector {
         let mut scans: Vec<ScanEntry> = self
             .scans
             .into_iter()
-            .map(|(w, start, end)| ScanEntry {
+            .map(|(w, start, end, write)| ScanEntry {
                 window: (w - first) as u32,
+                write,
                 start,
                 end,
             })
@@ -546,5 +574,77 @@ mod tests {
         let windows = Windows::new(Clock::Rate { events_per_sec: 10 }, 1_000_000_000).unwrap();
         let err = Traffic::read(&mut source, &windows, 0, &|_| {}).unwrap_err();
         assert!(err.to_string().contains("no events to plan for"), "{err}");
+    }
+
+    /// (key, op, end): integer keys, no timestamps.
+    struct Ranged(Vec<(u64, Op, Option<u64>)>, bool);
+
+    impl EventSource for Ranged {
+        fn fill(
+            &mut self,
+            chunk: &mut EventChunk,
+            _max: usize,
+        ) -> Result<usize, workloads::WorkloadError> {
+            if std::mem::replace(&mut self.1, true) {
+                return Ok(0);
+            }
+            for &(key, op, end) in &self.0 {
+                let (key, end) = (key.to_be_bytes(), end.map(u64::to_be_bytes));
+                chunk.push(Event {
+                    op,
+                    key: &key,
+                    end: end.as_ref().map(|e| &e[..]),
+                    timestamp: None,
+                    size: None,
+                });
+            }
+            Ok(self.0.len())
+        }
+    }
+
+    #[test]
+    fn a_range_write_is_one_request_to_every_replica_of_its_keys() {
+        use crate::point_loads::PointLoads;
+        use crate::window_load::{evaluate, ReadPolicy, ReplicaPolicy, ReplicaTable};
+        let mut source = Ranged(
+            vec![
+                (1, Op::Get, None),
+                (10, Op::Put, Some(13)), // writes 10, 11 and 12
+                (20, Op::Scan, Some(22)),
+            ],
+            false,
+        );
+        let windows = Windows::new(Clock::Rate { events_per_sec: 10 }, 1_000_000_000).unwrap();
+        let t = Traffic::read(&mut source, &windows, 0, &|_| {}).unwrap();
+        assert_eq!(t.scans().len(), 2);
+        assert_eq!(t.max_window_scans(), 1, "the range write is not a scan");
+        assert_eq!(t.max_window_requests(3), 1 + 3 + 1);
+        let part = schemes::hash::ModHashPartitioner::new("hash", 16).unwrap();
+        let policy = ReplicaPolicy {
+            replicas: 3,
+            reads: ReadPolicy::Leader,
+        };
+        let mut want = vec![0.0; 16];
+        let mut replicas = Vec::new();
+        part.replicas(&1u64.to_be_bytes(), 1, &mut replicas);
+        want[replicas[0] as usize] += 1.0;
+        let mut written = std::collections::BTreeSet::new();
+        for key in 10u64..13 {
+            replicas.clear();
+            part.replicas(&key.to_be_bytes(), 3, &mut replicas);
+            written.extend(replicas.iter().copied());
+        }
+        assert!(written.len() > 3, "three keys' replicas: {written:?}");
+        written.iter().for_each(|&s| want[s as usize] += 1.0);
+        want.iter_mut().for_each(|w| *w += 1.0); // the scan asks every shard
+        let load = evaluate(&part, &t, policy).unwrap();
+        assert_eq!(load.shard_requests(), want);
+        let table = ReplicaTable::new(&part, &t, 3).unwrap();
+        let points = PointLoads::new(&table, &t, policy.reads, 16).unwrap();
+        assert_eq!(
+            points.load(&part, &[], &t, 3),
+            load,
+            "both ways of counting agree"
+        );
     }
 }

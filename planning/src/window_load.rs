@@ -418,7 +418,7 @@ pub fn evaluate_with(
                 let mut set = std::mem::take(&mut sw.set);
                 for scan in &scans[g.scans.clone()] {
                     set.clear();
-                    part.scan_shards(&scan.start, &scan.end, &mut set);
+                    scan.shards(part, rf, &mut set);
                     if set.len() == live {
                         sw.broadcast += rf64;
                     } else {

@@ -24,10 +24,17 @@ impl EventSource for Fixed {
         for &(key, op, timestamp) in &self.0[self.1..self.1 + n] {
             let key = key.to_be_bytes();
             let end = (key[0] ^ 0xff).to_be_bytes();
+            // Every third put writes a range of one to seven keys.
+            let range = (u64::from_be_bytes(key) + 1 + u64::from(key[7] % 7)).to_be_bytes();
+            let end = match op {
+                Op::Scan => Some(&end[..]),
+                Op::Put if key[7] % 3 == 0 => Some(&range[..]),
+                _ => None,
+            };
             chunk.push(Event {
                 op,
                 key: &key,
-                end: (op == Op::Scan).then_some(&end[..]),
+                end,
                 timestamp,
                 size: Some(key[7].into()),
             });

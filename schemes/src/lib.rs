@@ -23,6 +23,7 @@ pub mod key_counts;
 pub mod layout;
 pub mod partitioner;
 pub mod placement;
+pub mod range_write;
 pub mod shard_count;
 pub mod value;
 

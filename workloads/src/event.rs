@@ -38,10 +38,10 @@ impl Op {
         Op::ALL.into_iter().find(|op| op.name() == name)
     }
 
-    /// True for the operations that address one key (everything but scans).
+    /// True for the operations that change data: puts and deletes.
     #[inline]
-    pub fn is_point(self) -> bool {
-        self != Op::Scan
+    pub fn is_write(self) -> bool {
+        matches!(self, Op::Put | Op::Delete)
     }
 }
 
@@ -50,14 +50,31 @@ impl Op {
 pub struct Event<'a> {
     /// The operation.
     pub op: Op,
-    /// The key (for a scan, its inclusive start).
+    /// The key (for a scan or a range write, its inclusive start).
     pub key: &'a [u8],
-    /// For a scan, the exclusive end key.
+    /// For a scan, the exclusive end key; for a put or delete, the exclusive end of a range
+    /// write (every key of `[key, end)` written at once, as a multi-block write of a block
+    /// trace); `None` for a point request.
     pub end: Option<&'a [u8]>,
     /// Optional timestamp, in the trace's own unit (microseconds for synthetic workloads).
     pub timestamp: Option<u64>,
     /// Optional value size in bytes.
     pub size: Option<u32>,
+}
+
+impl Event<'_> {
+    /// True for a request to one key: not a scan and not a range write (a get's end, if
+    /// any, is ignored).
+    #[inline]
+    pub fn is_point(&self) -> bool {
+        !(self.op == Op::Scan || self.is_range_write())
+    }
+
+    /// True for a put or delete of every key in `[key, end)`.
+    #[inline]
+    pub fn is_range_write(&self) -> bool {
+        self.op.is_write() && self.end.is_some()
+    }
 }
 
 /// The fixed part of one event, 16 bytes: where its key (and a scan's end, stored right after

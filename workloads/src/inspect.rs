@@ -52,6 +52,7 @@ pub struct Profiler {
     cfg: InspectConfig,
     events: u64,
     ops: [u64; 4],
+    range_writes: u64,
     keys: KeyTable,
     time: Option<Extremes>,
     timed: u64,
@@ -215,6 +216,8 @@ pub struct TraceProfile {
     pub events: u64,
     /// Events per operation, in [`Op::ALL`] order.
     pub ops: [u64; 4],
+    /// Puts and deletes of a key range (counted in `ops` too).
+    pub range_writes: u64,
     /// Distinct keys (a scan counts its start key).
     pub distinct_keys: Estimate,
     /// The heaviest keys, heaviest first.
@@ -247,6 +250,7 @@ impl Profiler {
             cfg: *cfg,
             events: 0,
             ops: [0; 4],
+            range_writes: 0,
             keys: KeyTable::with_limit(cfg.distinct_limit),
             time: None,
             timed: 0,
@@ -299,6 +303,7 @@ impl Profiler {
     /// previous event's key when it is not the one kept from the last call.
     fn add_except_key(&mut self, e: &Event<'_>, prev: Option<&[u8]>) {
         self.ops[Op::ALL.iter().position(|op| *op == e.op).unwrap_or(0)] += 1;
+        self.range_writes += u64::from(e.is_range_write());
         if let Some(size) = e.size {
             self.value_sizes.record(size.into());
         }
@@ -395,6 +400,7 @@ impl Profiler {
         TraceProfile {
             events,
             ops: self.ops,
+            range_writes: self.range_writes,
             distinct_keys: self.keys.distinct(),
             top_keys,
             top10_share,
@@ -458,6 +464,7 @@ impl TraceProfile {
             let share = (events > 0).then(|| self.op_count(op) as f64 / events as f64);
             put(&format!("{}_share", op.name()), share.and_then(num));
         }
+        put("range_writes", int(self.range_writes));
         put(
             "hottest_key_share",
             self.top_keys.first().and_then(|t| num(t.share)),

@@ -26,7 +26,9 @@ mod summary;
 pub use simulation::{simulate, simulate_with, DynamicOptions};
 pub use summary::DYNAMIC_METRICS;
 
-use crate::metrics::{Remap, ScanFanout, ShardLoad};
+use crate::metrics::fanout::ScanFanout;
+use crate::metrics::load::ShardLoad;
+use crate::metrics::remap::Remap;
 use schemes::range_dynamic::{
     DynamicParams, DynamicTotals, FinalRange, FinderSummary, SplitRow, TimelineRow, WindowClock,
 };

@@ -15,8 +15,7 @@
 //! changed, `remap_fraction_traffic` the same weighted by their requests.
 
 use crate::metrics::growth::GrowthAccumulator;
-use crate::metrics::remap::ideal;
-use crate::metrics::Remap;
+use crate::metrics::remap::{ideal, Remap};
 use schemes::range_dynamic::output::{range_index, FinalRange};
 use schemes::range_dynamic::rebalance::{self, RangeLoad, RebalanceLimits};
 use schemes::KeyCounts;

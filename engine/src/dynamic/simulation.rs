@@ -223,7 +223,7 @@ impl<'p> Simulation<'p> {
                     self.node_requests[node] += 1;
                 }
             }
-            if measured && e.op.is_point() {
+            if measured && e.is_point() {
                 self.keys.add(e.key, 1);
             }
         }

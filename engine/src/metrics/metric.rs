@@ -16,7 +16,7 @@ use std::any::Any;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use workloads::EventChunk;
+use workloads::{Event, EventChunk, Op};
 
 use super::failure::FailTarget;
 use super::{LatencyConfig, MetricDef, SchemeResult, WorkloadResult};
@@ -28,38 +28,57 @@ pub struct Routed<'a> {
     pub chunk: &'a EventChunk,
     /// The owner of each point event, in order.
     pub point_shards: &'a [ShardId],
-    /// The shards of every scan, one scan after another (empty without scans).
-    pub scan_shards: &'a [ShardId],
-    /// Where each scan's shards end in `scan_shards`, one per scan, in order.
-    pub scan_ends: &'a [u32],
+    /// The shards of every scan and range write, one after another in event order (empty
+    /// without them).
+    pub range_shards: &'a [ShardId],
+    /// Where each scan's or range write's shards end in `range_shards`, one per event, in
+    /// order.
+    pub range_ends: &'a [u32],
 }
 
 impl Routed<'_> {
-    /// True when the chunk holds no scan (every event is one request, `point_shards[i]`).
+    /// True when the chunk holds no scan and no range write (every event is one request,
+    /// `point_shards[i]`).
     #[inline]
     pub fn points_only(&self) -> bool {
-        self.scan_ends.is_empty()
+        self.range_ends.is_empty()
     }
 
-    /// The shards contacted by each scan, in order.
-    pub fn scans(&self) -> impl Iterator<Item = &[ShardId]> + '_ {
-        let starts = std::iter::once(0).chain(self.scan_ends.iter().copied());
+    /// The shards each scan and range write contacts, in order.
+    fn range_slices(&self) -> impl Iterator<Item = &[ShardId]> + '_ {
+        let starts = std::iter::once(0).chain(self.range_ends.iter().copied());
         starts
-            .zip(self.scan_ends)
-            .map(|(start, &end)| &self.scan_shards[start as usize..end as usize])
+            .zip(self.range_ends)
+            .map(|(start, &end)| &self.range_shards[start as usize..end as usize])
+    }
+
+    /// Each scan and range write with the shards it contacts, in order.
+    pub fn ranges(&self) -> impl Iterator<Item = (Event<'_>, &[ShardId])> + '_ {
+        let shards = self.range_slices();
+        let events = self.chunk.iter().filter(|ev| !ev.is_point());
+        // A chunk of points only is not walked.
+        events.take(self.range_ends.len()).zip(shards)
+    }
+
+    /// The shards contacted by each scan, in order (range writes left out).
+    pub fn scans(&self) -> impl Iterator<Item = &[ShardId]> + '_ {
+        self.ranges()
+            .filter(|(ev, _)| ev.op == Op::Scan)
+            .map(|(_, shards)| shards)
     }
 
     /// Calls `f(position, shard)` for every shard request, in event order: one per point
-    /// event, one per shard a scan contacts.
+    /// event, one per shard a scan or range write contacts.
     pub fn for_each_request(&self, mut f: impl FnMut(u64, ShardId)) {
-        let (mut points, mut scans) = (self.point_shards.iter(), self.scans());
+        let mut ranges = self.range_slices();
+        let mut points = self.point_shards.iter();
         for (i, ev) in self.chunk.iter().enumerate() {
             let index = self.chunk.first_index + i as u64;
-            if ev.op.is_point() {
+            if ev.is_point() {
                 if let Some(&shard) = points.next() {
                     f(index, shard);
                 }
-            } else if let Some(shards) = scans.next() {
+            } else if let Some(shards) = ranges.next() {
                 shards.iter().for_each(|&shard| f(index, shard));
             }
         }

@@ -206,11 +206,11 @@ impl WindowLog {
     }
 }
 
-/// For a scan, `Some(end)` (`Some(None)` when unbounded); `None` for point operations and for
-/// scans whose end is not after their start, which, as in the replay engine, only reach the
-/// range holding their start and so count as point requests.
+/// For a scan or a range write, `Some(end)` (`Some(None)` when unbounded); `None` for point
+/// operations and for scans whose end is not after their start, which, as in the replay
+/// engine, only reach the range holding their start and so count as point requests.
 pub fn scan_end<'a>(e: &Event<'a>) -> Option<Option<&'a [u8]>> {
-    if e.op.is_point() {
+    if e.is_point() {
         return None;
     }
     match e.end {

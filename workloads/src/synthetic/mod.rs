@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn writes_are_the_given_share_of_point_operations() {
         let chunk = events("uniform:keys=1000,writes=0.3,scans=0.5", 5, 100_000);
-        let points = chunk.iter().filter(|e| e.op.is_point()).count();
+        let points = chunk.iter().filter(|e| e.is_point()).count();
         let puts = chunk.iter().filter(|e| e.op == Op::Put).count();
         let share = puts as f64 / points as f64;
         assert!((share - 0.3).abs() < 0.01, "put share {share}");

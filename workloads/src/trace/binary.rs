@@ -20,7 +20,8 @@ use crate::{Event, EventChunk, EventSource, Op, Piece, PieceDecoder, WorkloadErr
 pub(crate) struct BinEvent {
     pub op: Op,
     pub key: u64,
-    /// Exclusive end of a scan (used when `op` is [`Op::Scan`]).
+    /// Exclusive end of a scan or a range write (used when it is past `key + 1`, or for
+    /// [`Op::Scan`]): the blocks `key..end` of a multi-block request.
     pub end: u64,
     pub timestamp: Option<u64>,
     pub size: Option<u32>,
@@ -83,7 +84,8 @@ impl<L: RecordLayout> Records<L> {
                     chunk.push(Event {
                         op: event.op,
                         key: &key,
-                        end: (event.op == Op::Scan).then_some(&end[..]),
+                        end: (event.op == Op::Scan || event.end > event.key.saturating_add(1))
+                            .then_some(&end[..]),
                         timestamp: event.timestamp,
                         size: event.size,
                     });

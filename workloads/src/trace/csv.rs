@@ -5,7 +5,7 @@
 //! |------------------------|-----------------------|------------------------------------------------------|
 //! | key (`--key-col`)      | `key` (required)      | the key (text, or a decimal integer with `--key-type u64`) |
 //! | op (`--op-col`)        | `op`, if present      | read loosely (`get`, `GET`, `set`, `write`, ...); empty is a get |
-//! | end (`--end-col`)      | `end`, if present     | exclusive end key of a scan                          |
+//! | end (`--end-col`)      | `end`, if present     | exclusive end key of a scan (required) or of a range write (a put or delete with an end: every key of `[key, end)`) |
 //! | time (`--time-col`)    | `timestamp`, if present | whole number, in the trace's own unit              |
 //! | size (`--size-col`)    | `size`, if present    | value size in bytes (0..=4294967295)                 |
 //!
@@ -199,8 +199,15 @@ impl Decoder for ColumnsDecoder {
         self.key_type
             .parse_written(field(Some(at.key)), &mut out.key)
             .map_err(|e| format!("key: {e}"))?;
-        out.has_end = out.op == Op::Scan;
+        // A scan needs an end; a put or delete with one writes the range (a get's is ignored).
+        out.has_end =
+            out.op == Op::Scan || (out.op.is_write() && !field(at.end).trim_ascii().is_empty());
         if out.has_end {
+            let what = if out.op == Op::Scan {
+                "scan"
+            } else {
+                "range write"
+            };
             if at.end.is_none() {
                 return Err(
                     "a scan needs an exclusive end key, but the trace has no `end` column \
@@ -220,7 +227,7 @@ impl Decoder for ColumnsDecoder {
                 .map_err(|e| format!("end: {e}"))?;
             if out.end <= out.key {
                 return Err(format!(
-                    "the scan end '{}' is not after its start '{}' (the end is exclusive)",
+                    "the {what} end '{}' is not after its start '{}' (the end is exclusive)",
                     self.key_type.display(&out.end),
                     self.key_type.display(&out.key)
                 ));
@@ -593,6 +600,21 @@ mod tests {
         let e = invalid_at("key,size\n1,4294967295\n2,4294967296\n", 3);
         assert!(
             e.contains("size '4294967296' is not a whole number in 0..=4294967295"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_put_or_delete_with_an_end_is_a_range_write_and_a_gets_end_is_ignored() {
+        let chunk = read_text("key,op,end\n1,put,3\n2,delete,4\n3,get,9\n4,put,\n").unwrap();
+        let events: Vec<_> = chunk.iter().collect();
+        assert!(events[0].is_range_write() && events[0].end == Some(&3u64.to_be_bytes()[..]));
+        assert!(events[1].is_range_write() && events[1].op == Op::Delete);
+        assert!(events[2].is_point() && events[2].end.is_none());
+        assert!(events[3].is_point(), "an empty end: a point put");
+        let e = invalid_at("key,op,end\n5,put,5\n", 2);
+        assert!(
+            e.contains("range write end '5' is not after its start '5'"),
             "{e}"
         );
     }

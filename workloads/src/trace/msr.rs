@@ -87,10 +87,16 @@ impl Decoder for MsrDecoder {
                 self.block_size
             ));
         }
-        out.op = if end - first > 1 { Op::Scan } else { op };
+        // A multi-unit read reads a range; a multi-unit write writes every unit of it.
+        let ranged = end - first > 1;
+        out.op = if ranged && op == Op::Get {
+            Op::Scan
+        } else {
+            op
+        };
         out.key.clear();
         out.key.extend_from_slice(&encode_u64(key_of(disk, first)));
-        out.has_end = out.op == Op::Scan;
+        out.has_end = ranged;
         out.end.clear();
         out.end.extend_from_slice(&encode_u64(key_of(disk, end)));
         out.timestamp = Some(timestamp);
@@ -119,7 +125,13 @@ mod tests {
             (Op::Get, &encode_u64(key_of(2, 2))[..], false)
         );
         let s = decode("1,hm,2,Write,8000,200,5", 4096).unwrap();
-        assert_eq!(s.op, Op::Scan, "bytes 8000..8200 straddle units 1 and 2");
+        assert_eq!(
+            (s.op, s.has_end),
+            (Op::Put, true),
+            "a write of bytes 8000..8200 writes units 1 and 2"
+        );
+        let read = decode("1,hm,2,Read,8000,200,5", 4096).unwrap();
+        assert_eq!(read.op, Op::Scan, "a read of two units reads their range");
         assert_eq!(
             (s.key, s.end),
             (

@@ -130,7 +130,12 @@ impl RecordLayout for Vscsi {
             .checked_add(blocks)
             .ok_or_else(|| format!("block {lbn} plus {blocks} blocks overflows 64 bits"))?;
         *out = BinEvent {
-            op: if blocks > 1 { Op::Scan } else { op },
+            // A multi-block read reads a range; a multi-block write writes every block of it.
+            op: if blocks > 1 && op == Op::Get {
+                Op::Scan
+            } else {
+                op
+            },
             key: lbn,
             end,
             timestamp: Some(u64_at(r, at.ts)),
@@ -214,6 +219,17 @@ mod tests {
         r[4..8].copy_from_slice(&1024u32.to_le_bytes());
         r[16..24].copy_from_slice(&10u64.to_le_bytes());
         layout.decode(&r, &mut out).unwrap();
-        assert_eq!((out.op, out.key, out.end), (Op::Scan, 10, 12));
+        assert_eq!(
+            (out.op, out.key, out.end),
+            (Op::Put, 10, 12),
+            "a two-block write writes blocks 10 and 11"
+        );
+        r[12] = 0x28;
+        layout.decode(&r, &mut out).unwrap();
+        assert_eq!(
+            (out.op, out.key, out.end),
+            (Op::Scan, 10, 12),
+            "a two-block read"
+        );
     }
 }

@@ -259,7 +259,7 @@ impl TraceWriter {
         if let Some(end) = event.end {
             field.clear();
             std::mem::swap(&mut field, &mut self.out);
-            self.render_key(end).map_err(|e| format!("scan end: {e}"))?;
+            self.render_key(end).map_err(|e| format!("end: {e}"))?;
             std::mem::swap(&mut field, &mut self.out);
             push_csv_field(&mut self.out, &field);
         }
@@ -281,6 +281,11 @@ impl TraceWriter {
             Op::Scan => {
                 return Err(
                     "oracle-general records cannot hold a scan (no end key); use csv".into(),
+                )
+            }
+            Op::Put | Op::Delete if event.is_range_write() => {
+                return Err(
+                    "oracle-general records cannot hold a range write (no end key); use csv".into(),
                 )
             }
             Op::Put | Op::Delete => self.summary.ops_dropped += 1,

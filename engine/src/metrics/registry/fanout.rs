@@ -11,6 +11,9 @@ pub struct Fanout;
 impl State for FanoutAccumulator {
     #[inline]
     fn record(&mut self, chunk: &Routed<'_>) {
+        if chunk.points_only() {
+            return;
+        }
         for scan in chunk.scans() {
             FanoutAccumulator::record(self, scan.len() as u32);
         }

@@ -16,7 +16,7 @@ impl Metric for Traffic {
         &[
             MetricDef { name: "events_measured", unit: "events", definition: "Events the metrics cover (after the warm-up); the same events for every scheme." },
             MetricDef { name: "warmup_events", unit: "events", definition: "Leading events used only to learn range boundaries (0 when no scheme learns)." },
-            MetricDef { name: "requests", unit: "requests", definition: "Shard requests: one per point operation, one per shard contacted by a scan." },
+            MetricDef { name: "requests", unit: "requests", definition: "Shard requests: one per point operation, one per shard contacted by a scan or a range write." },
         ]
     }
 
