@@ -27,6 +27,21 @@
 //! itself) and the part's index. [`check_set`] refuses a set whose parts disagree on any of
 //! those, a part given twice, a missing part, and parts whose files do not follow one another
 //! as the planned shares do: nothing is merged silently.
+//!
+//! **Seals.** Every file of a partial result is checked before anything is decoded:
+//! - `partial.json` is read only if it is a regular file of at most [`MAX_HEADER_BYTES`], and
+//!   its `seal` field must be the XXH3-128 of the canonical JSON (keys sorted, compact) of the
+//!   header without that field: a flipped bit anywhere in it is refused.
+//! - its `owned` list names every other file of the directory ([`WARMUP_FILE`], the
+//!   [`state_file`]s) with its size on disk, its decoded size and the XXH3-128 of its bytes.
+//!   [`PartialHeader::read`] refuses a file listed but missing, a file present but not listed,
+//!   anything that is not a regular file (a symlink, a FIFO: the type is read with
+//!   `symlink_metadata` before anything is opened), a size other than the recorded one, and a
+//!   checksum other than the recorded one. A file is read at most to its recorded size.
+//! - [`read_binary`] decompresses at most the recorded decoded size (a zstd bomb is refused
+//!   once it passes it), and each binary file starts with a [`Binding`]: the part index, the
+//!   configuration hash, the stage and the file's name, which must be the header's: a state
+//!   copied from another part or another run is refused even if its checksum is listed.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -36,7 +51,11 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the partial-result format; a merge refuses any other. Version 3: the scan
 /// fan-out state holds exact fan-outs (version 2's histogram rounded those above 2,048 up).
-pub const PARTIAL_FORMAT_VERSION: u32 = 3;
+/// Version 4: every file is sealed (see the module doc).
+pub const PARTIAL_FORMAT_VERSION: u32 = 4;
+
+/// The largest `partial.json` read.
+pub const MAX_HEADER_BYTES: u64 = 16 << 20;
 
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";
@@ -69,28 +88,140 @@ impl std::fmt::Display for Stage {
     }
 }
 
-/// Writes `value` to `dir/name` as a binary file (postcard, zstd-compressed), whole under a
-/// temporary name and then renamed.
-pub fn write_binary<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
-    let bytes = postcard::to_stdvec(value).context("cannot encode a partial result")?;
-    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
-    let path = dir.join(name);
-    workloads::output::write_file(&path, &packed)
-        .with_context(|| format!("cannot write '{}'", path.display()))
+/// What a binary file of a partial result belongs to, written before its value and checked
+/// when it is read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The part that wrote it.
+    pub part: PartIndex,
+    /// [`config_hash`] of the run.
+    pub config_hash: String,
+    /// The step that wrote it.
+    pub stage: Stage,
+    /// The file's name in its directory.
+    pub name: String,
 }
 
-/// Reads a file [`write_binary`] wrote.
-pub fn read_binary<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<T> {
+/// A file a partial result owns, as recorded in its header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnedFile {
+    /// Its name in the directory.
+    pub name: String,
+    /// Its size on disk, in bytes.
+    pub bytes: u64,
+    /// Its size once decompressed, in bytes.
+    pub decoded_bytes: u64,
+    /// XXH3-128 of its bytes, hex.
+    pub xxh3_128: String,
+}
+
+fn hex128(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// Writes `value` to `dir/name` as a binary file (postcard of `binding` then `value`,
+/// zstd-compressed), whole under a temporary name and then renamed, and returns its entry
+/// for the header's `owned` list.
+pub fn write_binary<T: Serialize>(dir: &Path, binding: &Binding, value: &T) -> Result<OwnedFile> {
+    let bytes = postcard::to_stdvec(&(binding, value)).context("cannot encode a partial result")?;
+    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
+    let path = dir.join(&binding.name);
+    workloads::output::write_file(&path, &packed)
+        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    Ok(OwnedFile {
+        name: binding.name.clone(),
+        bytes: packed.len() as u64,
+        decoded_bytes: bytes.len() as u64,
+        xxh3_128: hex128(&packed),
+    })
+}
+
+/// Reads the regular file `path`, refusing anything else and anything longer than `limit`
+/// bytes (the type is checked before the file is opened: a FIFO is never opened).
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path)
+        .with_context(|| format!("cannot read '{}'", path.display()))?;
+    if !meta.file_type().is_file() {
+        bail!("'{}' is not a regular file", path.display());
+    }
+    if meta.len() > limit {
+        bail!(
+            "'{}' holds {} bytes, more than the {limit} expected",
+            path.display(),
+            meta.len()
+        );
+    }
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read '{}'", path.display()))?;
+    if bytes.len() as u64 > limit {
+        bail!("'{}' grew past the {limit} bytes expected", path.display());
+    }
+    Ok(bytes)
+}
+
+/// Reads the binary file `name` of the partial result in `dir` whose header is `header`
+/// (already checked by [`PartialHeader::read`]): its bytes are checked against the header's
+/// entry again, decompressed at most to the recorded size, and its [`Binding`] must be the
+/// header's.
+pub fn read_binary<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    header: &PartialHeader,
+    name: &str,
+) -> Result<T> {
+    use std::io::Read;
     let path = dir.join(name);
-    let packed = std::fs::read(&path).with_context(|| {
-        format!(
-            "cannot read '{}' (the partial result is incomplete: rerun its part)",
+    let rerun = format!("rerun part {} ({}) of the run", header.part, header.stage);
+    let entry = header
+        .owned
+        .iter()
+        .find(|f| f.name == name)
+        .with_context(|| {
+            format!(
+                "'{}' is not listed in its {HEADER_FILE}; {rerun}",
+                path.display()
+            )
+        })?;
+    let packed = read_bounded(&path, entry.bytes).with_context(|| rerun.clone())?;
+    if packed.len() as u64 != entry.bytes || hex128(&packed) != entry.xxh3_128 {
+        bail!(
+            "'{}' does not match its checksum in {HEADER_FILE}; {rerun}",
             path.display()
-        )
-    })?;
-    let bytes = zstd::decode_all(packed.as_slice())
-        .with_context(|| format!("'{}' is damaged", path.display()))?;
-    postcard::from_bytes(&bytes).with_context(|| format!("'{}' is damaged", path.display()))
+        );
+    }
+    let mut bytes = Vec::new();
+    zstd::stream::read::Decoder::new(packed.as_slice())
+        .and_then(|d| d.take(entry.decoded_bytes + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("'{}' is damaged; {rerun}", path.display()))?;
+    if bytes.len() as u64 != entry.decoded_bytes {
+        bail!(
+            "'{}' decodes to other than the {} bytes recorded in {HEADER_FILE}; {rerun}",
+            path.display(),
+            entry.decoded_bytes
+        );
+    }
+    let (binding, value): (Binding, T) = postcard::from_bytes(&bytes)
+        .with_context(|| format!("'{}' is damaged; {rerun}", path.display()))?;
+    let want = header.binding(name);
+    if binding != want {
+        bail!(
+            "'{}' belongs to part {} ({}, configuration {}, file '{}'), not to this part {} \
+             ({}, configuration {}); {rerun}",
+            path.display(),
+            binding.part,
+            binding.stage,
+            binding.config_hash,
+            binding.name,
+            want.part,
+            want.stage,
+            want.config_hash
+        );
+    }
+    Ok(value)
 }
 
 /// The directories of `patterns` (each a directory or a glob pattern of directories,
@@ -217,6 +348,10 @@ pub struct PartialHeader {
     pub trace_files: usize,
     /// The files of this part's share, in order.
     pub files: Vec<PartFile>,
+    /// Every other file of the partial result's directory.
+    pub owned: Vec<OwnedFile>,
+    /// XXH3-128 of the header's canonical JSON without this field (see the module doc).
+    pub seal: String,
 }
 
 impl PartialHeader {
@@ -225,18 +360,90 @@ impl PartialHeader {
         self.files.iter().map(|f| f.events).sum()
     }
 
-    /// Reads `DIR/partial.json`.
+    /// The [`Binding`] of this part's file `name`.
+    pub fn binding(&self, name: &str) -> Binding {
+        Binding {
+            part: self.part,
+            config_hash: self.config_hash.clone(),
+            stage: self.stage,
+            name: name.to_string(),
+        }
+    }
+
+    /// The seal of this header: XXH3-128 of its canonical JSON without `seal`.
+    pub fn compute_seal(&self) -> Result<String> {
+        let mut value = serde_json::to_value(self)?;
+        if let Some(map) = value.as_object_mut() {
+            map.remove("seal");
+        }
+        Ok(hex128(value.to_string().as_bytes()))
+    }
+
+    /// Reads `DIR/partial.json` and checks its seal and every file of `DIR` against it (see
+    /// the module doc), before anything is decoded.
     pub fn read(dir: &Path) -> Result<PartialHeader> {
         let path = dir.join(HEADER_FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
+        let bytes = read_bounded(&path, MAX_HEADER_BYTES).with_context(|| {
             format!(
                 "'{}' is not a partial result (no readable {HEADER_FILE}; `run --part I/K \
                  --out DIR` writes one)",
                 dir.display()
             )
         })?;
-        serde_json::from_str(&text)
-            .with_context(|| format!("'{}' is not a partial-result header", path.display()))
+        let damaged = || {
+            format!(
+                "'{}' is not a partial-result header of this format or is damaged; rerun its \
+                 part",
+                path.display()
+            )
+        };
+        let header: PartialHeader = serde_json::from_slice(&bytes).with_context(damaged)?;
+        if header.compute_seal()? != header.seal {
+            bail!(
+                "'{}' does not match its seal (the file was changed or damaged); rerun part {}",
+                path.display(),
+                header.part
+            );
+        }
+        header.check_files(dir)?;
+        Ok(header)
+    }
+
+    /// Checks that `dir` holds exactly the files of `owned` besides the header, each a
+    /// regular file of its recorded size and checksum.
+    fn check_files(&self, dir: &Path) -> Result<()> {
+        let rerun = format!("rerun part {} ({})", self.part, self.stage);
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list '{}'", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot list '{}'", dir.display()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name != HEADER_FILE && !self.owned.iter().any(|f| f.name == name) {
+                bail!(
+                    "'{}' is not listed in {HEADER_FILE}: the directory is not as its part \
+                     wrote it; remove the file or {rerun}",
+                    dir.join(&name).display()
+                );
+            }
+        }
+        for f in &self.owned {
+            let path = dir.join(&f.name);
+            if !path.exists() && std::fs::symlink_metadata(&path).is_err() {
+                bail!(
+                    "'{}' is listed in {HEADER_FILE} but missing; {rerun}",
+                    path.display()
+                );
+            }
+            let bytes = read_bounded(&path, f.bytes).with_context(|| rerun.clone())?;
+            if bytes.len() as u64 != f.bytes || hex128(&bytes) != f.xxh3_128 {
+                bail!(
+                    "'{}' does not match its size and checksum in {HEADER_FILE} (damaged or \
+                     replaced); {rerun}",
+                    path.display()
+                );
+            }
+        }
+        Ok(())
     }
 }
 
@@ -446,6 +653,8 @@ mod tests {
                         invalid_records_skipped: None,
                     })
                     .collect(),
+                owned: Vec::new(),
+                seal: String::new(),
             },
         )
     }
