@@ -43,7 +43,7 @@ pub fn run(
         base,
     } = RunSetup::new(&args, key_type)?;
     if let Some(t) = trace.as_ref().filter(|t| t.read_once()) {
-        check_read_once(t, &sweep, &schemes)?;
+        check_read_once(t, &sweep)?;
     }
     let profile = trace.as_ref().map(|t| t.watch_profile(PROFILE_EVENTS));
     let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
@@ -330,15 +330,9 @@ pub fn publish(
 fn check_read_once(
     trace: &TraceInput,
     sweep: &[(schemes::ShardCount, Vec<schemes::ShardCount>)],
-    schemes: &[SchemeSpec],
 ) -> Result<()> {
     let why = if sweep.len() > 1 {
-        "a sweep over --shards replays the trace once per shard count".to_string()
-    } else if let Some(s) = schemes.iter().find(|s| s.is_dynamic()) {
-        format!(
-            "the dynamic scheme '{}' replays the trace a second time",
-            s.label()
-        )
+        "a sweep over --shards replays the trace once per shard count"
     } else {
         return Ok(());
     };

@@ -1,6 +1,6 @@
 //! The event stream of `run --trace` and `plan --trace`, read once: the stream opened to
 //! check the trace is the one replayed. A regular file may be opened again (a sweep over
-//! shard counts, a dynamic scheme); standard input, a FIFO or `<(cmd)` may not, and nothing
+//! shard counts, a scheme placing keys in arrival order); standard input, a FIFO or `<(cmd)` may not, and nothing
 //! is copied aside.
 
 use std::sync::{Arc, Mutex};

@@ -672,3 +672,87 @@ fn fail_worst_measures_each_scheme_losing_a_shard_by_its_own_rule() {
         .code(2);
     assert!(stderr_of(&assert).contains("worst"));
 }
+
+/// `file`'s rows without timing metrics, with the workload label `label` replaced by `-`.
+fn rows_as(dir: &Path, file: &str, label: &str) -> Vec<String> {
+    common::without_timing(&dir.join(file))
+        .lines()
+        .map(|l| {
+            common::csv_rows(l)[0]
+                .iter()
+                .map(|c| if c == label { "-" } else { c.as_str() })
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_changing_layout_reads_standard_input_once_with_the_fixed_schemes() {
+    // range-dynamic beside hash and ring reads the one pass: standard input (read once) gives
+    // the figures of the trace file, and of range-dynamic and the fixed schemes run apart.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.csv");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=5000,s=0.9",
+            "--events",
+            "60000",
+            "--seed",
+            "3",
+            "-o",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let run = |schemes: &str, stdin: bool, out: &str| {
+        let out = dir.path().join(out);
+        let mut cmd = shardlab();
+        cmd.args(["run", "--quiet", "--shards", "4", "--window", "2000"])
+            .args(["--schemes", schemes, "--out"])
+            .arg(&out);
+        if stdin {
+            cmd.args(["--trace", "-"])
+                .write_stdin(std::fs::read(&trace).unwrap());
+        } else {
+            cmd.arg("--trace").arg(&trace);
+        }
+        cmd.assert().success();
+        out
+    };
+    let all = "hash,ring,range-dynamic:max_load=400";
+    let (file, piped) = (run(all, false, "file"), run(all, true, "piped"));
+    let label = trace.display().to_string();
+    for table in [
+        "summary.csv",
+        "shards.csv",
+        "windows.csv",
+        "timeline.csv",
+        "splits.csv",
+    ] {
+        assert_eq!(
+            rows_as(&file, table, &label),
+            rows_as(&piped, table, "<stdin>"),
+            "{table}"
+        );
+    }
+    let (fixed, alone) = (
+        run("hash,ring", false, "fixed"),
+        run("range-dynamic:max_load=400", false, "alone"),
+    );
+    let together = rows_as(&file, "summary.csv", &label);
+    let mut apart = rows_as(&fixed, "summary.csv", &label);
+    apart.extend(rows_as(&alone, "summary.csv", &label).into_iter().skip(1));
+    let sorted = |mut rows: Vec<String>| {
+        rows.sort();
+        rows
+    };
+    assert_eq!(sorted(together), sorted(apart));
+    assert_eq!(
+        rows_as(&file, "timeline.csv", &label),
+        rows_as(&alone, "timeline.csv", &label)
+    );
+    let splits = rows_as(&file, "timeline.csv", &label);
+    assert!(splits.len() > 10, "{splits:?}");
+}

@@ -14,10 +14,12 @@ use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 use crate::dynamic::{DynamicOptions, DynamicRun};
 use serde::{Deserialize, Serialize};
 
+mod feed;
 mod key_post;
 mod pieces;
 mod positions;
 
+use feed::Feed;
 use key_post::Post;
 use pieces::{PieceCutter, PieceError, Turns};
 use positions::Positions;
@@ -78,7 +80,7 @@ impl Default for ReplayConfig {
 }
 
 /// A workload to replay: its label, description and a way to open its event stream (read
-/// once, but opened again to simulate a dynamic scheme).
+/// once; opened a second time only for a scheme that learns the keys' arrival order).
 pub struct WorkloadInput<'a> {
     /// Label in reports.
     pub label: String,
@@ -86,7 +88,8 @@ pub struct WorkloadInput<'a> {
     pub description: String,
     /// How keys are displayed.
     pub key_type: KeyType,
-    /// Opens the stream from its start.
+    /// Opens the stream from its start (read once; opened again only for a scheme that
+    /// places keys in arrival order).
     pub open: &'a (dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync),
 }
 
@@ -143,27 +146,44 @@ pub fn replay_targets(
         workload: &input.label,
         events: source.len_hint(),
     });
-    let (warmup, source) = learn_warmup(source, schemes, cfg.warmup_fraction, progress)?;
-    let mut built = build_fixed(schemes, cfg, &warmup, input.key_type)?;
-    drop(warmup.keys);
-    if built.parts.iter().any(|p| p.learns_arrival()) {
-        progress(Progress::Phase("arrival order"));
-        learn_arrival(&mut built.parts, (input.open)()?.as_mut())?;
-    }
-    progress(Progress::Phase("replay"));
-    let measured = replay_measured(source, &built.parts, cfg, 0, progress)?;
-    let simulate =
-        |warmup_events: u64| simulate_dynamic(input, schemes, cfg, warmup_events, progress);
-    finish_with(
-        input,
-        schemes,
-        &built,
-        (cfg, targets),
-        warmup.events,
-        measured,
-        &simulate,
-        progress,
-    )
+    let (warmup_events, mut source) = size_warmup(source, schemes, cfg.warmup_fraction)?;
+    let opts = DynamicOptions {
+        nodes: cfg.shards,
+        window: cfg.window,
+        warmup_events,
+        distinct_key_limit: cfg.distinct_key_limit,
+    };
+    // The layouts that change as events replay read the same pass as the fixed schemes, each
+    // on a thread of its own (see `feed`).
+    std::thread::scope(|scope| {
+        let (feed, simulations) = Feed::start(scope, schemes, opts)?.unzip();
+        let warmup = Warmup {
+            events: warmup_events,
+            keys: read_warmup(source.as_mut(), warmup_events, feed.as_ref(), progress)?,
+        };
+        let mut built = build_fixed(schemes, cfg, &warmup, input.key_type)?;
+        drop(warmup.keys);
+        if built.parts.iter().any(|p| p.learns_arrival()) {
+            progress(Progress::Phase("arrival order"));
+            learn_arrival(&mut built.parts, (input.open)()?.as_mut())?;
+        }
+        progress(Progress::Phase("replay"));
+        let measured = replay_measured(source, &built.parts, cfg, 0, feed.as_ref(), progress)?;
+        let dynamic = match (feed, simulations) {
+            (Some(feed), Some(simulations)) => simulations.finish(feed)?,
+            _ => Vec::new(),
+        };
+        finish_with(
+            input,
+            schemes,
+            &built,
+            (cfg, targets),
+            warmup_events,
+            measured,
+            dynamic,
+            progress,
+        )
+    })
 }
 
 /// The warm-up of a workload, learned once from the start of its stream: how many events
@@ -187,11 +207,23 @@ pub fn learn_warmup(
     fraction: f64,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<(Warmup, Box<dyn EventSource>), AnalysisError> {
-    let learns = schemes.iter().any(SchemeSpec::needs_warmup);
-    let (events, mut source) =
-        crate::warmup::size_warmup(source, if learns { fraction } else { 0.0 })?;
-    let keys = read_warmup(source.as_mut(), events, progress)?;
+    let (events, mut source) = size_warmup(source, schemes, fraction)?;
+    let keys = read_warmup(source.as_mut(), events, None, progress)?;
     Ok((Warmup { events, keys }, source))
+}
+
+/// The length of the warm-up at the start of `source` (none when no scheme of `schemes`
+/// learns boundaries), with the stream still at its start.
+fn size_warmup(
+    source: Box<dyn EventSource>,
+    schemes: &[SchemeSpec],
+    fraction: f64,
+) -> Result<(u64, Box<dyn EventSource>), AnalysisError> {
+    let learns = schemes.iter().any(SchemeSpec::needs_warmup);
+    Ok(crate::warmup::size_warmup(
+        source,
+        if learns { fraction } else { 0.0 },
+    )?)
 }
 
 /// The fixed (not simulated) schemes of a run, built from its warm-up, with their build
@@ -279,7 +311,7 @@ pub fn replay_part(
     }
     progress(Progress::Phase("replay"));
     let first = (first_event + skip) - warmup_events;
-    replay_measured(source, &built.parts, cfg, first, progress)
+    replay_measured(source, &built.parts, cfg, first, None, progress)
 }
 
 /// A partial result that holds no events, for `parts`.
@@ -299,7 +331,6 @@ pub fn finish_parts(
     merged: Partial,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    let none = |_: u64| Ok(Vec::new());
     if schemes.iter().any(SchemeSpec::is_dynamic) {
         return Err(AnalysisError::Config(
             "a simulated scheme cannot be finished from parts".into(),
@@ -312,16 +343,14 @@ pub fn finish_parts(
         (cfg, targets),
         warmup_events,
         merged,
-        &none,
+        Vec::new(),
         progress,
     )
 }
 
-/// The dynamic runs of a workload, given its warm-up length.
-type Simulate<'a> = dyn Fn(u64) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> + 'a;
-
-/// Finishes the fixed schemes' metrics, runs the simulated ones and puts every scheme's rows
-/// in the order the schemes were given, with their intervals.
+/// Finishes the fixed schemes' metrics and puts every scheme's rows (the simulated ones'
+/// from their `dynamic` runs, in order) in the order the schemes were given, with their
+/// intervals.
 #[allow(clippy::too_many_arguments)]
 fn finish_with(
     input: &WorkloadInput<'_>,
@@ -330,7 +359,7 @@ fn finish_with(
     (cfg, targets): (&ReplayConfig, &[u32]),
     warmup_events: u64,
     measured: Partial,
-    simulate: &Simulate<'_>,
+    dynamic: Vec<Arc<DynamicRun>>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
     let measured = measured.into_measured();
@@ -357,7 +386,6 @@ fn finish_with(
         progress,
     )?
     .into_iter();
-    let dynamic = simulate(warmup_events)?;
     // Put every scheme's rows back in the order the schemes were given.
     let mut dynamic_runs = dynamic.iter();
     let mut rows: Vec<Vec<SchemeResult>> = Vec::with_capacity(schemes.len());
@@ -528,43 +556,20 @@ fn empty_row(scheme: String, shards: u32, target_shards: u32) -> SchemeResult {
     }
 }
 
-/// Simulates every dynamic scheme over the whole stream, in order, one at a time; the
-/// warm-up is replayed (the cluster splits and moves) but not measured, as for fixed schemes.
-fn simulate_dynamic(
-    input: &WorkloadInput<'_>,
-    schemes: &[SchemeSpec],
-    cfg: &ReplayConfig,
-    warmup_events: u64,
-    progress: &(dyn Fn(Progress<'_>) + Sync),
-) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> {
-    let opts = DynamicOptions {
-        nodes: cfg.shards,
-        window: cfg.window,
-        warmup_events,
-        distinct_key_limit: cfg.distinct_key_limit,
-    };
-    schemes
-        .iter()
-        .filter(|s| s.is_dynamic())
-        .map(|spec| {
-            progress(Progress::Phase("range dynamics"));
-            let mut run = crate::dynamic::simulate_scheme(spec, &opts, (input.open)()?.as_mut())?;
-            run.label = spec.label();
-            Ok(Arc::new(run))
-        })
-        .collect()
-}
-
 /// Reads the first `events` events and returns their distinct keys (point keys and scan
 /// starts), sorted: all of them up to [`crate::warmup::WARMUP_KEY_LIMIT`], a consistent
 /// sample beyond.
 fn read_warmup(
     source: &mut dyn EventSource,
     events: u64,
+    feed: Option<&Feed>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
     let mut keys = WarmupKeys::new();
     read_events(source, events, progress, |chunk| {
+        if let Some(feed) = feed {
+            feed.send(chunk);
+        }
         keys.add_each(chunk.iter().map(|ev| ev.key))
     })?;
     Ok(keys.into_sorted())
@@ -925,6 +930,8 @@ struct PieceRouter<'a> {
     /// keys as it routes them.
     post: Option<(KeyParts, Post)>,
     positions: &'a Positions,
+    /// The changing layouts' feed, handed every decoded piece.
+    feed: Option<&'a Feed>,
     progress: &'a (dyn Fn(Progress<'_>) + Sync),
 }
 
@@ -934,7 +941,7 @@ impl<'a> PieceRouter<'a> {
         (acc, parts): (Partial, &'a [Box<dyn Partitioner>]),
         sample_limit: u64,
         post: Option<(KeyParts, Post)>,
-        positions: &'a Positions,
+        (positions, feed): (&'a Positions, Option<&'a Feed>),
         progress: &'a (dyn Fn(Progress<'_>) + Sync),
     ) -> Self {
         let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
@@ -946,6 +953,7 @@ impl<'a> PieceRouter<'a> {
             sample_limit,
             post,
             positions,
+            feed,
             progress,
         }
     }
@@ -960,6 +968,9 @@ impl<'a> PieceRouter<'a> {
         };
         piece.chunk_mut().first_index = at;
         let chunk = piece.chunk();
+        if let Some(feed) = self.feed {
+            feed.push(seq, chunk);
+        }
         let outs = self.post.as_mut().map(|(keys, post)| (*keys, post.outs()));
         let buffers = (&mut self.routes, &mut self.set);
         self.acc
@@ -1002,6 +1013,7 @@ fn replay_measured(
     parts: &[Box<dyn Partitioner>],
     cfg: &ReplayConfig,
     first: u64,
+    feed: Option<&Feed>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Partial, AnalysisError> {
     let window = cfg.window.max(1);
@@ -1017,6 +1029,9 @@ fn replay_measured(
     let key_parts = KeyParts::for_limit(cfg.distinct_key_limit);
     let first_seq = (first / chunk_events) as usize;
     let positions = &Positions::new(first_seq, first);
+    if let Some(feed) = feed {
+        feed.start_pieces(first_seq);
+    }
     let turns = &Turns::new(PieceCutter::new(source, chunk_events, first, first_seq));
     // Worker `w`'s run: `None` when it stopped because a piece before one of its own could
     // not be decoded; an error with the number of the piece it was met in.
@@ -1026,7 +1041,7 @@ fn replay_measured(
         // A single worker counts the keys as it routes them: no one to hand off to.
         let post = (workers > 1).then_some((key_parts, post));
         let limit = cfg.latency_sample as u64;
-        let mut router = PieceRouter::new((acc, parts), limit, post, positions, progress);
+        let mut router = PieceRouter::new((acc, parts), limit, post, (positions, feed), progress);
         let mut piece = Piece::with_capacity(chunk_events as usize);
         loop {
             // An error cutting the stream stops the cutting; the pieces cut before it are
@@ -1339,7 +1354,7 @@ mod tests {
             .iter()
             .map(|k| k.to_vec())
             .collect();
-        let first_five = read_warmup(&mut Keys(keys, 0), 5, &|_| {}).unwrap();
+        let first_five = read_warmup(&mut Keys(keys, 0), 5, None, &|_| {}).unwrap();
         assert_eq!(
             first_five,
             [b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]

@@ -23,7 +23,7 @@ mod remap;
 mod simulation;
 mod summary;
 
-pub use simulation::{simulate, simulate_scheme, simulate_with, DynamicOptions};
+pub use simulation::{simulate, simulate_with, DynamicOptions};
 pub use summary::DYNAMIC_METRICS;
 
 use crate::metrics::{Remap, ScanFanout, ShardLoad};

@@ -31,7 +31,7 @@ use schemes::range_dynamic::params::DynamicParams;
 use schemes::range_dynamic::rebalance::{self, MoveKind, RebalanceLimits};
 use schemes::range_dynamic::requests::{scan_end, SideCounts, WindowLog};
 use schemes::range_dynamic::window::{WindowSink, Windower};
-use schemes::{AnalysisError, KeyCounts, SchemeSpec, ShardSet};
+use schemes::{AnalysisError, KeyCounts, ShardSet};
 
 /// How a run is set up besides the scheme's own parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,22 +70,6 @@ pub fn simulate(
     )?;
     run.label = spec.to_string();
     Ok(run)
-}
-
-/// Replays `source` from its start through `spec`, a scheme whose layout changes while events
-/// replay ([`schemes::SchemeKind::simulation`]); fails for a fixed layout.
-pub fn simulate_scheme(
-    spec: &SchemeSpec,
-    opts: &DynamicOptions,
-    source: &mut dyn EventSource,
-) -> Result<DynamicRun, AnalysisError> {
-    match &spec.kind().simulation {
-        Some(sim) => simulate_with(&(sim.params)(&spec.spec)?, opts, source),
-        None => Err(AnalysisError::Config(format!(
-            "scheme '{}' has a fixed layout: build it, do not simulate it",
-            spec.label()
-        ))),
-    }
 }
 
 /// Replays `source` through a cluster with checked parameters.
