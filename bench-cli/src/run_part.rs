@@ -321,14 +321,12 @@ fn header(
         owned,
         seal: String::new(),
     };
-    header.seal = header.compute_seal()?;
+    header.reseal()?;
     Ok(header)
 }
 
 /// Writes `header` as the partial result's [`HEADER_FILE`].
 fn write_header(out: &reports::output::OutputDir, header: &PartialHeader) -> Result<()> {
-    let mut json = serde_json::to_vec_pretty(header)?;
-    json.push(b'\n');
-    out.write_file(HEADER_FILE, &json)?;
+    out.write_file(HEADER_FILE, &header.to_json()?)?;
     Ok(())
 }

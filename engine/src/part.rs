@@ -28,20 +28,27 @@
 //! those, a part given twice, a missing part, and parts whose files do not follow one another
 //! as the planned shares do: nothing is merged silently.
 //!
-//! **Seals.** Every file of a partial result is checked before anything is decoded:
-//! - `partial.json` is read only if it is a regular file of at most [`MAX_HEADER_BYTES`], and
-//!   its `seal` field must be the XXH3-128 of the canonical JSON (keys sorted, compact) of the
-//!   header without that field: a flipped bit anywhere in it is refused.
+//! **Seals.** Every file of a partial result is checked before anything is decoded. The seals
+//! are checksums, not signatures: they catch damage and mix-ups, not a forger (who can
+//! recompute them).
+//! - `partial.json` is read only if it is a regular file of at most [`MAX_HEADER_BYTES`]; its
+//!   `seal` field must be the XXH3-128 of the canonical JSON (keys sorted, compact) of the
+//!   header without that field, and its bytes must be exactly those its writer makes of what
+//!   it holds ([`PartialHeader::to_json`]): a flipped bit anywhere in it is refused.
 //! - its `owned` list names every other file of the directory ([`WARMUP_FILE`], the
-//!   [`state_file`]s) with its size on disk, its decoded size and the XXH3-128 of its bytes.
-//!   [`PartialHeader::read`] refuses a file listed but missing, a file present but not listed,
-//!   anything that is not a regular file (a symlink, a FIFO: the type is read with
-//!   `symlink_metadata` before anything is opened), a size other than the recorded one, and a
-//!   checksum other than the recorded one. A file is read at most to its recorded size.
-//! - [`read_binary`] decompresses at most the recorded decoded size (a zstd bomb is refused
-//!   once it passes it), and each binary file starts with a [`Binding`]: the part index, the
-//!   configuration hash, the stage and the file's name, which must be the header's: a state
-//!   copied from another part or another run is refused even if its checksum is listed.
+//!   [`state_file`]s, each once: no other name, so no path out of the directory) with its size
+//!   on disk, its decoded size and the XXH3-128 of its bytes. [`PartialHeader::read`] refuses a
+//!   file listed but missing, a file present but not listed, anything that is not a regular
+//!   file (a symbolic link, a FIFO, a device: the type is read with `symlink_metadata` before
+//!   anything is opened, the file is opened with `O_NOFOLLOW | O_NONBLOCK` and its type checked
+//!   again), a size other than the recorded one, and a checksum other than the recorded one. A
+//!   file is read at most to its recorded size.
+//! - [`read_binary`] checks the bytes again and decompresses them with a bounded zstd window
+//!   and at most one byte past the recorded decoded size: a file must decode to exactly that
+//!   size (a zstd bomb is refused once it passes it, never held whole). Each binary file starts
+//!   with a [`Binding`]: the part index, the configuration hash, the stage and the file's name,
+//!   which must be the header's: a state copied from another part or another run is refused
+//!   even if the header was rewritten to list it.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -119,6 +126,29 @@ fn hex128(bytes: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
 }
 
+impl OwnedFile {
+    /// Checks that `bytes`, read from `path`, are this file's: its size and checksum.
+    fn check(&self, path: &Path, bytes: &[u8], fix: &str) -> Result<()> {
+        if bytes.len() as u64 != self.bytes {
+            bail!(
+                "'{}' holds {} bytes, not the {} recorded in {HEADER_FILE} (truncated, damaged \
+                 or replaced); {fix}",
+                path.display(),
+                bytes.len(),
+                self.bytes
+            );
+        }
+        if hex128(bytes) != self.xxh3_128 {
+            bail!(
+                "'{}' does not match its checksum in {HEADER_FILE} (damaged, or replaced by \
+                 another file); {fix}",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Writes `value` to `dir/name` as a binary file (postcard of `binding` then `value`,
 /// zstd-compressed), whole under a temporary name and then renamed, and returns its entry
 /// for the header's `owned` list.
@@ -136,30 +166,121 @@ pub fn write_binary<T: Serialize>(dir: &Path, binding: &Binding, value: &T) -> R
     })
 }
 
-/// Reads the regular file `path`, refusing anything else and anything longer than `limit`
-/// bytes (the type is checked before the file is opened: a FIFO is never opened).
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+/// The largest window a binary file's zstd frame may ask the decoder for (2^22 bytes: the
+/// writer's level 1 uses at most 2^19), so a crafted frame cannot make the decoder allocate
+/// more.
+const MAX_WINDOW_LOG: u32 = 22;
+
+/// What kind of file `meta` describes, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// Opens `path` for reading without following a symbolic link and without waiting on a FIFO
+/// (on Unix: `O_NOFOLLOW | O_NONBLOCK`; the type is checked again on the open file).
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Reads the regular file `path`, refusing anything else (a symbolic link, a FIFO, a device:
+/// the type is read with `symlink_metadata` before anything is opened, and a FIFO is never
+/// waited on) and anything longer than `limit` bytes; `fix` ends every message (what to do).
+fn read_bounded(path: &Path, limit: u64, fix: &str) -> Result<Vec<u8>> {
     use std::io::Read;
-    let meta = std::fs::symlink_metadata(path)
-        .with_context(|| format!("cannot read '{}'", path.display()))?;
+    let shown = path.display();
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("'{shown}' is missing (the partial result is incomplete); {fix}")
+        }
+        Err(e) => bail!("cannot read '{shown}': {e}; {fix}"),
+    };
     if !meta.file_type().is_file() {
-        bail!("'{}' is not a regular file", path.display());
+        bail!(
+            "'{shown}' is {} where a regular file is expected; {fix}",
+            file_kind(&meta)
+        );
     }
     if meta.len() > limit {
         bail!(
-            "'{}' holds {} bytes, more than the {limit} expected",
-            path.display(),
+            "'{shown}' holds {} bytes, more than the {limit} expected; {fix}",
             meta.len()
         );
     }
     let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+        open_regular(path).map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
+    // The file opened may have replaced the one checked above.
+    let opened = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
+    if !opened.file_type().is_file() {
+        bail!(
+            "'{shown}' is {} where a regular file is expected; {fix}",
+            file_kind(&opened)
+        );
+    }
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read '{}'", path.display()))?;
+        .map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
     if bytes.len() as u64 > limit {
-        bail!("'{}' grew past the {limit} bytes expected", path.display());
+        bail!("'{shown}' grew past the {limit} bytes expected while it was read; {fix}");
+    }
+    Ok(bytes)
+}
+
+/// Decompresses the zstd stream `packed` of `path`, which must decode to exactly `expected`
+/// bytes: decoding stops past them (a zstd bomb costs at most `expected + 1` bytes) and the
+/// decoder's window is bounded by [`MAX_WINDOW_LOG`].
+fn decode_bounded(path: &Path, packed: &[u8], expected: u64, fix: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = path.display();
+    let damaged = |e: std::io::Error| anyhow::anyhow!("'{shown}' is damaged ({e}); {fix}");
+    let mut decoder = zstd::stream::read::Decoder::new(packed).map_err(damaged)?;
+    decoder.window_log_max(MAX_WINDOW_LOG).map_err(damaged)?;
+    let mut bytes = Vec::new();
+    decoder
+        .take(expected.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(damaged)?;
+    if bytes.len() as u64 > expected {
+        bail!(
+            "'{shown}' decodes to more than the {expected} bytes recorded in {HEADER_FILE} \
+             (decoding stopped there); {fix}"
+        );
+    }
+    if (bytes.len() as u64) < expected {
+        bail!(
+            "'{shown}' decodes to {} bytes, not the {expected} recorded in {HEADER_FILE}; {fix}",
+            bytes.len()
+        );
     }
     Ok(bytes)
 }
@@ -173,55 +294,59 @@ pub fn read_binary<T: serde::de::DeserializeOwned>(
     header: &PartialHeader,
     name: &str,
 ) -> Result<T> {
-    use std::io::Read;
     let path = dir.join(name);
-    let rerun = format!("rerun part {} ({}) of the run", header.part, header.stage);
+    let fix = header.rerun();
     let entry = header
         .owned
         .iter()
         .find(|f| f.name == name)
         .with_context(|| {
             format!(
-                "'{}' is not listed in its {HEADER_FILE}; {rerun}",
+                "'{}' is not listed in its {HEADER_FILE} (the partial result is incomplete); \
+                 {fix}",
                 path.display()
             )
         })?;
-    let packed = read_bounded(&path, entry.bytes).with_context(|| rerun.clone())?;
-    if packed.len() as u64 != entry.bytes || hex128(&packed) != entry.xxh3_128 {
-        bail!(
-            "'{}' does not match its checksum in {HEADER_FILE}; {rerun}",
-            path.display()
-        );
-    }
-    let mut bytes = Vec::new();
-    zstd::stream::read::Decoder::new(packed.as_slice())
-        .and_then(|d| d.take(entry.decoded_bytes + 1).read_to_end(&mut bytes))
-        .with_context(|| format!("'{}' is damaged; {rerun}", path.display()))?;
-    if bytes.len() as u64 != entry.decoded_bytes {
-        bail!(
-            "'{}' decodes to other than the {} bytes recorded in {HEADER_FILE}; {rerun}",
-            path.display(),
-            entry.decoded_bytes
-        );
-    }
+    let packed = read_bounded(&path, entry.bytes, &fix)?;
+    entry.check(&path, &packed, &fix)?;
+    let bytes = decode_bounded(&path, &packed, entry.decoded_bytes, &fix)?;
     let (binding, value): (Binding, T) = postcard::from_bytes(&bytes)
-        .with_context(|| format!("'{}' is damaged; {rerun}", path.display()))?;
+        .with_context(|| format!("'{}' is damaged; {fix}", path.display()))?;
     let want = header.binding(name);
     if binding != want {
-        bail!(
-            "'{}' belongs to part {} ({}, configuration {}, file '{}'), not to this part {} \
-             ({}, configuration {}); {rerun}",
-            path.display(),
-            binding.part,
-            binding.stage,
-            binding.config_hash,
-            binding.name,
-            want.part,
-            want.stage,
-            want.config_hash
-        );
+        return Err(foreign(&path, &binding, &want, &fix));
     }
     Ok(value)
+}
+
+/// Why the [`Binding`] `got`, read from `path`, is not the `want` of the header listing it.
+fn foreign(path: &Path, got: &Binding, want: &Binding, fix: &str) -> anyhow::Error {
+    let shown = path.display();
+    if got.config_hash != want.config_hash {
+        anyhow::anyhow!(
+            "'{shown}' belongs to another run (configuration {}, not this part's {}): it was \
+             copied from part {} of a run with other options; {fix}",
+            got.config_hash,
+            want.config_hash,
+            got.part
+        )
+    } else if got.part != want.part {
+        anyhow::anyhow!(
+            "'{shown}' belongs to another part of this run (part {}, not {}): it was copied \
+             from that part's directory; {fix}",
+            got.part,
+            want.part
+        )
+    } else {
+        anyhow::anyhow!(
+            "'{shown}' is this part's '{}' of step {}, not its '{}' of step {}: it was renamed \
+             or copied from another step; {fix}",
+            got.name,
+            got.stage,
+            want.name,
+            want.stage
+        )
+    }
 }
 
 /// The directories of `patterns` (each a directory or a glob pattern of directories,
@@ -379,40 +504,98 @@ impl PartialHeader {
         Ok(hex128(value.to_string().as_bytes()))
     }
 
+    /// Sets `seal` to [`compute_seal`](Self::compute_seal) (after any change of the header).
+    pub fn reseal(&mut self) -> Result<()> {
+        self.seal = self.compute_seal()?;
+        Ok(())
+    }
+
+    /// The text of `partial.json` for this header, byte for byte: pretty JSON and a newline.
+    /// [`read`](Self::read) refuses a file whose bytes are not this text of what it holds, so
+    /// no byte of it can change unnoticed (not even one the parser would ignore).
+    pub fn to_json(&self) -> Result<Vec<u8>> {
+        let mut json = serde_json::to_vec_pretty(self)?;
+        json.push(b'\n');
+        Ok(json)
+    }
+
+    /// What to do about a damaged file of this part.
+    fn rerun(&self) -> String {
+        format!(
+            "rerun part {} (step {}) of the run into a new directory",
+            self.part, self.stage
+        )
+    }
+
     /// Reads `DIR/partial.json` and checks its seal and every file of `DIR` against it (see
     /// the module doc), before anything is decoded.
     pub fn read(dir: &Path) -> Result<PartialHeader> {
         let path = dir.join(HEADER_FILE);
-        let bytes = read_bounded(&path, MAX_HEADER_BYTES).with_context(|| {
-            format!(
-                "'{}' is not a partial result (no readable {HEADER_FILE}; `run --part I/K \
-                 --out DIR` writes one)",
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "'{}' is not a partial result (no {HEADER_FILE}; `run --part I/K --out DIR` \
+                 writes one)",
                 dir.display()
-            )
-        })?;
+            ),
+            _ => {}
+        }
+        let fix = "rerun the part that wrote this directory";
+        let bytes = read_bounded(&path, MAX_HEADER_BYTES, fix)?;
         let damaged = || {
             format!(
-                "'{}' is not a partial-result header of this format or is damaged; rerun its \
-                 part",
+                "'{}' is not a partial-result header or is damaged; {fix}",
                 path.display()
             )
         };
-        let header: PartialHeader = serde_json::from_slice(&bytes).with_context(damaged)?;
-        if header.compute_seal()? != header.seal {
+        // The format version first, so that an older header is named as such.
+        let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(damaged)?;
+        if let Some(version) = value.get("format_version").and_then(|v| v.as_u64()) {
+            if version != u64::from(PARTIAL_FORMAT_VERSION) {
+                bail!(
+                    "'{}' is a partial result of format version {version} but this shardlab \
+                     ({}) reads version {PARTIAL_FORMAT_VERSION}; rerun that part with this \
+                     shardlab",
+                    path.display(),
+                    env!("CARGO_PKG_VERSION")
+                );
+            }
+        }
+        let header: PartialHeader = serde_json::from_value(value).with_context(damaged)?;
+        if header.compute_seal()? != header.seal || header.to_json()? != bytes {
             bail!(
-                "'{}' does not match its seal (the file was changed or damaged); rerun part {}",
+                "'{}' does not match its seal (the file was changed or damaged); {}",
                 path.display(),
-                header.part
+                header.rerun()
             );
         }
         header.check_files(dir)?;
         Ok(header)
     }
 
-    /// Checks that `dir` holds exactly the files of `owned` besides the header, each a
-    /// regular file of its recorded size and checksum.
+    /// Checks that `dir` holds exactly the files of `owned` besides the header, each named as
+    /// a partial result's files are, once, and a regular file of its recorded size and
+    /// checksum.
     fn check_files(&self, dir: &Path) -> Result<()> {
-        let rerun = format!("rerun part {} ({})", self.part, self.stage);
+        let fix = self.rerun();
+        let header = dir.join(HEADER_FILE);
+        // Only a partial result's own names (never a path out of `dir`), each once.
+        for (i, f) in self.owned.iter().enumerate() {
+            let state = f
+                .name
+                .strip_prefix("state-")
+                .and_then(|n| n.strip_suffix(".bin"))
+                .and_then(|n| n.parse::<usize>().ok());
+            if f.name != WARMUP_FILE && !state.is_some_and(|n| state_file(n) == f.name) {
+                bail!(
+                    "'{}' lists '{}', which is not a partial result's file; {fix}",
+                    header.display(),
+                    f.name.escape_debug()
+                );
+            }
+            if self.owned[..i].iter().any(|g| g.name == f.name) {
+                bail!("'{}' lists '{}' twice; {fix}", header.display(), f.name);
+            }
+        }
         let entries =
             std::fs::read_dir(dir).with_context(|| format!("cannot list '{}'", dir.display()))?;
         for entry in entries {
@@ -421,27 +604,15 @@ impl PartialHeader {
             if name != HEADER_FILE && !self.owned.iter().any(|f| f.name == name) {
                 bail!(
                     "'{}' is not listed in {HEADER_FILE}: the directory is not as its part \
-                     wrote it; remove the file or {rerun}",
+                     wrote it; remove the file or {fix}",
                     dir.join(&name).display()
                 );
             }
         }
         for f in &self.owned {
             let path = dir.join(&f.name);
-            if !path.exists() && std::fs::symlink_metadata(&path).is_err() {
-                bail!(
-                    "'{}' is listed in {HEADER_FILE} but missing; {rerun}",
-                    path.display()
-                );
-            }
-            let bytes = read_bounded(&path, f.bytes).with_context(|| rerun.clone())?;
-            if bytes.len() as u64 != f.bytes || hex128(&bytes) != f.xxh3_128 {
-                bail!(
-                    "'{}' does not match its size and checksum in {HEADER_FILE} (damaged or \
-                     replaced); {rerun}",
-                    path.display()
-                );
-            }
+            let bytes = read_bounded(&path, f.bytes, &fix)?;
+            f.check(&path, &bytes, &fix)?;
         }
         Ok(())
     }
