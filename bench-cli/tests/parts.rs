@@ -392,11 +392,18 @@ fn three_parts(dir: &Path) -> [&'static str; 3] {
         .arg(&whole)
         .assert()
         .success();
-    // Three files of the same size: one a part.
-    cut(&whole, dir, &[1000, 1000], &[]);
+    // Three files, one a part (shares are balanced by bytes, and the first keys are shorter).
+    cut(&whole, dir, &[1100, 1000], &[]);
     std::fs::remove_file(&whole).unwrap();
     let options = ["--no-latency", "--shards", "4,8"];
     single_and_merged(dir, &options, "t?.csv", 3);
+    for i in 0..3 {
+        let header: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("work-3/part-{i}/partial.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(header["files"].as_array().unwrap().len(), 1, "part {i}");
+    }
     options
 }
 

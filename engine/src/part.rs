@@ -872,6 +872,74 @@ mod tests {
     }
 
     #[test]
+    fn a_binary_file_decodes_to_exactly_its_size_within_a_bounded_window() {
+        let path = Path::new("state-0.bin");
+        let packed = zstd::encode_all(&b"hello, world"[..], 1).unwrap();
+        assert_eq!(
+            decode_bounded(path, &packed, 12, "fix").unwrap(),
+            b"hello, world"
+        );
+        let e = decode_bounded(path, &packed, 11, "fix").unwrap_err();
+        assert!(format!("{e}").contains("more than the 11 bytes"), "{e}");
+        let e = decode_bounded(path, &packed, 13, "fix").unwrap_err();
+        assert!(format!("{e}").contains("decodes to 12 bytes"), "{e}");
+        // A frame asking for a 2^27-byte window (one RLE block of 16 bytes): refused before
+        // the decoder allocates it.
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, (27 - 10) << 3];
+        frame.extend_from_slice(&((16u32 << 3) | (1 << 1) | 1).to_le_bytes()[..3]);
+        frame.push(7);
+        assert_eq!(zstd::decode_all(frame.as_slice()).unwrap(), [7; 16]);
+        let e = decode_bounded(path, &frame, 16, "fix").unwrap_err();
+        assert!(format!("{e}").contains("damaged"), "{e}");
+    }
+
+    #[test]
+    fn a_header_is_read_only_as_written_and_lists_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, mut h) = header(0, 1, &[(0, 10)]);
+        h.trace_files = 1;
+        h.owned = vec![write_binary(dir.path(), &h.binding(WARMUP_FILE), &42u64).unwrap()];
+        h.reseal().unwrap();
+        let json = dir.path().join(HEADER_FILE);
+        let write = |h: &PartialHeader| std::fs::write(&json, h.to_json().unwrap()).unwrap();
+        let refused = |want: &str| {
+            let e = format!("{:#}", PartialHeader::read(dir.path()).unwrap_err());
+            assert!(e.contains(want), "want '{want}' in: {e}");
+        };
+        write(&h);
+        let read = PartialHeader::read(dir.path()).unwrap();
+        assert_eq!(read, h);
+        assert_eq!(
+            read_binary::<u64>(dir.path(), &read, WARMUP_FILE).unwrap(),
+            42
+        );
+        // The same header in other JSON (compact): its seal holds, its bytes are not the
+        // writer's.
+        std::fs::write(&json, serde_json::to_vec(&h).unwrap()).unwrap();
+        refused("does not match its seal");
+        // A listed name out of the directory, or twice, even sealed.
+        for (name, want) in [
+            ("../partial.json", "not a partial result's file"),
+            ("state-01.bin", "not a partial result's file"),
+            (WARMUP_FILE, "twice"),
+        ] {
+            let mut bad = h.clone();
+            let mut extra = h.owned[0].clone();
+            extra.name = name.into();
+            bad.owned.push(extra);
+            bad.reseal().unwrap();
+            write(&bad);
+            refused(want);
+        }
+        // Oversize: the header past its bound, a file past its recorded size.
+        write(&h);
+        std::fs::write(dir.path().join(WARMUP_FILE), vec![0; 1000]).unwrap();
+        refused("holds 1000 bytes, more than the");
+        std::fs::write(&json, vec![b' '; MAX_HEADER_BYTES as usize + 1]).unwrap();
+        refused("more than the 16777216 expected");
+    }
+
+    #[test]
     fn the_configuration_hash_ignores_output_and_threads_only() {
         let a = serde_json::json!({"shards": 4, "out": "a", "threads": 2, "part": "0/2"});
         let b = serde_json::json!({"shards": 4, "out": "b", "quiet": true, "part": "1/2"});
