@@ -585,7 +585,7 @@ impl PartialHeader {
                 .strip_prefix("state-")
                 .and_then(|n| n.strip_suffix(".bin"))
                 .and_then(|n| n.parse::<usize>().ok());
-            if f.name != WARMUP_FILE && !state.is_some_and(|n| state_file(n) == f.name) {
+            if f.name != WARMUP_FILE && state.is_none_or(|n| state_file(n) != f.name) {
                 bail!(
                     "'{}' lists '{}', which is not a partial result's file; {fix}",
                     header.display(),
