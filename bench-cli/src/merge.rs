@@ -33,7 +33,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let (run_args, options_given) = run_options(first)?;
     let key_type = crate::run_part::trace_key_type(first)?;
     let setup = RunSetup::new(&run_args, key_type)?;
-    let warmup: Warmup = read_binary(first_dir, WARMUP_FILE)?;
+    let warmup: Warmup = read_binary(first_dir, first, WARMUP_FILE)?;
     let formats: Vec<&str> = parts
         .iter()
         .flat_map(|(_, h)| h.files.iter().map(|f| f.format.as_str()))
@@ -65,8 +65,8 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         for batch in parts.chunks(rayon::current_num_threads().max(1)) {
             let partials = batch
                 .par_iter()
-                .map(|(dir, _)| {
-                    let state: PartialState = read_binary(dir, &state_file(index))?;
+                .map(|(dir, h)| {
+                    let state: PartialState = read_binary(dir, h, &state_file(index))?;
                     Partial::from_state(&built.parts, cfg.window.max(1), state)
                         .with_context(|| format!("'{}' does not fit this run", dir.display()))
                 })

@@ -15,8 +15,8 @@ use crate::progress::ReplayProgress;
 use crate::run::{replay_config, RunSetup};
 use crate::usage::usage;
 use engine::part::{
-    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary,
-    PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
+    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary, Binding,
+    OwnedFile, PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
 };
 
 /// Runs step 1 (`--part I/K`) or step 2 (`--part I/K --counts DIRS`) of part `part` of `args`.
@@ -126,6 +126,7 @@ fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     let out = args.output.claim_staged("")?;
     let dir = out.path().to_path_buf();
     crate::interrupt::stage(&dir, || out.create())?;
+    let mut owned = Vec::new();
     if mine.part.index == 0 {
         // The warm-up as the single run learns it: at the start of the whole trace.
         let whole = TraceInput::open(&args.input, &args.read)?
@@ -139,9 +140,13 @@ fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
             setup.base.warmup_fraction,
             &on_progress,
         )?;
-        write_binary(&dir, WARMUP_FILE, &warmup)?;
+        owned.push(write_binary(
+            &dir,
+            &binding(args, mine, Stage::Counted, WARMUP_FILE)?,
+            &warmup,
+        )?);
     }
-    let header = header(args, mine, Stage::Counted, read, found, None)?;
+    let header = header(args, mine, Stage::Counted, read, found, None, owned)?;
     write_header(&out, &header)?;
     let path = crate::interrupt::unstage(&dir, || out.commit())?;
     if !args.output.quiet {
@@ -177,7 +182,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
         );
     }
     let first_event = first_positions(&counted)[mine.part.index as usize];
-    let warmup: Warmup = engine::part::read_binary(&counted[0].0, WARMUP_FILE)?;
+    let warmup: Warmup = engine::part::read_binary(&counted[0].0, &counted[0].1, WARMUP_FILE)?;
     // Part 0 always holds the first file: its key type is the trace's.
     let key_type = trace_key_type(&counted[0].1)?;
     let setup = RunSetup::new(args, key_type)?;
@@ -194,6 +199,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     let progress = ReplayProgress::new(args.output.quiet);
     let label = format!("part {}", mine.part);
     let on_progress = progress.callback(&label);
+    let mut owned = Vec::new();
     for (index, (n, targets)) in setup.sweep.iter().enumerate() {
         let (cfg, _) = replay_config(&setup.base, *n, targets);
         let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
@@ -221,11 +227,19 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
                 count_dir.display()
             );
         }
-        write_binary(&dir, &state_file(index), &partial.state()?)?;
+        owned.push(write_binary(
+            &dir,
+            &binding(args, mine, Stage::Replayed, &state_file(index))?,
+            &partial.state()?,
+        )?);
     }
     progress.clock().finish();
     if mine.part.index == 0 {
-        write_binary(&dir, WARMUP_FILE, &warmup)?;
+        owned.push(write_binary(
+            &dir,
+            &binding(args, mine, Stage::Replayed, WARMUP_FILE)?,
+            &warmup,
+        )?);
     }
     let header = header(
         args,
@@ -234,6 +248,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
         counts.files.clone(),
         trace.as_ref().map(|t| t.key_type),
         Some(warmup.events),
+        owned,
     )?;
     write_header(&out, &header)?;
     let path = crate::interrupt::unstage(&dir, || out.commit())?;
@@ -271,7 +286,17 @@ fn refuse_simulated(setup: &RunSetup) -> Result<()> {
     Ok(())
 }
 
-/// The header of part `mine` at `stage`, holding `files`.
+/// The [`Binding`] of part `mine`'s file `name` at `stage`.
+fn binding(args: &RunArgs, mine: &Share<'_>, stage: Stage, name: &str) -> Result<Binding> {
+    Ok(Binding {
+        part: mine.part,
+        config_hash: config_hash(&serde_json::to_value(args)?),
+        stage,
+        name: name.to_string(),
+    })
+}
+
+/// The header of part `mine` at `stage`, holding `files`, owning `owned`, sealed.
 fn header(
     args: &RunArgs,
     mine: &Share<'_>,
@@ -279,8 +304,9 @@ fn header(
     files: Vec<PartFile>,
     key_type: Option<KeyType>,
     warmup_events: Option<u64>,
+    owned: Vec<OwnedFile>,
 ) -> Result<PartialHeader> {
-    Ok(PartialHeader {
+    let mut header = PartialHeader {
         format_version: engine::part::PARTIAL_FORMAT_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").into(),
         config_hash: config_hash(&serde_json::to_value(args)?),
@@ -292,13 +318,15 @@ fn header(
         warmup_events,
         trace_files: mine.files.len(),
         files,
-    })
+        owned,
+        seal: String::new(),
+    };
+    header.reseal()?;
+    Ok(header)
 }
 
 /// Writes `header` as the partial result's [`HEADER_FILE`].
 fn write_header(out: &reports::output::OutputDir, header: &PartialHeader) -> Result<()> {
-    let mut json = serde_json::to_vec_pretty(header)?;
-    json.push(b'\n');
-    out.write_file(HEADER_FILE, &json)?;
+    out.write_file(HEADER_FILE, &header.to_json()?)?;
     Ok(())
 }

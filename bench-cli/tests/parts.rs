@@ -383,6 +383,289 @@ fn bad_partial_results_are_refused_and_nothing_is_written() {
     assert!(stderr_of(&assert).contains("simulated"));
 }
 
+/// Three parts of a small run (`--shards 4,8`: two state files) counted, replayed and merged
+/// in `dir` (`work-3/count-I`, `work-3/part-I`), with the trace `t?.csv`.
+fn three_parts(dir: &Path) -> [&'static str; 3] {
+    let whole = dir.join("whole.csv");
+    shardlab()
+        .args(["gen", "zipf:keys=500", "--quiet", "--events", "3000", "-o"])
+        .arg(&whole)
+        .assert()
+        .success();
+    // Three files, one a part (shares are balanced by bytes, and the first keys are shorter).
+    cut(&whole, dir, &[1100, 1000], &[]);
+    std::fs::remove_file(&whole).unwrap();
+    let options = ["--no-latency", "--shards", "4,8"];
+    single_and_merged(dir, &options, "t?.csv", 3);
+    for i in 0..3 {
+        let header: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("work-3/part-{i}/partial.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(header["files"].as_array().unwrap().len(), 1, "part {i}");
+    }
+    options
+}
+
+/// `shardlab merge work-3/part-*` in `dir` exits 1 (promptly: a hang or a crash fails) with
+/// every one of `want` in its message, and writes nothing; returns the message.
+fn merge_fails(dir: &Path, want: &[&str]) -> String {
+    let assert = shardlab()
+        .current_dir(dir)
+        .args(["merge", "--quiet", "work-3/part-*", "--out", "refused"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(1);
+    let err = stderr_of(&assert);
+    for w in want {
+        assert!(err.contains(w), "want '{w}' in: {err}");
+    }
+    assert!(!dir.join("refused").exists());
+    err
+}
+
+/// Replaces the file `name` of the partial result `part` by `bytes` and rewrites its
+/// `partial.json` to list them (size, checksum and decoded size, or the recorded decoded size
+/// kept when `decoded` is none) under a new seal, as its writer would: only the checks past
+/// the header's can refuse them.
+fn replace_listed(part: &Path, name: &str, bytes: &[u8], decoded: Option<u64>) {
+    use engine::part::PartialHeader;
+    let json = part.join("partial.json");
+    let mut header: PartialHeader = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let entry = header.owned.iter_mut().find(|f| f.name == name).unwrap();
+    entry.bytes = bytes.len() as u64;
+    entry.decoded_bytes = decoded.unwrap_or(entry.decoded_bytes);
+    entry.xxh3_128 = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+    header.reseal().unwrap();
+    std::fs::write(part.join(name), bytes).unwrap();
+    std::fs::write(&json, header.to_json().unwrap()).unwrap();
+}
+
+/// The files of a directory, sorted.
+fn files_of(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_flipped_byte_in_any_file_of_a_partial_result_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    three_parts(dir.path());
+    let mut flipped = 0;
+    for part in ["work-3/part-0", "work-3/part-1"] {
+        let names = files_of(&dir.path().join(part));
+        assert!(names.contains(&"state-1.bin".to_string()), "{names:?}");
+        for name in names {
+            let path = dir.path().join(part).join(&name);
+            let good = std::fs::read(&path).unwrap();
+            let len = good.len();
+            let mut at = vec![0, len / 3, len / 2, 2 * len / 3, len - 1];
+            if name == "partial.json" {
+                let text = String::from_utf8(good.clone()).unwrap();
+                // Inside the seal, a file's checksum, its decoded size, and the part index.
+                for field in [
+                    "\"seal\": \"",
+                    "\"xxh3_128\": \"",
+                    "\"decoded_bytes\": ",
+                    "\"index\": ",
+                ] {
+                    at.push(text.rfind(field).unwrap() + field.len());
+                }
+            }
+            for i in at {
+                let mut bad = good.clone();
+                bad[i] ^= 1;
+                std::fs::write(&path, &bad).unwrap();
+                let shown = format!("{part}/{name}");
+                merge_fails(dir.path(), &[&shown]);
+                flipped += 1;
+            }
+            std::fs::write(&path, &good).unwrap();
+        }
+    }
+    assert!(flipped >= 30, "{flipped}");
+    // Restored, the parts merge.
+    shardlab()
+        .current_dir(dir.path())
+        .args(["merge", "--quiet", "work-3/part-*", "--out", "again"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_file_of_another_part_step_or_run_is_refused_even_when_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let options = three_parts(d);
+    let read = |p: &str| std::fs::read(d.join(p)).unwrap();
+    let part1 = d.join("work-3/part-1");
+    let part2 = d.join("work-3/part-2");
+    let state = "work-3/part-2/state-0.bin";
+    let listed = |part: &Path, name: &str, bytes: Vec<u8>| {
+        let decoded = zstd::decode_all(bytes.as_slice()).unwrap().len() as u64;
+        replace_listed(part, name, &bytes, Some(decoded));
+    };
+    let (good_state, good_header) = (read(state), read("work-3/part-2/partial.json"));
+    let restore = || {
+        std::fs::write(d.join(state), &good_state).unwrap();
+        std::fs::write(part2.join("partial.json"), &good_header).unwrap();
+    };
+    // Part 1's state copied over part 2's: its size or checksum is not the one listed.
+    std::fs::copy(part1.join("state-0.bin"), d.join(state)).unwrap();
+    merge_fails(d, &[state, "rerun part 2/3"]);
+    // ... and with the header rewritten to list it, its binding is another part's.
+    listed(&part2, "state-0.bin", read("work-3/part-1/state-0.bin"));
+    merge_fails(
+        d,
+        &[
+            state,
+            "belongs to another part of this run (part 1/3, not 2/3)",
+        ],
+    );
+    restore();
+    // Another shard count's state of the same part, listed under this name.
+    listed(&part2, "state-0.bin", read("work-3/part-2/state-1.bin"));
+    merge_fails(d, &[state, "is this part's 'state-1.bin'"]);
+    restore();
+    // A run with other options (--shards 8): its state, and its warm-up given to a replay.
+    let other = |extra: &[&str]| {
+        shardlab()
+            .current_dir(d)
+            .args([
+                "run",
+                "--quiet",
+                "--trace",
+                "t?.csv",
+                "--no-latency",
+                "--shards",
+                "8",
+            ])
+            .args(extra)
+            .assert()
+            .success();
+    };
+    for i in 0..3 {
+        other(&[
+            "--part",
+            &format!("{i}/3"),
+            "--out",
+            &format!("other/count-{i}"),
+        ]);
+    }
+    other(&[
+        "--part",
+        "1/3",
+        "--counts",
+        "other/count-*",
+        "--out",
+        "other/part-1",
+    ]);
+    listed(&part2, "state-0.bin", read("other/part-1/state-0.bin"));
+    merge_fails(d, &[state, "belongs to another run"]);
+    restore();
+    listed(
+        &d.join("work-3/count-0"),
+        "warmup.bin",
+        read("other/count-0/warmup.bin"),
+    );
+    let assert = shardlab()
+        .current_dir(d)
+        .args(["run", "--quiet", "--trace", "t?.csv"])
+        .args(options)
+        .args([
+            "--part",
+            "1/3",
+            "--counts",
+            "work-3/count-*",
+            "--out",
+            "replayed",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(1);
+    let err = stderr_of(&assert);
+    assert!(
+        err.contains("work-3/count-0/warmup.bin") && err.contains("belongs to another run"),
+        "{err}"
+    );
+    // Restored, the parts merge.
+    shardlab()
+        .current_dir(d)
+        .args(["merge", "--quiet", "work-3/part-*", "--out", "again"])
+        .assert()
+        .success();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_or_a_fifo_in_a_partial_result_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    three_parts(d);
+    let state = d.join("work-3/part-1/state-0.bin");
+    let good = std::fs::read(&state).unwrap();
+    // A link to /dev/zero (endless) and a FIFO nobody writes (a read would wait forever):
+    // merge_fails's timeout turns a hang into a failure.
+    std::fs::remove_file(&state).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &state).unwrap();
+    merge_fails(d, &["work-3/part-1/state-0.bin", "is a symbolic link"]);
+    std::fs::remove_file(&state).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&state)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    merge_fails(d, &["work-3/part-1/state-0.bin", "is a FIFO"]);
+    std::fs::remove_file(&state).unwrap();
+    std::fs::write(&state, &good).unwrap();
+    // The header itself as a link to a good copy of it.
+    let header = d.join("work-3/part-1/partial.json");
+    std::fs::rename(&header, d.join("partial-copy.json")).unwrap();
+    std::os::unix::fs::symlink(d.join("partial-copy.json"), &header).unwrap();
+    merge_fails(d, &["work-3/part-1/partial.json", "is a symbolic link"]);
+}
+
+/// A zstd frame of `blocks` RLE blocks of 128 KiB of zeros each, 4 bytes a block: a file of
+/// 4 x `blocks` bytes that decodes to 32,768 times as many.
+fn zstd_bomb(blocks: usize) -> Vec<u8> {
+    // Magic number; no content size, no checksum; a window of 2^17 bytes.
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        let header = (128 << 10) << 3 | 1 << 1 | last;
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.push(0);
+    }
+    frame
+}
+
+#[test]
+fn a_zstd_bomb_listed_with_its_true_size_is_refused_without_decoding_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    three_parts(d);
+    // 2 MiB on disk, 64 GiB decoded; the header lists its size and checksum (and the small
+    // decoded size of the state it replaces), sealed, so only the decoded-size bound is left.
+    let bomb = zstd_bomb(1 << 19);
+    assert_eq!(
+        zstd::decode_all(&zstd_bomb(3)[..]).unwrap(),
+        vec![0; 3 << 17]
+    );
+    replace_listed(&d.join("work-3/part-1"), "state-0.bin", &bomb, None);
+    merge_fails(
+        d,
+        &[
+            "work-3/part-1/state-0.bin",
+            "decodes to more than the",
+            "recorded in partial.json",
+        ],
+    );
+}
+
 /// The `"format_version": N` field of a partial header's text.
 fn format_version_field(header: &str) -> String {
     let at = header

@@ -27,6 +27,28 @@
 //! itself) and the part's index. [`check_set`] refuses a set whose parts disagree on any of
 //! those, a part given twice, a missing part, and parts whose files do not follow one another
 //! as the planned shares do: nothing is merged silently.
+//!
+//! **Seals.** Every file of a partial result is checked before anything is decoded. The seals
+//! are checksums, not signatures: they catch damage and mix-ups, not a forger (who can
+//! recompute them).
+//! - `partial.json` is read only if it is a regular file of at most [`MAX_HEADER_BYTES`]; its
+//!   `seal` field must be the XXH3-128 of the canonical JSON (keys sorted, compact) of the
+//!   header without that field, and its bytes must be exactly those its writer makes of what
+//!   it holds ([`PartialHeader::to_json`]): a flipped bit anywhere in it is refused.
+//! - its `owned` list names every other file of the directory ([`WARMUP_FILE`], the
+//!   [`state_file`]s, each once: no other name, so no path out of the directory) with its size
+//!   on disk, its decoded size and the XXH3-128 of its bytes. [`PartialHeader::read`] refuses a
+//!   file listed but missing, a file present but not listed, anything that is not a regular
+//!   file (a symbolic link, a FIFO, a device: the type is read with `symlink_metadata` before
+//!   anything is opened, the file is opened with `O_NOFOLLOW | O_NONBLOCK` and its type checked
+//!   again), a size other than the recorded one, and a checksum other than the recorded one. A
+//!   file is read at most to its recorded size.
+//! - [`read_binary`] checks the bytes again and decompresses them with a bounded zstd window
+//!   and at most one byte past the recorded decoded size: a file must decode to exactly that
+//!   size (a zstd bomb is refused once it passes it, never held whole). Each binary file starts
+//!   with a [`Binding`]: the part index, the configuration hash, the stage and the file's name,
+//!   which must be the header's: a state copied from another part or another run is refused
+//!   even if the header was rewritten to list it.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -36,7 +58,11 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the partial-result format; a merge refuses any other. Version 3: the scan
 /// fan-out state holds exact fan-outs (version 2's histogram rounded those above 2,048 up).
-pub const PARTIAL_FORMAT_VERSION: u32 = 3;
+/// Version 4: every file is sealed (see the module doc).
+pub const PARTIAL_FORMAT_VERSION: u32 = 4;
+
+/// The largest `partial.json` read.
+pub const MAX_HEADER_BYTES: u64 = 16 << 20;
 
 /// The name of a partial result's header file in its directory.
 pub const HEADER_FILE: &str = "partial.json";
@@ -69,28 +95,258 @@ impl std::fmt::Display for Stage {
     }
 }
 
-/// Writes `value` to `dir/name` as a binary file (postcard, zstd-compressed), whole under a
-/// temporary name and then renamed.
-pub fn write_binary<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
-    let bytes = postcard::to_stdvec(value).context("cannot encode a partial result")?;
-    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
-    let path = dir.join(name);
-    workloads::output::write_file(&path, &packed)
-        .with_context(|| format!("cannot write '{}'", path.display()))
+/// What a binary file of a partial result belongs to, written before its value and checked
+/// when it is read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The part that wrote it.
+    pub part: PartIndex,
+    /// [`config_hash`] of the run.
+    pub config_hash: String,
+    /// The step that wrote it.
+    pub stage: Stage,
+    /// The file's name in its directory.
+    pub name: String,
 }
 
-/// Reads a file [`write_binary`] wrote.
-pub fn read_binary<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<T> {
+/// A file a partial result owns, as recorded in its header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnedFile {
+    /// Its name in the directory.
+    pub name: String,
+    /// Its size on disk, in bytes.
+    pub bytes: u64,
+    /// Its size once decompressed, in bytes.
+    pub decoded_bytes: u64,
+    /// XXH3-128 of its bytes, hex.
+    pub xxh3_128: String,
+}
+
+fn hex128(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+impl OwnedFile {
+    /// Checks that `bytes`, read from `path`, are this file's: its size and checksum.
+    fn check(&self, path: &Path, bytes: &[u8], fix: &str) -> Result<()> {
+        if bytes.len() as u64 != self.bytes {
+            bail!(
+                "'{}' holds {} bytes, not the {} recorded in {HEADER_FILE} (truncated, damaged \
+                 or replaced); {fix}",
+                path.display(),
+                bytes.len(),
+                self.bytes
+            );
+        }
+        if hex128(bytes) != self.xxh3_128 {
+            bail!(
+                "'{}' does not match its checksum in {HEADER_FILE} (damaged, or replaced by \
+                 another file); {fix}",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Writes `value` to `dir/name` as a binary file (postcard of `binding` then `value`,
+/// zstd-compressed), whole under a temporary name and then renamed, and returns its entry
+/// for the header's `owned` list.
+pub fn write_binary<T: Serialize>(dir: &Path, binding: &Binding, value: &T) -> Result<OwnedFile> {
+    let bytes = postcard::to_stdvec(&(binding, value)).context("cannot encode a partial result")?;
+    let packed = zstd::encode_all(bytes.as_slice(), 1).context("cannot compress")?;
+    let path = dir.join(&binding.name);
+    workloads::output::write_file(&path, &packed)
+        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    Ok(OwnedFile {
+        name: binding.name.clone(),
+        bytes: packed.len() as u64,
+        decoded_bytes: bytes.len() as u64,
+        xxh3_128: hex128(&packed),
+    })
+}
+
+/// The largest window a binary file's zstd frame may ask the decoder for (2^22 bytes: the
+/// writer's level 1 uses at most 2^19), so a crafted frame cannot make the decoder allocate
+/// more.
+const MAX_WINDOW_LOG: u32 = 22;
+
+/// What kind of file `meta` describes, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// Opens `path` for reading without following a symbolic link and without waiting on a FIFO
+/// (on Unix: `O_NOFOLLOW | O_NONBLOCK`; the type is checked again on the open file).
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Reads the regular file `path`, refusing anything else (a symbolic link, a FIFO, a device:
+/// the type is read with `symlink_metadata` before anything is opened, and a FIFO is never
+/// waited on) and anything longer than `limit` bytes; `fix` ends every message (what to do).
+fn read_bounded(path: &Path, limit: u64, fix: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = path.display();
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("'{shown}' is missing (the partial result is incomplete); {fix}")
+        }
+        Err(e) => bail!("cannot read '{shown}': {e}; {fix}"),
+    };
+    if !meta.file_type().is_file() {
+        bail!(
+            "'{shown}' is {} where a regular file is expected; {fix}",
+            file_kind(&meta)
+        );
+    }
+    if meta.len() > limit {
+        bail!(
+            "'{shown}' holds {} bytes, more than the {limit} expected; {fix}",
+            meta.len()
+        );
+    }
+    let file =
+        open_regular(path).map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
+    // The file opened may have replaced the one checked above.
+    let opened = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
+    if !opened.file_type().is_file() {
+        bail!(
+            "'{shown}' is {} where a regular file is expected; {fix}",
+            file_kind(&opened)
+        );
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read '{shown}': {e}; {fix}"))?;
+    if bytes.len() as u64 > limit {
+        bail!("'{shown}' grew past the {limit} bytes expected while it was read; {fix}");
+    }
+    Ok(bytes)
+}
+
+/// Decompresses the zstd stream `packed` of `path`, which must decode to exactly `expected`
+/// bytes: decoding stops past them (a zstd bomb costs at most `expected + 1` bytes) and the
+/// decoder's window is bounded by [`MAX_WINDOW_LOG`].
+fn decode_bounded(path: &Path, packed: &[u8], expected: u64, fix: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = path.display();
+    let damaged = |e: std::io::Error| anyhow::anyhow!("'{shown}' is damaged ({e}); {fix}");
+    let mut decoder = zstd::stream::read::Decoder::new(packed).map_err(damaged)?;
+    decoder.window_log_max(MAX_WINDOW_LOG).map_err(damaged)?;
+    let mut bytes = Vec::new();
+    decoder
+        .take(expected.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(damaged)?;
+    if bytes.len() as u64 > expected {
+        bail!(
+            "'{shown}' decodes to more than the {expected} bytes recorded in {HEADER_FILE} \
+             (decoding stopped there); {fix}"
+        );
+    }
+    if (bytes.len() as u64) < expected {
+        bail!(
+            "'{shown}' decodes to {} bytes, not the {expected} recorded in {HEADER_FILE}; {fix}",
+            bytes.len()
+        );
+    }
+    Ok(bytes)
+}
+
+/// Reads the binary file `name` of the partial result in `dir` whose header is `header`
+/// (already checked by [`PartialHeader::read`]): its bytes are checked against the header's
+/// entry again, decompressed at most to the recorded size, and its [`Binding`] must be the
+/// header's.
+pub fn read_binary<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    header: &PartialHeader,
+    name: &str,
+) -> Result<T> {
     let path = dir.join(name);
-    let packed = std::fs::read(&path).with_context(|| {
-        format!(
-            "cannot read '{}' (the partial result is incomplete: rerun its part)",
-            path.display()
+    let fix = header.rerun();
+    let entry = header
+        .owned
+        .iter()
+        .find(|f| f.name == name)
+        .with_context(|| {
+            format!(
+                "'{}' is not listed in its {HEADER_FILE} (the partial result is incomplete); \
+                 {fix}",
+                path.display()
+            )
+        })?;
+    let packed = read_bounded(&path, entry.bytes, &fix)?;
+    entry.check(&path, &packed, &fix)?;
+    let bytes = decode_bounded(&path, &packed, entry.decoded_bytes, &fix)?;
+    let (binding, value): (Binding, T) = postcard::from_bytes(&bytes)
+        .with_context(|| format!("'{}' is damaged; {fix}", path.display()))?;
+    let want = header.binding(name);
+    if binding != want {
+        return Err(foreign(&path, &binding, &want, &fix));
+    }
+    Ok(value)
+}
+
+/// Why the [`Binding`] `got`, read from `path`, is not the `want` of the header listing it.
+fn foreign(path: &Path, got: &Binding, want: &Binding, fix: &str) -> anyhow::Error {
+    let shown = path.display();
+    if got.config_hash != want.config_hash {
+        anyhow::anyhow!(
+            "'{shown}' belongs to another run (configuration {}, not this part's {}): it was \
+             copied from part {} of a run with other options; {fix}",
+            got.config_hash,
+            want.config_hash,
+            got.part
         )
-    })?;
-    let bytes = zstd::decode_all(packed.as_slice())
-        .with_context(|| format!("'{}' is damaged", path.display()))?;
-    postcard::from_bytes(&bytes).with_context(|| format!("'{}' is damaged", path.display()))
+    } else if got.part != want.part {
+        anyhow::anyhow!(
+            "'{shown}' belongs to another part of this run (part {}, not {}): it was copied \
+             from that part's directory; {fix}",
+            got.part,
+            want.part
+        )
+    } else {
+        anyhow::anyhow!(
+            "'{shown}' is this part's '{}' of step {}, not its '{}' of step {}: it was renamed \
+             or copied from another step; {fix}",
+            got.name,
+            got.stage,
+            want.name,
+            want.stage
+        )
+    }
 }
 
 /// The directories of `patterns` (each a directory or a glob pattern of directories,
@@ -217,6 +473,10 @@ pub struct PartialHeader {
     pub trace_files: usize,
     /// The files of this part's share, in order.
     pub files: Vec<PartFile>,
+    /// Every other file of the partial result's directory.
+    pub owned: Vec<OwnedFile>,
+    /// XXH3-128 of the header's canonical JSON without this field (see the module doc).
+    pub seal: String,
 }
 
 impl PartialHeader {
@@ -225,18 +485,136 @@ impl PartialHeader {
         self.files.iter().map(|f| f.events).sum()
     }
 
-    /// Reads `DIR/partial.json`.
+    /// The [`Binding`] of this part's file `name`.
+    pub fn binding(&self, name: &str) -> Binding {
+        Binding {
+            part: self.part,
+            config_hash: self.config_hash.clone(),
+            stage: self.stage,
+            name: name.to_string(),
+        }
+    }
+
+    /// The seal of this header: XXH3-128 of its canonical JSON without `seal`.
+    pub fn compute_seal(&self) -> Result<String> {
+        let mut value = serde_json::to_value(self)?;
+        if let Some(map) = value.as_object_mut() {
+            map.remove("seal");
+        }
+        Ok(hex128(value.to_string().as_bytes()))
+    }
+
+    /// Sets `seal` to [`compute_seal`](Self::compute_seal) (after any change of the header).
+    pub fn reseal(&mut self) -> Result<()> {
+        self.seal = self.compute_seal()?;
+        Ok(())
+    }
+
+    /// The text of `partial.json` for this header, byte for byte: pretty JSON and a newline.
+    /// [`read`](Self::read) refuses a file whose bytes are not this text of what it holds, so
+    /// no byte of it can change unnoticed (not even one the parser would ignore).
+    pub fn to_json(&self) -> Result<Vec<u8>> {
+        let mut json = serde_json::to_vec_pretty(self)?;
+        json.push(b'\n');
+        Ok(json)
+    }
+
+    /// What to do about a damaged file of this part.
+    fn rerun(&self) -> String {
+        format!(
+            "rerun part {} (step {}) of the run into a new directory",
+            self.part, self.stage
+        )
+    }
+
+    /// Reads `DIR/partial.json` and checks its seal and every file of `DIR` against it (see
+    /// the module doc), before anything is decoded.
     pub fn read(dir: &Path) -> Result<PartialHeader> {
         let path = dir.join(HEADER_FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "'{}' is not a partial result (no readable {HEADER_FILE}; `run --part I/K \
-                 --out DIR` writes one)",
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "'{}' is not a partial result (no {HEADER_FILE}; `run --part I/K --out DIR` \
+                 writes one)",
                 dir.display()
+            ),
+            _ => {}
+        }
+        let fix = "rerun the part that wrote this directory";
+        let bytes = read_bounded(&path, MAX_HEADER_BYTES, fix)?;
+        let damaged = || {
+            format!(
+                "'{}' is not a partial-result header or is damaged; {fix}",
+                path.display()
             )
-        })?;
-        serde_json::from_str(&text)
-            .with_context(|| format!("'{}' is not a partial-result header", path.display()))
+        };
+        // The format version first, so that an older header is named as such.
+        let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(damaged)?;
+        if let Some(version) = value.get("format_version").and_then(|v| v.as_u64()) {
+            if version != u64::from(PARTIAL_FORMAT_VERSION) {
+                bail!(
+                    "'{}' is a partial result of format version {version} but this shardlab \
+                     ({}) reads version {PARTIAL_FORMAT_VERSION}; rerun that part with this \
+                     shardlab",
+                    path.display(),
+                    env!("CARGO_PKG_VERSION")
+                );
+            }
+        }
+        let header: PartialHeader = serde_json::from_value(value).with_context(damaged)?;
+        if header.compute_seal()? != header.seal || header.to_json()? != bytes {
+            bail!(
+                "'{}' does not match its seal (the file was changed or damaged); {}",
+                path.display(),
+                header.rerun()
+            );
+        }
+        header.check_files(dir)?;
+        Ok(header)
+    }
+
+    /// Checks that `dir` holds exactly the files of `owned` besides the header, each named as
+    /// a partial result's files are, once, and a regular file of its recorded size and
+    /// checksum.
+    fn check_files(&self, dir: &Path) -> Result<()> {
+        let fix = self.rerun();
+        let header = dir.join(HEADER_FILE);
+        // Only a partial result's own names (never a path out of `dir`), each once.
+        for (i, f) in self.owned.iter().enumerate() {
+            let state = f
+                .name
+                .strip_prefix("state-")
+                .and_then(|n| n.strip_suffix(".bin"))
+                .and_then(|n| n.parse::<usize>().ok());
+            if f.name != WARMUP_FILE && state.is_none_or(|n| state_file(n) != f.name) {
+                bail!(
+                    "'{}' lists '{}', which is not a partial result's file; {fix}",
+                    header.display(),
+                    f.name.escape_debug()
+                );
+            }
+            if self.owned[..i].iter().any(|g| g.name == f.name) {
+                bail!("'{}' lists '{}' twice; {fix}", header.display(), f.name);
+            }
+        }
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list '{}'", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot list '{}'", dir.display()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name != HEADER_FILE && !self.owned.iter().any(|f| f.name == name) {
+                bail!(
+                    "'{}' is not listed in {HEADER_FILE}: the directory is not as its part \
+                     wrote it; remove the file or {fix}",
+                    dir.join(&name).display()
+                );
+            }
+        }
+        for f in &self.owned {
+            let path = dir.join(&f.name);
+            let bytes = read_bounded(&path, f.bytes, &fix)?;
+            f.check(&path, &bytes, &fix)?;
+        }
+        Ok(())
     }
 }
 
@@ -446,6 +824,8 @@ mod tests {
                         invalid_records_skipped: None,
                     })
                     .collect(),
+                owned: Vec::new(),
+                seal: String::new(),
             },
         )
     }
@@ -489,6 +869,74 @@ mod tests {
         let mut set = good();
         set[0].1.key_type = Some("string".into());
         refuse(set, "key type");
+    }
+
+    #[test]
+    fn a_binary_file_decodes_to_exactly_its_size_within_a_bounded_window() {
+        let path = Path::new("state-0.bin");
+        let packed = zstd::encode_all(&b"hello, world"[..], 1).unwrap();
+        assert_eq!(
+            decode_bounded(path, &packed, 12, "fix").unwrap(),
+            b"hello, world"
+        );
+        let e = decode_bounded(path, &packed, 11, "fix").unwrap_err();
+        assert!(format!("{e}").contains("more than the 11 bytes"), "{e}");
+        let e = decode_bounded(path, &packed, 13, "fix").unwrap_err();
+        assert!(format!("{e}").contains("decodes to 12 bytes"), "{e}");
+        // A frame asking for a 2^27-byte window (one RLE block of 16 bytes): refused before
+        // the decoder allocates it.
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, (27 - 10) << 3];
+        frame.extend_from_slice(&((16u32 << 3) | (1 << 1) | 1).to_le_bytes()[..3]);
+        frame.push(7);
+        assert_eq!(zstd::decode_all(frame.as_slice()).unwrap(), [7; 16]);
+        let e = decode_bounded(path, &frame, 16, "fix").unwrap_err();
+        assert!(format!("{e}").contains("damaged"), "{e}");
+    }
+
+    #[test]
+    fn a_header_is_read_only_as_written_and_lists_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, mut h) = header(0, 1, &[(0, 10)]);
+        h.trace_files = 1;
+        h.owned = vec![write_binary(dir.path(), &h.binding(WARMUP_FILE), &42u64).unwrap()];
+        h.reseal().unwrap();
+        let json = dir.path().join(HEADER_FILE);
+        let write = |h: &PartialHeader| std::fs::write(&json, h.to_json().unwrap()).unwrap();
+        let refused = |want: &str| {
+            let e = format!("{:#}", PartialHeader::read(dir.path()).unwrap_err());
+            assert!(e.contains(want), "want '{want}' in: {e}");
+        };
+        write(&h);
+        let read = PartialHeader::read(dir.path()).unwrap();
+        assert_eq!(read, h);
+        assert_eq!(
+            read_binary::<u64>(dir.path(), &read, WARMUP_FILE).unwrap(),
+            42
+        );
+        // The same header in other JSON (compact): its seal holds, its bytes are not the
+        // writer's.
+        std::fs::write(&json, serde_json::to_vec(&h).unwrap()).unwrap();
+        refused("does not match its seal");
+        // A listed name out of the directory, or twice, even sealed.
+        for (name, want) in [
+            ("../partial.json", "not a partial result's file"),
+            ("state-01.bin", "not a partial result's file"),
+            (WARMUP_FILE, "twice"),
+        ] {
+            let mut bad = h.clone();
+            let mut extra = h.owned[0].clone();
+            extra.name = name.into();
+            bad.owned.push(extra);
+            bad.reseal().unwrap();
+            write(&bad);
+            refused(want);
+        }
+        // Oversize: the header past its bound, a file past its recorded size.
+        write(&h);
+        std::fs::write(dir.path().join(WARMUP_FILE), vec![0; 1000]).unwrap();
+        refused("holds 1000 bytes, more than the");
+        std::fs::write(&json, vec![b' '; MAX_HEADER_BYTES as usize + 1]).unwrap();
+        refused("more than the 16777216 expected");
     }
 
     #[test]
