@@ -525,18 +525,18 @@ fn scheme_names() -> String {
 fn registered_schemes() -> Vec<&'static str> {
     schemes::SCHEMES
         .iter()
-        .chain(schemes::DYNAMIC_SCHEMES)
+        .chain(schemes::CHANGING_SCHEMES)
         .map(|k| k.name)
         .collect()
 }
 
 /// `--schemes`'s long help: every registered scheme with its parameters, from the registry.
 fn schemes_help() -> String {
-    use schemes::{DYNAMIC_SCHEMES, SCHEMES};
+    use schemes::{CHANGING_SCHEMES, SCHEMES};
     let mut text = String::from(
         "Comma-separated schemes with parameters, e.g. `range:ranges_per_shard=4,ring:vnodes=64`.\n\nSchemes:",
     );
-    for kind in SCHEMES.iter().chain(DYNAMIC_SCHEMES) {
+    for kind in SCHEMES.iter().chain(CHANGING_SCHEMES) {
         let params: Vec<&str> = kind.params.iter().map(|(name, _)| *name).collect();
         text.push_str(&format!("\n  {}", kind.name));
         if !params.is_empty() {

@@ -276,7 +276,7 @@ pub fn trace_key_type(part0: &PartialHeader) -> Result<KeyType> {
 
 /// Refuses a simulated scheme before anything is read.
 fn refuse_simulated(setup: &RunSetup) -> Result<()> {
-    if let Some(s) = setup.schemes.iter().find(|s| s.is_dynamic()) {
+    if let Some(s) = setup.schemes.iter().find(|s| s.is_changing()) {
         return Err(usage(format!(
             "a run cut into parts cannot measure scheme '{}', which is simulated over the whole \
              trace in order; run it whole, or leave it out of --schemes",

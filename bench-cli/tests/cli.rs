@@ -114,7 +114,7 @@ fn help_lists_every_registered_workload_and_scheme() {
                 kind.name
             );
         }
-        for kind in schemes::SCHEMES.iter().chain(schemes::DYNAMIC_SCHEMES) {
+        for kind in schemes::SCHEMES.iter().chain(schemes::CHANGING_SCHEMES) {
             assert!(
                 help.contains(&format!(" {}\n", kind.name))
                     || help.contains(&format!(" {}[:", kind.name)),

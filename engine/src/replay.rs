@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use workloads::{EventChunk, EventSource, KeyType, Op, Piece, WorkloadError};
 
-use crate::dynamic::{DynamicOptions, DynamicRun};
+use crate::changing::{LayoutOptions, LayoutRun};
 use serde::{Deserialize, Serialize};
 
 mod feed;
@@ -148,7 +148,7 @@ pub fn replay_targets(
         events: source.len_hint(),
     });
     let (warmup_events, mut source) = size_warmup(source, schemes, cfg.warmup_fraction)?;
-    let opts = DynamicOptions {
+    let opts = LayoutOptions {
         nodes: cfg.shards,
         window: cfg.window,
         warmup_events,
@@ -251,7 +251,7 @@ pub fn build_fixed<'s>(
         key_type,
         weights: cfg.weights.as_deref(),
     };
-    let specs: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_dynamic()).collect();
+    let specs: Vec<&SchemeSpec> = schemes.iter().filter(|s| !s.is_changing()).collect();
     let (parts, build_ns) = specs
         .iter()
         .map(|s| build_timed(s, &ctx))
@@ -269,7 +269,7 @@ pub fn build_fixed<'s>(
 /// whole stream in order, and a scheme that places keys in their order of first appearance
 /// needs every key of the whole stream before the replay.
 pub fn refuse_parts(built: &BuiltSchemes<'_>, all: &[SchemeSpec]) -> Result<(), AnalysisError> {
-    let simulated = all.iter().find(|s| s.is_dynamic()).map(SchemeSpec::label);
+    let simulated = all.iter().find(|s| s.is_changing()).map(SchemeSpec::label);
     let arrival = built
         .specs
         .iter()
@@ -332,7 +332,7 @@ pub fn finish_parts(
     merged: Partial,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    if schemes.iter().any(SchemeSpec::is_dynamic) {
+    if schemes.iter().any(SchemeSpec::is_changing) {
         return Err(AnalysisError::Config(
             "a simulated scheme cannot be finished from parts".into(),
         ));
@@ -360,7 +360,7 @@ fn finish_with(
     (cfg, targets): (&ReplayConfig, &[u32]),
     warmup_events: u64,
     measured: Partial,
-    dynamic: Vec<Arc<DynamicRun>>,
+    dynamic: Vec<Arc<LayoutRun>>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
     let measured = measured.into_measured();
@@ -391,7 +391,7 @@ fn finish_with(
     let mut dynamic_runs = dynamic.iter();
     let mut rows: Vec<Vec<SchemeResult>> = Vec::with_capacity(schemes.len());
     for spec in schemes {
-        rows.push(if spec.is_dynamic() {
+        rows.push(if spec.is_changing() {
             let run = dynamic_runs
                 .next()
                 .ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
@@ -416,7 +416,7 @@ fn finish_with(
         let row = &scheme_rows[0];
         let seed = xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
         let mut intervals = confidence::bootstrap(&row.load, measured.events, seed);
-        if !spec.is_dynamic() {
+        if !spec.is_changing() {
             if let Some(part) = fixed_parts.next() {
                 let spread = placement::spread(part.as_ref(), &heavy, &row.load, measured.events);
                 placement::join(&mut intervals, spread);
@@ -427,7 +427,7 @@ fn finish_with(
         }
     }
     let result = WorkloadResult {
-        dynamic,
+        changing: dynamic,
         ..workload_figures(input, warmup_events, measured.events, measured.scans, keys)
     };
     let mut per_target: Vec<Vec<SchemeResult>> = targets.iter().map(|_| Vec::new()).collect();
@@ -465,7 +465,7 @@ fn workload_figures(
         hottest_key: keys.hottest().map(|h| (h.key, h.count)),
         key_sample: crate::metrics::estimate::KeySample::of(keys),
         schemes: Vec::new(),
-        dynamic: Vec::new(),
+        changing: Vec::new(),
     }
 }
 

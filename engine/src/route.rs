@@ -99,7 +99,7 @@ impl Router {
         cfg: &RouteConfig<'_>,
         seen: SeenKeys,
     ) -> Result<Router, AnalysisError> {
-        if let Some(dynamic) = schemes.iter().find(|s| s.is_dynamic()) {
+        if let Some(dynamic) = schemes.iter().find(|s| s.is_changing()) {
             return Err(AnalysisError::Config(format!(
                 "scheme '{}' changes its layout while a trace replays, so a key has no single \
                  owner to print; route it with `shardlab run`",

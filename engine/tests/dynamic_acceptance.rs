@@ -1,6 +1,8 @@
 //! Issue 4, acceptance 2 to 7: range dynamics on workloads with a known answer.
 
-use engine::dynamic::{simulate, DynamicRun};
+mod common;
+
+use common::{simulate, DynamicRun};
 use schemes::range_dynamic::rebalance::{self, MoveKind, RangeLoad, RebalanceLimits};
 use schemes::range_dynamic::{FinderKind, FinderSummary, Refusal};
 use schemes::{BuildContext, SchemeSpec};

@@ -1,12 +1,17 @@
 //! The numbers a dynamic run hands to the reports (the `summary.csv` row beside the static
 //! schemes), and runs on arbitrary input that must neither panic nor break the tiling.
 
-use engine::dynamic::{simulate, simulate_with, DynamicOptions, DynamicRun, DYNAMIC_METRICS};
+mod common;
+
+use common::{simulate, simulate_with, DynamicRun};
+use engine::changing::LayoutOptions as DynamicOptions;
 use engine::metrics::WorkloadResult;
 use engine::replay::{replay, ReplayConfig, WorkloadInput};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use schemes::range_dynamic::{DynamicParams, WindowClock};
+use schemes::changing::WindowClock;
+use schemes::range_dynamic::DynamicParams;
+use schemes::range_dynamic::METRICS as DYNAMIC_METRICS;
 use schemes::SchemeSpec;
 use workloads::{Event, EventChunk, EventSource, KeyType, Op, Spec, WorkloadError, WorkloadSpec};
 

@@ -100,7 +100,7 @@ pub fn plan_traffic_reporting(
 
 /// Refuses schemes a plan cannot size: those whose layout changes while events replay.
 pub fn check_schemes(schemes: &[SchemeSpec]) -> Result<(), AnalysisError> {
-    match schemes.iter().find(|s| s.is_dynamic()) {
+    match schemes.iter().find(|s| s.is_changing()) {
         Some(s) => Err(AnalysisError::Config(format!(
             "plan cannot size '{}' yet: its ranges split, merge and move while the trace replays, so \
              it has no fixed layout per shard count; `shardlab run` measures its node loads",

@@ -2,10 +2,7 @@
 //!
 //! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
 
-use engine::dynamic::DynamicRun;
-use engine::metrics::WorkloadResult;
-
-use crate::dynamic_csv::{self, RunLabel};
+use crate::layout_tables::LayoutTableCsv;
 use crate::{summary, ReportError, RunReport};
 
 /// Renders one output file.
@@ -64,17 +61,17 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
         Box::new(ShardsCsv),
         Box::new(crate::windows::WindowsCsv),
         Box::new(crate::recommendation_csv::RecommendationCsv),
-        Box::new(DynamicCsv {
+        Box::new(LayoutTableCsv {
             file: "timeline.csv",
-            render_run: |_, run, label| dynamic_csv::timeline_csv(&run.timeline, label),
+            table: "timeline",
         }),
-        Box::new(DynamicCsv {
+        Box::new(LayoutTableCsv {
             file: "splits.csv",
-            render_run: |w, run, label| dynamic_csv::splits_csv(&run.splits, w.key_type, label),
+            table: "splits",
         }),
-        Box::new(DynamicCsv {
+        Box::new(LayoutTableCsv {
             file: "finders.csv",
-            render_run: |_, run, label| dynamic_csv::finders_csv(&run.finder_summaries(), label),
+            table: "finders",
         }),
         Box::new(ManifestJson),
     ]
@@ -92,52 +89,4 @@ pub fn render(
         .filter(|e| e.applies(report))
         .map(|e| Ok((e.file_name(), e.render(report)?)))
         .collect()
-}
-
-/// One of the `range-dynamic` files (`timeline.csv`, `splits.csv`, `finders.csv`): the rows of
-/// every dynamic run of every workload under one header, each run once (the results of one
-/// replay's growth targets share its run); written only when a run has them.
-pub struct DynamicCsv {
-    /// The file name.
-    pub file: &'static str,
-    /// Renders one run's rows with the header.
-    pub render_run: fn(&WorkloadResult, &DynamicRun, RunLabel<'_>) -> Result<Vec<u8>, ReportError>,
-}
-
-impl Exporter for DynamicCsv {
-    fn file_name(&self) -> &'static str {
-        self.file
-    }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        let mut out = Vec::new();
-        let mut written: Vec<&std::sync::Arc<DynamicRun>> = Vec::new();
-        for w in &report.results {
-            for run in &w.dynamic {
-                if written.iter().any(|r| std::sync::Arc::ptr_eq(r, run)) {
-                    continue;
-                }
-                written.push(run);
-                let bytes = (self.render_run)(
-                    w,
-                    run,
-                    RunLabel {
-                        workload: &w.workload,
-                        scheme: &run.label,
-                        shards: run.nodes,
-                    },
-                )?;
-                // Keep the first header only.
-                let body = if out.is_empty() {
-                    &bytes[..]
-                } else {
-                    bytes.splitn(2, |&b| b == b'\n').nth(1).unwrap_or(&[])
-                };
-                out.extend_from_slice(body);
-            }
-        }
-        Ok(out)
-    }
-    fn applies(&self, report: &RunReport) -> bool {
-        report.results.iter().any(|w| !w.dynamic.is_empty())
-    }
 }

@@ -15,6 +15,7 @@ pub mod data;
 pub mod dynamic_csv;
 pub mod error;
 pub mod exporters;
+pub mod layout_tables;
 pub mod manifest;
 pub mod output;
 pub mod plan_csv;

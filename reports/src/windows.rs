@@ -223,7 +223,7 @@ mod tests {
             hottest_key: None,
             key_sample: None,
             schemes: schemes.iter().enumerate().map(scheme).collect(),
-            dynamic: Vec::new(),
+            changing: Vec::new(),
         }]
     }
 

@@ -37,7 +37,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `anchor` for `ctx.shards` shards.

@@ -51,7 +51,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `bounded` for `ctx.shards` shards.

@@ -66,7 +66,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `cassandra` for `ctx.shards` nodes.

@@ -26,7 +26,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `couchbase` for `ctx.shards` nodes.

@@ -45,7 +45,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// The extra `summary.csv` rows of `kafka:brokers=B` (empty without `brokers`).
@@ -298,15 +298,7 @@ impl Partitioner for KafkaPartitioner {
             leader_share.map(|s| s * f64::from(brokers.count)),
             share(max(&held), total * u64::from(brokers.rf)),
         ];
-        BROKER_METRICS
-            .iter()
-            .zip(values)
-            .map(|(m, value)| MetricValue {
-                name: m.name,
-                unit: m.unit,
-                value,
-            })
-            .collect()
+        MetricDef::values(BROKER_METRICS, values)
     }
 }
 

@@ -36,7 +36,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `ketama` for `ctx.shards` servers, weighted by `ctx.weights` when given.

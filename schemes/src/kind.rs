@@ -2,7 +2,7 @@
 //! ([`BuildContext`]): the types every scheme file uses, apart from the registry that lists
 //! the schemes, so that no scheme imports the module that imports it.
 
-use crate::range_dynamic::DynamicParams;
+use crate::changing::Changing;
 use crate::{AnalysisError, Partitioner};
 use workloads::{KeyType, Spec};
 
@@ -37,19 +37,9 @@ pub struct SchemeKind {
     /// Builds the partitioner; errors name the spec and the bad value.
     pub build: BuildFn,
     /// For a scheme whose layout changes while the events replay (ranges that split, merge
-    /// and move): how the replay simulates it, in event order over the whole stream, instead
-    /// of building it. `None` for fixed layouts.
-    pub simulation: Option<Simulation>,
-}
-
-/// How the replay runs a scheme whose layout changes while events replay (the engine's
-/// range simulation, given these parameters).
-#[derive(Clone, Copy)]
-pub struct Simulation {
-    /// Checks the parameters without data; errors name the spec and the bad value.
-    pub check: fn(&Spec) -> Result<(), AnalysisError>,
-    /// The parameters of the range simulation that the engine replays the stream through.
-    pub params: fn(&Spec) -> Result<DynamicParams, AnalysisError>,
+    /// and move): how the replay starts it, to feed it the whole stream in order, instead of
+    /// building it. `None` for fixed layouts.
+    pub changing: Option<Changing>,
 }
 
 /// The constructor of a scheme family: the spec and the build context to a partitioner.

@@ -18,6 +18,7 @@
 //! (re-exported here), so no scheme imports this registry.
 
 pub mod balance;
+pub mod changing;
 pub mod error;
 pub mod key_counts;
 pub mod layout;
@@ -65,7 +66,7 @@ pub mod vitess;
 pub mod weights;
 
 pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
-pub use kind::{BuildContext, BuildFn, SchemeKind, Simulation};
+pub use kind::{BuildContext, BuildFn, SchemeKind};
 
 use workloads::{KeyType, Spec};
 
@@ -103,8 +104,9 @@ pub static SCHEMES: &[&SchemeKind] = &[
 /// registering a new scheme does not change the default suite's results.
 pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 
-/// Schemes whose layout changes while the events replay; the replay simulates them in order.
-pub static DYNAMIC_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
+/// Schemes whose layout changes while the events replay ([`changing`]); the replay feeds
+/// them the whole stream in order.
+pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
 
 /// A scheme's label for people: with the real system whose rule it follows
 /// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels
@@ -125,7 +127,7 @@ pub fn display_label(label: &str) -> String {
 /// names no fixed scheme that builds without data.
 pub fn resize_refusal(label: &str, shards: u32, target: u32) -> Option<String> {
     let spec = SchemeSpec::new(Spec::parse(label).ok()?).ok()?;
-    if spec.is_dynamic() {
+    if spec.is_changing() {
         return None;
     }
     let ctx = BuildContext {
@@ -154,7 +156,7 @@ impl std::fmt::Debug for SchemeSpec {
 impl SchemeSpec {
     /// Checks that the spec names a registered scheme and only its parameters.
     pub fn new(spec: Spec) -> Result<SchemeSpec, AnalysisError> {
-        let all = || SCHEMES.iter().chain(DYNAMIC_SCHEMES).copied();
+        let all = || SCHEMES.iter().chain(CHANGING_SCHEMES).copied();
         let kind = all().find(|k| k.name == spec.name).ok_or_else(|| {
             spec.error(format!(
                 "unknown scheme '{}'; valid schemes: {}",
@@ -162,6 +164,12 @@ impl SchemeSpec {
                 all().map(|k| k.name).collect::<Vec<_>>().join(", ")
             ))
         })?;
+        SchemeSpec::of_kind(kind, spec)
+    }
+
+    /// `spec` of `kind`, which may be outside the registry (a scheme under test); its
+    /// parameters are checked against the kind's.
+    pub fn of_kind(kind: &'static SchemeKind, spec: Spec) -> Result<SchemeSpec, AnalysisError> {
         let names: Vec<&str> = kind.params.iter().map(|(n, _)| *n).collect();
         spec.check(&names)?;
         Ok(SchemeSpec { spec, kind })
@@ -205,17 +213,17 @@ impl SchemeSpec {
         self.kind
     }
 
-    /// True for schemes whose layout changes during the replay (simulated, not built:
-    /// [`SchemeKind::simulation`]).
-    pub fn is_dynamic(&self) -> bool {
-        self.kind.simulation.is_some()
+    /// True for schemes whose layout changes during the replay (fed the stream, not built:
+    /// [`SchemeKind::changing`]).
+    pub fn is_changing(&self) -> bool {
+        self.kind.changing.is_some()
     }
 
     /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
     /// checks the parameters of simulated ones, which refuse `--weights` (a simulation is given
     /// no weights: its nodes are equal, so its balance could not be measured per weight).
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
-        match &self.kind.simulation {
+        match &self.kind.changing {
             Some(sim) => {
                 weights::refuse(
                     ctx,

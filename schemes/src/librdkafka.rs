@@ -39,7 +39,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// The hash a partitioner takes of the key.

@@ -34,7 +34,7 @@ pub const KIND: SchemeKind = SchemeKind {
     )],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `maglev` for `ctx.shards` shards, weighted by `ctx.weights` when given.

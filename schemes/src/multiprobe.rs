@@ -35,7 +35,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[("probes", "probes per key, 1..=1024 (default 21)")],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `multiprobe` for `ctx.shards` shards.

@@ -30,7 +30,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `pymemcache-rendezvous` for `ctx.shards` nodes.

@@ -28,7 +28,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `python-memcached` for `ctx.shards` servers.

@@ -44,7 +44,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `redis-cluster` for `ctx.shards` masters.

@@ -25,7 +25,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `rendezvous` for `ctx.shards` shards, weighted by `ctx.weights` when given.

@@ -15,6 +15,23 @@ pub struct MetricDef {
     pub definition: &'static str,
 }
 
+impl MetricDef {
+    /// The values of `defs`, one per metric in order (extra values are ignored).
+    pub fn values(
+        defs: &'static [MetricDef],
+        values: impl IntoIterator<Item = Option<f64>>,
+    ) -> Vec<MetricValue> {
+        defs.iter()
+            .zip(values)
+            .map(|(m, value)| MetricValue {
+                name: m.name,
+                unit: m.unit,
+                value,
+            })
+            .collect()
+    }
+}
+
 /// One metric value of one scheme on one workload; `value` is `None` when undefined (for
 /// example scan fan-out without scans).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -36,7 +36,7 @@ pub const HASH_KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build: |spec, ctx| build(spec, ctx, Vindex::Hash),
-    simulation: None,
+    changing: None,
 };
 
 /// Registration of `vitess-xxhash`.
@@ -48,7 +48,7 @@ pub const XXHASH_KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build: |spec, ctx| build(spec, ctx, Vindex::XxHash),
-    simulation: None,
+    changing: None,
 };
 
 /// Builds a Vitess keyspace of `ctx.shards` shards with `vindex`.

@@ -127,7 +127,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<KeysReport, KeysError> {
             key_type: Default::default(),
             weights: None,
         });
-        if s.is_dynamic() || probe.as_ref().is_ok_and(|p| p.learns_arrival()) {
+        if s.is_changing() || probe.as_ref().is_ok_and(|p| p.learns_arrival()) {
             return Err(KeysError::Usage(format!(
                 "--schemes: '{}' places keys by their arrival or changes its layout during \
                  the replay; shardlab keys measures fixed layouts (hash, range, ring, ...)",

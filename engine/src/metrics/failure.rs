@@ -126,15 +126,7 @@ impl FailureOutcome {
             ],
             FailureOutcome::Unsupported(_) => [None; 5],
         };
-        FAILURE_METRICS
-            .iter()
-            .zip(values)
-            .map(|(m, value)| MetricValue {
-                name: m.name,
-                unit: m.unit,
-                value,
-            })
-            .collect()
+        MetricDef::values(FAILURE_METRICS, values)
     }
 }
 

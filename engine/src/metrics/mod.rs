@@ -109,10 +109,10 @@ pub struct WorkloadResult {
     pub key_sample: Option<estimate::KeySample>,
     /// One result per scheme, in the order the schemes were given.
     pub schemes: Vec<SchemeResult>,
-    /// The full runs of the `range-dynamic` schemes (timeline, split decisions), in the order
-    /// of their rows in `schemes`.
+    /// The full runs of the changing layouts (timeline, their tables), in the order of their
+    /// rows in `schemes`.
     #[serde(skip)]
-    pub dynamic: Vec<std::sync::Arc<crate::dynamic::DynamicRun>>,
+    pub changing: Vec<std::sync::Arc<crate::changing::LayoutRun>>,
 }
 
 /// True for metrics that measure time and so differ between identical runs.

@@ -1,4 +1,5 @@
-//! The one pass over the stream for layouts that change while events replay (`range-dynamic`):
+//! The one pass over the stream for layouts that change while events replay
+//! ([`schemes::changing`]):
 //! each such layout runs on a thread of its own, fed every event of the stream in order from
 //! the replay that routes the fixed schemes, so every input (standard input and FIFOs
 //! included) is read once for all schemes.
@@ -17,8 +18,8 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use workloads::{EventChunk, EventSource, WorkloadError};
 
-use crate::dynamic::{simulate_with, DynamicOptions, DynamicRun};
-use schemes::range_dynamic::DynamicParams;
+use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
+use schemes::changing::{ChangingLayout, LayoutSetup};
 use schemes::{AnalysisError, SchemeSpec};
 
 /// Chunks queued for each changing layout before the replay waits for it.
@@ -40,22 +41,24 @@ struct FeedState {
 
 /// The threads of the changing layouts, started on a feed.
 pub(crate) struct Simulations<'scope> {
-    handles: Vec<ScopedJoinHandle<'scope, Result<DynamicRun, AnalysisError>>>,
+    handles: Vec<ScopedJoinHandle<'scope, Result<LayoutRun, AnalysisError>>>,
 }
 
 impl Feed {
-    /// Starts one thread per changing layout of `schemes` (checking their parameters first),
-    /// each replaying what the feed hands it through `opts`; `None` when there is none.
+    /// Starts every changing layout of `schemes` (errors in their parameters come first), each
+    /// on a thread of its own replaying what the feed hands it through `opts`; `None` when
+    /// there is none.
     pub(crate) fn start<'scope>(
         scope: &'scope Scope<'scope, '_>,
         schemes: &[SchemeSpec],
-        opts: DynamicOptions,
+        opts: LayoutOptions,
     ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
-        let layouts: Vec<(String, DynamicParams)> = schemes
+        let setup = LayoutSetup { nodes: opts.nodes };
+        let layouts: Vec<(String, Box<dyn ChangingLayout>)> = schemes
             .iter()
             .filter_map(|spec| {
-                let sim = spec.kind().simulation.as_ref()?;
-                Some((sim.params)(&spec.spec).map(|p| (spec.label(), p)))
+                let changing = spec.kind().changing.as_ref()?;
+                Some((changing.start)(&spec.spec, &setup).map(|l| (spec.label(), l)))
             })
             .collect::<Result<_, _>>()?;
         if layouts.is_empty() {
@@ -63,14 +66,14 @@ impl Feed {
         }
         let mut queues = Vec::with_capacity(layouts.len());
         let mut handles = Vec::with_capacity(layouts.len());
-        for (label, params) in layouts {
+        for (label, mut layout) in layouts {
             let (queue, chunks) = sync_channel(QUEUE_CHUNKS);
             queues.push(queue);
-            handles.push(scope.spawn(move || {
-                let mut run = simulate_with(&params, &opts, &mut Fed::new(chunks))?;
-                run.label = label;
-                Ok(run)
-            }));
+            handles.push(
+                scope.spawn(move || {
+                    drive_layout(layout.as_mut(), label, &opts, &mut Fed::new(chunks))
+                }),
+            );
         }
         let feed = Feed {
             state: Mutex::new(FeedState {
@@ -125,14 +128,14 @@ impl FeedState {
 impl Simulations<'_> {
     /// Ends the stream (dropping `feed`) and waits for every layout's run, in the order of
     /// the schemes.
-    pub(crate) fn finish(self, feed: Feed) -> Result<Vec<Arc<DynamicRun>>, AnalysisError> {
+    pub(crate) fn finish(self, feed: Feed) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
         drop(feed);
         self.handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .map_err(|_| {
-                        AnalysisError::Config("a range simulation thread panicked".into())
+                        AnalysisError::Config("a changing layout's thread panicked".into())
                     })?
                     .map(Arc::new)
             })

@@ -113,7 +113,7 @@ fn result(schemes: &[S]) -> WorkloadResult {
         hottest_key: None,
         key_sample: None,
         schemes: rows,
-        dynamic: Vec::new(),
+        changing: Vec::new(),
     }
 }
 

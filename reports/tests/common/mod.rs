@@ -151,7 +151,7 @@ pub fn results(variant: Variant) -> Vec<WorkloadResult> {
                 hottest_key: Some((b"k".to_vec(), (hot_key * 1000.0) as u64)),
                 key_sample: None,
                 schemes,
-                dynamic: Vec::new(),
+                changing: Vec::new(),
             });
         }
     }

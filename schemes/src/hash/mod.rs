@@ -21,7 +21,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `hash` for `ctx.shards` shards.

@@ -45,7 +45,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: learns_boundaries,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Why `boundaries` and `ranges_per_shard` cannot be given together.

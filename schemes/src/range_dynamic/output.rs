@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::diagnose::Refusal;
 use super::finder::FinderKind;
+use crate::changing::{Cell, Table};
 
 /// One window of the run (a row of `timeline.csv`). Counts are of actions taken at the end
 /// of the window; shares are of the requests during it.
@@ -204,14 +205,81 @@ pub fn range_index(ranges: &[FinalRange], key: &[u8]) -> usize {
         .saturating_sub(1)
 }
 
-/// How the run cut events into windows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowClock {
-    /// Windows of this many events.
-    Events(u64),
-    /// Windows of this many timestamp units.
-    Time(u64),
+/// `splits.csv`: one row per load-split decision and finder.
+pub fn splits_table(rows: &[SplitRow]) -> Table {
+    Table {
+        name: "splits",
+        columns: &[
+            "window",
+            "finder",
+            "range_start",
+            "split_key",
+            "balance_after",
+            "optimal_balance",
+            "contained",
+            "reason",
+            "range_end",
+            "applied",
+            "requests",
+        ],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    Cell::Count(r.window),
+                    Cell::Text(r.finder.name().to_string()),
+                    Cell::Key(Some(r.range_start.clone())),
+                    Cell::Key(r.split_key.clone()),
+                    Cell::Number(r.balance_after),
+                    Cell::Number(r.optimal_balance),
+                    Cell::Number(r.contained),
+                    Cell::Text(r.reason.map_or("", |reason| reason.name()).to_string()),
+                    Cell::Key(r.range_end.clone()),
+                    Cell::Flag(r.applied),
+                    Cell::Count(r.requests),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// `finders.csv`: one row per finder.
+pub fn finders_table(summaries: &[FinderSummary]) -> Table {
+    Table {
+        name: "finders",
+        columns: &[
+            "finder",
+            "decisions",
+            "splits",
+            "applied",
+            "evaluated",
+            "balance_mean",
+            "balance_p90",
+            "excess_over_optimal_mean",
+            "optimal_balance_mean",
+            "popular_key",
+            "no_split_key",
+            "clear_direction",
+        ],
+        rows: summaries
+            .iter()
+            .map(|s| {
+                let mut row = vec![Cell::Text(s.finder.name().to_string())];
+                row.extend([s.decisions, s.splits, s.applied, s.evaluated].map(Cell::Count));
+                row.extend(
+                    [
+                        s.balance_mean,
+                        s.balance_p90,
+                        s.excess_over_optimal_mean,
+                        s.optimal_balance_mean,
+                    ]
+                    .map(Cell::Number),
+                );
+                row.extend([s.popular_key, s.no_split_key, s.clear_direction].map(Cell::Count));
+                row
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 use workloads::{Spec, SpecError};
 
 use super::finder::FinderKind;
+use crate::changing::WindowTime;
 
 /// The scheme name in `--schemes`.
 pub const NAME: &str = "range-dynamic";
@@ -79,18 +80,6 @@ pub enum LoadLimit {
     Auto,
     /// Requests per window.
     Fixed(f64),
-}
-
-/// How events are cut into windows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowTime {
-    /// By timestamp when the events carry them (window length calibrated so that the first
-    /// window holds `window` events), else by event count.
-    Auto,
-    /// By event count.
-    Events,
-    /// By timestamp, windows of this many timestamp units (by event count without timestamps).
-    Fixed(u64),
 }
 
 /// Checked parameters of `range-dynamic`.

@@ -5,9 +5,9 @@
 //! key; a scan `[a, b)` is one request to every range it overlaps (a boundary inside a scan
 //! makes it a request to both sides).
 
-use std::cell::OnceCell;
+use workloads::Event;
 
-use workloads::{Event, EventChunk};
+use crate::changing::WindowLog;
 
 use crate::balance::imbalance;
 
@@ -112,47 +112,7 @@ pub fn inside(k: &[u8], start: &[u8], end: Option<&[u8]>) -> bool {
     k > start && end.is_none_or(|e| k < e)
 }
 
-/// The events of one window, in arrival order, with an index by key built on demand.
-#[derive(Debug, Default)]
-pub struct WindowLog {
-    events: EventChunk,
-    /// Point events sorted by key (then arrival), and scans sorted by start key.
-    index: OnceCell<(Vec<u32>, Vec<u32>)>,
-}
-
 impl WindowLog {
-    /// Appends an event.
-    pub fn push(&mut self, event: Event<'_>) {
-        self.events.push(event);
-        self.index = OnceCell::new();
-    }
-
-    /// Number of events.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// True when the window holds no event.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
-    /// The events in arrival order.
-    pub fn events(&self) -> impl ExactSizeIterator<Item = Event<'_>> + '_ {
-        self.events.iter()
-    }
-
-    /// The `i`-th event (in arrival order).
-    pub fn get(&self, i: usize) -> Event<'_> {
-        self.events.get(i)
-    }
-
-    /// Empties the log, keeping its allocations.
-    pub fn clear(&mut self) {
-        self.events.clear();
-        self.index = OnceCell::new();
-    }
-
     /// The requests that reach `[start, end)`, in arrival order, clipped to the span.
     pub fn requests_in<'a>(&'a self, start: &'a [u8], end: Option<&'a [u8]>) -> Vec<Request<'a>> {
         let (points, scans) = self.index.get_or_init(|| self.build_index());

@@ -28,7 +28,7 @@ pub const KIND: SchemeKind = SchemeKind {
     params: &[("vnodes", "virtual nodes per shard, 1..=65536 (default 256)")],
     needs_warmup: |_| false,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `ring` for `ctx.shards` shards.

@@ -52,7 +52,7 @@ pub const KIND: SchemeKind = SchemeKind {
     ],
     needs_warmup: |_| true,
     build,
-    simulation: None,
+    changing: None,
 };
 
 /// Builds `salted` from the warm-up keys.

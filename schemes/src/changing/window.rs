@@ -9,11 +9,74 @@
 //! [`MAX_IDLE_WINDOWS`] empty windows of a gap are simulated (loads decay, merges happen);
 //! the rest of a longer gap is skipped, so window indices jump.
 
-use workloads::Event;
+use std::cell::OnceCell;
 
-use super::output::WindowClock;
-use super::params::WindowTime;
-use super::requests::WindowLog;
+use serde::Serialize;
+use workloads::{Event, EventChunk};
+
+/// How events are cut into windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowTime {
+    /// By timestamp when the events carry them (window length calibrated so that the first
+    /// window holds `window` events), else by event count.
+    Auto,
+    /// By event count.
+    Events,
+    /// By timestamp, windows of this many timestamp units (by event count without timestamps).
+    Fixed(u64),
+}
+
+/// How the run cut events into windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowClock {
+    /// Windows of this many events.
+    Events(u64),
+    /// Windows of this many timestamp units.
+    Time(u64),
+}
+
+/// The events of one window, in arrival order, with an index by key built on demand.
+#[derive(Debug, Default)]
+pub struct WindowLog {
+    pub(crate) events: EventChunk,
+    /// Point events sorted by key (then arrival), and scans sorted by start key.
+    pub(crate) index: OnceCell<(Vec<u32>, Vec<u32>)>,
+}
+
+impl WindowLog {
+    /// Appends an event.
+    pub fn push(&mut self, event: Event<'_>) {
+        self.events.push(event);
+        self.index = OnceCell::new();
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// True when the window holds no event.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The events in arrival order.
+    pub fn events(&self) -> impl ExactSizeIterator<Item = Event<'_>> + '_ {
+        self.events.iter()
+    }
+
+    /// The `i`-th event (in arrival order).
+    pub fn get(&self, i: usize) -> Event<'_> {
+        self.events.get(i)
+    }
+
+    /// Empties the log, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.events.clear();
+        self.index = OnceCell::new();
+    }
+}
 
 /// Empty windows of one gap that are simulated; later ones are skipped.
 pub const MAX_IDLE_WINDOWS: u64 = 1024;

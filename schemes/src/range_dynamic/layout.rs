@@ -1,5 +1,4 @@
-//! The simulation: events replayed in order, window by window, through a cluster whose
-//! ranges split, merge and move at the end of every window.
+//! `range-dynamic` as a [`ChangingLayout`]: a cluster of ranges replayed window by window.
 //!
 //! At the end of each window, in this order:
 //! 1. (first window, `presplit=K`) the single range is cut at K-quantiles of the window's
@@ -16,93 +15,40 @@
 //!    windows ago (with hysteresis), and whose replicas are on the same nodes;
 //! 8. rebalancing: ownership moves, then data moves within the bytes-per-window cap.
 
-use workloads::{EventChunk, EventSource};
+use workloads::Event;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::DynamicRun;
-use crate::metrics::fanout::FanoutAccumulator;
-use schemes::range_dynamic::cluster::{Cluster, SplitCause};
-use schemes::range_dynamic::diagnose::Diagnosis;
-use schemes::range_dynamic::finder::{decide, exact_best, FinderInput, FinderKind};
-use schemes::range_dynamic::output::{
-    DynamicTotals, FinalRange, SplitRow, TimelineRow, WindowClock,
-};
-use schemes::range_dynamic::params::DynamicParams;
-use schemes::range_dynamic::rebalance::{self, MoveKind, RebalanceLimits};
-use schemes::range_dynamic::requests::{scan_end, SideCounts, WindowLog};
-use schemes::range_dynamic::window::{WindowSink, Windower};
-use schemes::{AnalysisError, KeyCounts, ShardSet};
+use super::cluster::{Cluster, SplitCause};
+use super::diagnose::Diagnosis;
+use super::final_layout::FinalRanges;
+use super::finder::{decide, exact_best, FinderInput, FinderKind};
+use super::output::{DynamicTotals, FinalRange, FinderSummary, SplitRow, TimelineRow};
+use super::params::DynamicParams;
+use super::rebalance::{self, MoveKind, RebalanceLimits};
+use super::requests::{scan_end, SideCounts};
+use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime};
+use crate::value::{MetricDef, MetricValue};
+use crate::{Partitioner, ShardSet};
 
-/// How a run is set up besides the scheme's own parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DynamicOptions {
-    /// Nodes `N` (at least 1).
-    pub nodes: u32,
-    /// Window length in events (with timestamps: the average the time windows are sized for).
-    pub window: u64,
-    /// Leading events that the cluster replays (it splits, merges and moves) but that the
-    /// node loads, scan fan-out and key counts of the result leave out, as the replay engine
-    /// leaves out the warm-up of learned schemes.
-    pub warmup_events: u64,
-    /// Distinct measured point keys counted exactly (`--distinct-limit`); past it the run's
-    /// key counts are a consistent sample, so its memory stays bounded as the replay's does.
-    pub distinct_key_limit: usize,
-}
-
-/// Replays `source` through a `range-dynamic` cluster of `nodes` nodes with windows of
-/// `window` events (see [`DynamicOptions::window`]), without warm-up.
-pub fn simulate(
-    spec: &workloads::Spec,
-    nodes: u32,
-    source: &mut dyn EventSource,
-    window: u64,
-) -> Result<DynamicRun, AnalysisError> {
-    let params = DynamicParams::parse(spec)?;
-    let mut run = simulate_with(
-        &params,
-        &DynamicOptions {
-            nodes,
-            window,
-            warmup_events: 0,
-            distinct_key_limit: workloads::stats::DEFAULT_DISTINCT_LIMIT,
-        },
-        source,
-    )?;
-    run.label = spec.to_string();
-    Ok(run)
-}
-
-/// Replays `source` through a cluster with checked parameters.
-pub fn simulate_with(
-    params: &DynamicParams,
-    opts: &DynamicOptions,
-    source: &mut dyn EventSource,
-) -> Result<DynamicRun, AnalysisError> {
-    if opts.nodes == 0 {
-        return Err(AnalysisError::Config(
-            "range-dynamic needs at least 1 node (got 0)".into(),
-        ));
-    }
-    if opts.window == 0 {
-        return Err(AnalysisError::Config(
-            "range-dynamic needs windows of at least 1 event (got 0)".into(),
-        ));
-    }
-    let mut sim = Simulation::new(params, opts);
-    let mut windower = Windower::new(params.window_time, opts.window);
-    let mut chunk = EventChunk::with_capacity(1 << 14);
-    loop {
-        chunk.clear();
-        if source.fill(&mut chunk, 1 << 14)? == 0 {
-            break;
-        }
-        for e in chunk.iter() {
-            windower.push(e, &mut sim);
-        }
-    }
-    let clock = windower.finish(&mut sim);
-    Ok(sim.finish(clock))
-}
+/// Every column of its `timeline.csv`, in order.
+const TIMELINE_COLUMNS: &[&str] = &[
+    "window",
+    "ranges",
+    "splits",
+    "merges",
+    "ownership_moves",
+    "data_moves",
+    "bytes_moved",
+    "hottest_node_share",
+    "hottest_range_share",
+    "size_splits",
+    "load_splits",
+    "refusals",
+    "oscillations",
+    "events",
+    "requests",
+    "measured",
+];
 
 /// A load-split decision waiting for the next window to be judged.
 struct Pending {
@@ -112,29 +58,71 @@ struct Pending {
     rows: std::ops::Range<usize>,
 }
 
-/// The state of a run.
-struct Simulation<'p> {
-    params: &'p DynamicParams,
+/// A `range-dynamic` cluster and what it did so far.
+pub struct RangeDynamic {
+    label: String,
+    params: DynamicParams,
     cluster: Cluster,
-    warmup: u64,
-    events_seen: u64,
     windows: u64,
     cluster_load: f64,
     pending: Vec<Pending>,
-    nodes_hit: ShardSet,
     timeline: Vec<TimelineRow>,
     splits: Vec<SplitRow>,
     totals: DynamicTotals,
-    node_requests: Vec<u64>,
-    window_node_requests: Vec<Vec<u32>>,
-    window_events: Vec<u64>,
-    fanout: FanoutAccumulator,
-    keys: KeyCounts,
 }
 
-impl WindowSink for Simulation<'_> {
-    fn close(&mut self, index: u64, log: &WindowLog) {
-        let mut row = self.route(index, log);
+impl ChangingLayout for RangeDynamic {
+    fn window_time(&self) -> WindowTime {
+        self.params.window_time
+    }
+
+    fn nodes(&self) -> u32 {
+        self.cluster.nodes()
+    }
+
+    fn begin_window(&mut self, _index: u64, log: &WindowLog) {
+        if self.windows == 0 && self.params.presplit > 1 {
+            let mut keys: Vec<&[u8]> = log.events().map(|e| e.key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            self.cluster.presplit(&keys, self.params.presplit);
+        }
+    }
+
+    fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
+        match scan_end(e) {
+            None => {
+                out.insert(self.cluster.record_point(e));
+            }
+            Some(end) => {
+                for (_, r) in self.cluster.map.overlapping_mut(e.key, end) {
+                    r.data.requests += 1;
+                    out.insert(r.owner());
+                }
+            }
+        }
+    }
+
+    fn end_window(&mut self, log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
+        let index = load.index;
+        let mut row = TimelineRow {
+            window: index,
+            ranges: 0,
+            splits: 0,
+            merges: 0,
+            ownership_moves: 0,
+            data_moves: 0,
+            bytes_moved: 0,
+            hottest_node_share: load.hottest_node_share,
+            hottest_range_share: 0.0,
+            size_splits: 0,
+            load_splits: 0,
+            refusals: 0,
+            oscillations: 0,
+            events: load.events,
+            requests: load.requests,
+            measured: load.measured,
+        };
         self.judge_pending(log);
         row.hottest_range_share = self.hottest_range_share();
         let merge_limit = self.update_loads();
@@ -150,106 +138,147 @@ impl WindowSink for Simulation<'_> {
         row.ranges = self.cluster.map.len() as u64;
         row.splits = row.size_splits + row.load_splits;
         self.add_totals(&row);
+        let cells = own_cells(&row);
         self.timeline.push(row);
-        self.events_seen += log.len() as u64;
         self.windows += 1;
+        cells
+    }
+
+    fn timeline_columns(&self) -> &'static [&'static str] {
+        TIMELINE_COLUMNS
+    }
+
+    fn final_layout(&self) -> Box<dyn Partitioner> {
+        Box::new(FinalRanges::new(
+            &self.label,
+            self.final_ranges(),
+            self.cluster.nodes(),
+        ))
+    }
+
+    fn output(&self) -> LayoutOutput {
+        LayoutOutput {
+            tables: vec![
+                super::output::splits_table(&self.splits),
+                super::output::finders_table(&self.finder_summaries()),
+            ],
+            metrics: self.metric_values(),
+        }
     }
 }
 
-impl<'p> Simulation<'p> {
-    fn new(params: &'p DynamicParams, opts: &DynamicOptions) -> Self {
-        let n = opts.nodes as usize;
-        Simulation {
+/// The cells of `row` that are not generic, in [`TIMELINE_COLUMNS`] order.
+fn own_cells(row: &TimelineRow) -> Vec<Cell> {
+    [
+        row.ranges,
+        row.splits,
+        row.merges,
+        row.ownership_moves,
+        row.data_moves,
+        row.bytes_moved,
+    ]
+    .into_iter()
+    .map(Cell::Count)
+    .chain([Cell::Number(Some(row.hottest_range_share))])
+    .chain(
+        [
+            row.size_splits,
+            row.load_splits,
+            row.refusals,
+            row.oscillations,
+        ]
+        .into_iter()
+        .map(Cell::Count),
+    )
+    .collect()
+}
+
+impl RangeDynamic {
+    /// A cluster of `nodes` nodes (at least 1) holding one range, labelled `label`.
+    pub fn new(label: String, params: DynamicParams, nodes: u32) -> RangeDynamic {
+        RangeDynamic {
+            label,
+            cluster: Cluster::new(nodes, params.replicas),
             params,
-            cluster: Cluster::new(opts.nodes, params.replicas),
-            warmup: opts.warmup_events,
-            events_seen: 0,
             windows: 0,
             cluster_load: 0.0,
             pending: Vec::new(),
-            nodes_hit: ShardSet::new(opts.nodes),
             timeline: Vec::new(),
             splits: Vec::new(),
             totals: DynamicTotals::default(),
-            node_requests: vec![0; n],
-            window_node_requests: Vec::new(),
-            window_events: Vec::new(),
-            fanout: FanoutAccumulator::default(),
-            keys: KeyCounts::with_limit(opts.distinct_key_limit),
         }
     }
 
-    /// Routes the window's events (after the pre-split of the first window) and starts its
-    /// timeline row.
-    fn route(&mut self, index: u64, log: &WindowLog) -> TimelineRow {
-        if self.windows == 0 && self.params.presplit > 1 {
-            let mut keys: Vec<&[u8]> = log.events().map(|e| e.key).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            self.cluster.presplit(&keys, self.params.presplit);
-        }
-        let n_nodes = self.node_requests.len();
-        let measured_from = usize::try_from(self.warmup.saturating_sub(self.events_seen))
-            .unwrap_or(usize::MAX)
-            .min(log.len());
-        let (mut window_nodes, mut measured_nodes) = (vec![0u64; n_nodes], vec![0u32; n_nodes]);
-        for (i, e) in log.events().enumerate() {
-            let measured = i >= measured_from;
-            self.nodes_hit.clear();
-            match scan_end(&e) {
-                None => {
-                    let owner = self.cluster.record_point(&e);
-                    self.nodes_hit.insert(owner);
-                }
-                Some(end) => {
-                    for (_, r) in self.cluster.map.overlapping_mut(e.key, end) {
-                        r.data.requests += 1;
-                        self.nodes_hit.insert(r.owner());
-                    }
-                    if measured {
-                        self.fanout.record(self.nodes_hit.len());
-                    }
-                }
-            }
-            for node in self
-                .nodes_hit
+    /// The parameters.
+    pub fn params(&self) -> &DynamicParams {
+        &self.params
+    }
+
+    /// One row per window so far.
+    pub fn timeline(&self) -> &[TimelineRow] {
+        &self.timeline
+    }
+
+    /// One row per load-split decision and finder so far.
+    pub fn splits(&self) -> &[SplitRow] {
+        &self.splits
+    }
+
+    /// Totals of the actions so far.
+    pub fn totals(&self) -> &DynamicTotals {
+        &self.totals
+    }
+
+    /// One summary per finder.
+    pub fn finder_summaries(&self) -> Vec<FinderSummary> {
+        FinderSummary::from_rows(&self.splits)
+    }
+
+    /// The ranges now, in key order.
+    pub fn final_ranges(&self) -> Vec<FinalRange> {
+        self.cluster
+            .map
+            .iter()
+            .map(|(start, r)| FinalRange {
+                start: start.to_vec(),
+                end: r.end().map(<[u8]>::to_vec),
+                owner: r.owner(),
+                replicas: r.data.replicas.to_vec(),
+                generation: r.generation(),
+                bytes: r.data.bytes,
+                keys: r.data.keys,
+                load: r.data.ewma,
+            })
+            .collect()
+    }
+
+    /// Its own metrics, in [`super::METRICS`] order.
+    pub fn metric_values(&self) -> Vec<MetricValue> {
+        let t = &self.totals;
+        let applied: Vec<&SplitRow> = self.splits.iter().filter(|r| r.applied).collect();
+        let mean = |f: fn(&SplitRow) -> Option<f64>| {
+            let v: Vec<f64> = applied
                 .iter()
-                .map(|n| n as usize)
-                .filter(|&n| n < n_nodes)
-            {
-                window_nodes[node] += 1;
-                if measured {
-                    measured_nodes[node] = measured_nodes[node].saturating_add(1);
-                    self.node_requests[node] += 1;
-                }
-            }
-            if measured && e.is_point() {
-                self.keys.add(e.key, 1);
-            }
-        }
-        if measured_from < log.len() {
-            self.window_node_requests.push(measured_nodes);
-            self.window_events.push((log.len() - measured_from) as u64);
-        }
-        let requests: u64 = window_nodes.iter().sum();
-        TimelineRow {
-            window: index,
-            ranges: 0,
-            splits: 0,
-            merges: 0,
-            ownership_moves: 0,
-            data_moves: 0,
-            bytes_moved: 0,
-            hottest_node_share: share(window_nodes.iter().copied().max().unwrap_or(0), requests),
-            hottest_range_share: 0.0,
-            size_splits: 0,
-            load_splits: 0,
-            refusals: 0,
-            oscillations: 0,
-            events: log.len() as u64,
-            requests,
-            measured: measured_from < log.len(),
-        }
+                .filter(|r| r.balance_after.is_some())
+                .filter_map(|r| f(r))
+                .collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        let values = [
+            Some(self.timeline.len() as f64),
+            Some(self.cluster.map.len() as f64),
+            Some(t.size_splits as f64),
+            Some(t.load_splits as f64),
+            Some(t.refusals as f64),
+            Some(t.merges as f64),
+            Some(t.oscillations as f64),
+            Some(t.ownership_moves as f64),
+            Some(t.data_moves as f64),
+            Some(t.bytes_moved as f64),
+            mean(|r| r.balance_after),
+            mean(|r| r.optimal_balance),
+        ];
+        MetricDef::values(super::METRICS, values)
     }
 
     /// Judges last window's decisions on this window's requests.
@@ -417,7 +446,7 @@ impl<'p> Simulation<'p> {
 
     /// Merges neighbours that are small and cold together (one merge per range per window).
     fn merges(&mut self, index: u64, merge_limit: f64, row: &mut TimelineRow) {
-        let (p, merge_bytes) = (self.params, self.params.merge_bytes());
+        let (p, merge_bytes) = (&self.params, self.params.merge_bytes());
         let starts = self.cluster.map.starts();
         let mut i = 0;
         while i + 1 < starts.len() {
@@ -482,41 +511,6 @@ impl<'p> Simulation<'p> {
         t.ownership_moves += row.ownership_moves;
         t.data_moves += row.data_moves;
         t.bytes_moved += row.bytes_moved;
-    }
-
-    fn finish(self, clock: WindowClock) -> DynamicRun {
-        let ranges = self
-            .cluster
-            .map
-            .iter()
-            .map(|(start, r)| FinalRange {
-                start: start.to_vec(),
-                end: r.end().map(<[u8]>::to_vec),
-                owner: r.owner(),
-                replicas: r.data.replicas.to_vec(),
-                generation: r.generation(),
-                bytes: r.data.bytes,
-                keys: r.data.keys,
-                load: r.data.ewma,
-            })
-            .collect();
-        DynamicRun {
-            label: schemes::range_dynamic::params::NAME.to_string(),
-            params: self.params.clone(),
-            nodes: self.cluster.nodes(),
-            clock,
-            events: self.events_seen,
-            measured_events: self.events_seen.saturating_sub(self.warmup),
-            timeline: self.timeline,
-            splits: self.splits,
-            totals: self.totals,
-            node_requests: self.node_requests,
-            window_node_requests: self.window_node_requests,
-            window_events: self.window_events,
-            fanout: self.fanout.finish(),
-            ranges,
-            keys: self.keys,
-        }
     }
 }
 

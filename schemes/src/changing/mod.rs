@@ -1,0 +1,123 @@
+//! Layouts that change while the events replay ([`ChangingLayout`]): ranges that split,
+//! merge and move, nodes added or removed. The engine's one replay pass feeds every such
+//! layout the whole stream in order, cut into windows ([`Windower`]); at the end of each
+//! window the layout routes the window's events with the layout as it stands, then changes.
+//! A fixed scheme never changes: it is a [`crate::Partitioner`] instead.
+//!
+//! Adding a changing layout: one file implementing [`ChangingLayout`] with a `pub const KIND:
+//! SchemeKind` whose `changing` is set, and one line in [`crate::CHANGING_SCHEMES`]. The
+//! engine counts every layout's node loads, scan fan-out and key counts and writes its
+//! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
+//! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
+
+mod table;
+mod window;
+
+pub use table::{Cell, Table};
+pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};
+
+use workloads::{Event, Spec};
+
+use crate::value::{MetricDef, MetricValue};
+use crate::{AnalysisError, Partitioner, ShardSet};
+
+/// The columns of `timeline.csv` the engine fills for every changing layout: the window's
+/// index, its events, the node requests they made (a scan counts once per node it contacts),
+/// whether it holds measured events (after the warm-up), and the busiest node's share of its
+/// node requests (0 when idle).
+pub const GENERIC_COLUMNS: [&str; 5] = [
+    "window",
+    "events",
+    "requests",
+    "measured",
+    "hottest_node_share",
+];
+
+/// What a changing layout starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayoutSetup {
+    /// Nodes `N` at the start (at least 1).
+    pub nodes: u32,
+}
+
+/// One closed window as the engine measured it, after the layout routed its events.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowLoad<'a> {
+    /// The window's index (0-based; idle stretches past [`MAX_IDLE_WINDOWS`] are skipped).
+    pub index: u64,
+    /// Events in the window.
+    pub events: u64,
+    /// Node requests of the window's events, per node (warm-up events included).
+    pub node_requests: &'a [u64],
+    /// Their sum.
+    pub requests: u64,
+    /// The busiest node's share of `requests` (0 when idle).
+    pub hottest_node_share: f64,
+    /// True when the window holds measured events.
+    pub measured: bool,
+}
+
+/// A layout that may change at window ends.
+pub trait ChangingLayout: Send {
+    /// How the stream is cut into windows (by event count unless the layout says otherwise).
+    fn window_time(&self) -> WindowTime {
+        WindowTime::Events
+    }
+
+    /// Nodes now; every node a route names is below it.
+    fn nodes(&self) -> u32;
+
+    /// Window `index` closed with the events of `log`, before they are routed (a layout that
+    /// pre-splits knowing the first window's keys does it here). Nothing by default.
+    fn begin_window(&mut self, index: u64, log: &WindowLog) {
+        let _ = (index, log);
+    }
+
+    /// Inserts into `out` the nodes event `e` contacts with the layout as it stands (a
+    /// layout may record the request, as a range counts its load).
+    fn route(&mut self, e: &Event<'_>, out: &mut ShardSet);
+
+    /// The window's events were routed and counted (`load`): the layout changes (splits,
+    /// merges, moves, nodes added or removed) and returns its own cells of the window's
+    /// `timeline.csv` row, one per column of [`ChangingLayout::timeline_columns`] that is not
+    /// a [generic](GENERIC_COLUMNS) one, in that order.
+    fn end_window(&mut self, log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell>;
+
+    /// Every column of `timeline.csv` in order: the [`GENERIC_COLUMNS`] (the engine fills
+    /// them, wherever they stand) and the layout's own.
+    fn timeline_columns(&self) -> &'static [&'static str] {
+        &GENERIC_COLUMNS
+    }
+
+    /// The layout at the end of the stream as a fixed layout: the owner of every key, how
+    /// scans route, and its own rule to grow or shrink, through which its remap and growth
+    /// figures are measured as every scheme's are.
+    fn final_layout(&self) -> Box<dyn Partitioner>;
+
+    /// Its tables other than the timeline (one CSV file each) and its own metrics' values,
+    /// in the order of its kind's [`Changing::metrics`].
+    fn output(&self) -> LayoutOutput;
+}
+
+/// What a changing layout reports at the end beside the timeline.
+#[derive(Clone, Debug, Default)]
+pub struct LayoutOutput {
+    /// Its tables (`splits`, `finders`, ...).
+    pub tables: Vec<Table>,
+    /// Its own metrics, for `summary.csv`.
+    pub metrics: Vec<MetricValue>,
+}
+
+/// The constructor of a changing layout: its spec and setup to the layout at the start.
+pub type StartFn = fn(&Spec, &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
+
+/// How the registry starts a changing layout (a [`crate::SchemeKind`]'s `changing`).
+#[derive(Clone, Copy)]
+pub struct Changing {
+    /// Checks the parameters without data; errors name the spec and the bad value.
+    pub check: fn(&Spec) -> Result<(), AnalysisError>,
+    /// Starts the layout.
+    pub start: StartFn,
+    /// Its own metrics (the values of [`LayoutOutput::metrics`]).
+    pub metrics: &'static [MetricDef],
+}
