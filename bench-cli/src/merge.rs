@@ -7,6 +7,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, FromArgMatches};
+use std::sync::Arc;
+
+use engine::changing::{LayoutRun, LayoutRunState};
 use engine::replay::{build_fixed, finish_parts, Partial, PartialState, Warmup, WorkloadInput};
 use rayon::prelude::*;
 use reports::manifest::{now_utc, InputFile};
@@ -17,7 +20,8 @@ use crate::command::{Cli, Command};
 use crate::progress::ReplayProgress;
 use crate::run::{publish, replay_config, run_parameters, RunRecord, RunSetup};
 use engine::part::{
-    check_set, expand_dirs, read_binary, state_file, PartialHeader, Stage, WARMUP_FILE,
+    check_set, expand_dirs, layouts_file, read_binary, state_file, PartialHeader, Stage,
+    WARMUP_FILE,
 };
 
 /// Runs `shardlab merge`.
@@ -79,6 +83,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
             }
         }
         let merged = merged.context("no part to merge")?;
+        let layouts = changing_runs(first_dir, first, &setup.schemes, index)?;
         spinner.finish_and_clear();
         results.extend(
             finish_parts(
@@ -88,6 +93,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
                 (&cfg, &targets),
                 warmup.events,
                 merged,
+                layouts,
                 &on_progress,
             )
             .with_context(|| format!("finishing the merged parts on {n} shards"))?,
@@ -129,6 +135,40 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         started: (started_utc, started),
     };
     publish(out, results, record, &progress, args.quiet)
+}
+
+/// The runs of the changing layouts of `schemes` for the `index`th shard count, which part 0
+/// (`dir`, `header`) replayed over the whole trace; none without changing layouts.
+fn changing_runs(
+    dir: &std::path::Path,
+    header: &PartialHeader,
+    schemes: &[schemes::SchemeSpec],
+    index: usize,
+) -> Result<Vec<Arc<LayoutRun>>> {
+    let changing: Vec<&schemes::SchemeSpec> = schemes.iter().filter(|s| s.is_changing()).collect();
+    if changing.is_empty() {
+        return Ok(Vec::new());
+    }
+    let name = layouts_file(index);
+    let states: Vec<LayoutRunState> = read_binary(dir, header, &name)?;
+    if states.len() != changing.len() {
+        bail!(
+            "'{}' holds {} changing layout run(s) where the run has {}; {}",
+            dir.join(&name).display(),
+            states.len(),
+            changing.len(),
+            header.rerun()
+        );
+    }
+    states
+        .into_iter()
+        .zip(changing)
+        .map(|(state, spec)| {
+            LayoutRun::restore(state, spec)
+                .map(Arc::new)
+                .with_context(|| format!("'{}' does not fit this run", dir.join(&name).display()))
+        })
+        .collect()
 }
 
 /// The `run` options of the parts (every part ran with the same, as their configuration

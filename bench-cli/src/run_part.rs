@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use engine::replay::{build_fixed, empty_partial, learn_warmup, refuse_parts, replay_part, Warmup};
+use engine::changing::LayoutRunState;
+use engine::replay::{
+    build_fixed, empty_partial, learn_warmup, refuse_parts, replay_layouts, replay_part, Warmup,
+};
 use workloads::KeyType;
 
 use crate::cli::RunArgs;
@@ -15,8 +18,9 @@ use crate::progress::ReplayProgress;
 use crate::run::{replay_config, RunSetup};
 use crate::usage::usage;
 use engine::part::{
-    check_set, config_hash, expand_dirs, first_positions, share, state_file, write_binary, Binding,
-    OwnedFile, PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE, WARMUP_FILE,
+    check_set, config_hash, expand_dirs, first_positions, layouts_file, share, state_file,
+    write_binary, Binding, OwnedFile, PartFile, PartIndex, PartialHeader, Stage, HEADER_FILE,
+    WARMUP_FILE,
 };
 
 /// Runs step 1 (`--part I/K`) or step 2 (`--part I/K --counts DIRS`) of part `part` of `args`.
@@ -122,7 +126,6 @@ fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     let key_type =
         key_type.unwrap_or_else(|| KeyType::from_name(&args.read.key_type).unwrap_or_default());
     let setup = RunSetup::new(args, key_type)?;
-    refuse_simulated(&setup)?;
     let out = args.output.claim_staged("")?;
     let dir = out.path().to_path_buf();
     crate::interrupt::stage(&dir, || out.create())?;
@@ -186,7 +189,6 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     // Part 0 always holds the first file: its key type is the trace's.
     let key_type = trace_key_type(&counted[0].1)?;
     let setup = RunSetup::new(args, key_type)?;
-    refuse_simulated(&setup)?;
     let trace = mine.open(args)?;
     let input = trace.as_ref().map(Input::of_trace);
     let share_events = counts.events();
@@ -203,7 +205,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     for (index, (n, targets)) in setup.sweep.iter().enumerate() {
         let (cfg, _) = replay_config(&setup.base, *n, targets);
         let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
-        refuse_parts(&built, &setup.schemes).map_err(crate::usage::config_is_usage)?;
+        refuse_parts(&built).map_err(crate::usage::config_is_usage)?;
         let partial = match &input {
             None => empty_partial(&built.parts, &cfg),
             Some(input) => pool.install(|| {
@@ -231,6 +233,17 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
             &dir,
             &binding(args, mine, Stage::Replayed, &state_file(index))?,
             &partial.state()?,
+        )?);
+    }
+    if mine.part.index == 0 && setup.schemes.iter().any(|s| s.is_changing()) {
+        let whole_events = counted.iter().map(|(_, h)| h.events()).sum();
+        owned.extend(replay_changing(
+            args,
+            mine,
+            (&setup, &dir),
+            &warmup,
+            whole_events,
+            &progress,
         )?);
     }
     progress.clock().finish();
@@ -274,16 +287,48 @@ pub fn trace_key_type(part0: &PartialHeader) -> Result<KeyType> {
         .context("part 0 names no key type; count it again")
 }
 
-/// Refuses a simulated scheme before anything is read.
-fn refuse_simulated(setup: &RunSetup) -> Result<()> {
-    if let Some(s) = setup.schemes.iter().find(|s| s.is_changing()) {
-        return Err(usage(format!(
-            "a run cut into parts cannot measure scheme '{}', which is simulated over the whole \
-             trace in order; run it whole, or leave it out of --schemes",
-            s.label()
-        )));
+/// Part 0's replay of the whole trace (`whole_events` events) through the run's changing
+/// layouts, which change with every event before them: one pass per shard count, each
+/// written as a [`layouts_file`] in part 0's directory `dir`.
+fn replay_changing(
+    args: &RunArgs,
+    mine: &Share<'_>,
+    (setup, dir): (&RunSetup, &std::path::Path),
+    warmup: &Warmup,
+    whole_events: u64,
+    progress: &ReplayProgress,
+) -> Result<Vec<OwnedFile>> {
+    let whole = TraceInput::open(&args.input, &args.read)?
+        .context("no trace to replay the changing layouts on")?;
+    let input = Input::of_trace(&whole);
+    let label = format!("part {}: changing layouts", mine.part);
+    let on_progress = progress.callback(&label);
+    let mut owned = Vec::new();
+    for (index, (n, targets)) in setup.sweep.iter().enumerate() {
+        let (cfg, _) = replay_config(&setup.base, *n, targets);
+        let runs = replay_layouts(
+            (input.open)()?,
+            &setup.schemes,
+            &cfg,
+            warmup.events,
+            &on_progress,
+        )?;
+        if let Some(run) = runs.iter().find(|r| r.events != whole_events) {
+            bail!(
+                "the trace holds {} events for '{}', but {whole_events} when its parts were \
+                 counted: a file changed in between; count the parts again",
+                run.events,
+                run.label
+            );
+        }
+        let states: Vec<LayoutRunState> = runs.iter().map(|r| r.state()).collect();
+        owned.push(write_binary(
+            dir,
+            &binding(args, mine, Stage::Replayed, &layouts_file(index))?,
+            &states,
+        )?);
     }
-    Ok(())
+    Ok(owned)
 }
 
 /// The [`Binding`] of part `mine`'s file `name` at `stage`.

@@ -366,26 +366,89 @@ fn bad_partial_results_are_refused_and_nothing_is_written() {
     merge_refused(&["work-2/part-*"], "damaged");
     std::fs::remove_file(dir.path().join("work-2/part-1/state-0.bin")).unwrap();
     merge_refused(&["work-2/part-*"], "incomplete");
-    // A simulated scheme cannot be cut into parts (a usage error, exit 2).
-    let assert = shardlab()
-        .current_dir(dir.path())
-        .args(["run", "--quiet", "--trace", "t?.csv"])
-        .args([
-            "--schemes",
-            "range-dynamic",
-            "--part",
-            "0/2",
-            "--out",
-            "dyn",
-        ])
+    // A scheme that places keys in their order of first appearance cannot be cut into
+    // parts (a usage error, exit 2).
+    let bounded = || {
+        let mut cmd = shardlab();
+        cmd.current_dir(dir.path())
+            .args([
+                "run",
+                "--quiet",
+                "--trace",
+                "t?.csv",
+                "--schemes",
+                "bounded",
+            ])
+            .args(["--part", "0/1"]);
+        cmd
+    };
+    bounded()
+        .args(["--out", "arrival-count"])
+        .assert()
+        .success();
+    let assert = bounded()
+        .args(["--counts", "arrival-count", "--out", "arrival"])
         .assert()
         .code(2);
-    assert!(stderr_of(&assert).contains("simulated"));
+    assert!(stderr_of(&assert).contains("first appear"));
 }
 
-/// Three parts of a small run (`--shards 4,8`: two state files) counted, replayed and merged
-/// in `dir` (`work-3/count-I`, `work-3/part-I`), with the trace `t?.csv`.
-fn three_parts(dir: &Path) -> [&'static str; 3] {
+#[test]
+fn range_dynamic_beside_hash_and_ring_cut_into_2_and_3_parts_merges_into_the_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.csv");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=4000,s=1.1,scans=0.05,writes=0.2",
+            "--quiet",
+        ])
+        .args(["--events", "24000", "-o"])
+        .arg(&whole)
+        .assert()
+        .success();
+    cut(
+        &whole,
+        dir.path(),
+        &[5_000, 7_000, 4_000],
+        &[(2, "t2.csv.zst")],
+    );
+    std::fs::remove_file(&whole).unwrap();
+    let options = [
+        "--no-latency",
+        "--window",
+        "1000",
+        "--schemes",
+        "range-dynamic:max_load=300,hash,ring,range-dynamic:finder=sampled,max_load=500",
+        "--shards",
+        "4,8",
+        "--grow",
+        "+1,x2",
+        "--fail",
+        "worst",
+    ];
+    for k in [2, 3] {
+        let (single, merged) = single_and_merged(dir.path(), &options, "t*.csv*", k);
+        assert_same_run(&single, &merged);
+        for name in ["timeline.csv", "splits.csv", "finders.csv"] {
+            assert!(merged.join(name).exists(), "{name}");
+        }
+    }
+    // The layouts split: the timeline is not a copy of an idle one.
+    let timeline = std::fs::read_to_string(dir.path().join("merged-3/timeline.csv")).unwrap();
+    assert!(timeline.lines().count() > 40, "{timeline}");
+    let splits = rows_without_timing(&dir.path().join("merged-3/splits.csv"));
+    assert!(splits.len() > 2, "{splits:?}");
+    // Only part 0 replays the changing layouts, one file per shard count.
+    let part0 = files_of(&dir.path().join("work-3/part-0"));
+    assert!(part0.contains(&"layouts-1.bin".to_string()), "{part0:?}");
+    assert!(!files_of(&dir.path().join("work-3/part-1")).contains(&"layouts-0.bin".to_string()));
+}
+
+/// Three parts of a small run (`--shards 4,8`: two state files, and in part 0 two runs of
+/// the changing layout) counted, replayed and merged in `dir` (`work-3/count-I`,
+/// `work-3/part-I`), with the trace `t?.csv`.
+fn three_parts(dir: &Path) -> [&'static str; 7] {
     let whole = dir.join("whole.csv");
     shardlab()
         .args(["gen", "zipf:keys=500", "--quiet", "--events", "3000", "-o"])
@@ -395,7 +458,15 @@ fn three_parts(dir: &Path) -> [&'static str; 3] {
     // Three files, one a part (shares are balanced by bytes, and the first keys are shorter).
     cut(&whole, dir, &[1100, 1000], &[]);
     std::fs::remove_file(&whole).unwrap();
-    let options = ["--no-latency", "--shards", "4,8"];
+    let options = [
+        "--no-latency",
+        "--shards",
+        "4,8",
+        "--window",
+        "300",
+        "--schemes",
+        "range,hash,range-dynamic:max_load=100",
+    ];
     single_and_merged(dir, &options, "t?.csv", 3);
     for i in 0..3 {
         let header: serde_json::Value = serde_json::from_slice(
@@ -459,6 +530,9 @@ fn a_flipped_byte_in_any_file_of_a_partial_result_is_refused_naming_the_file() {
     for part in ["work-3/part-0", "work-3/part-1"] {
         let names = files_of(&dir.path().join(part));
         assert!(names.contains(&"state-1.bin".to_string()), "{names:?}");
+        if part.ends_with("part-0") {
+            assert!(names.contains(&"layouts-1.bin".to_string()), "{names:?}");
+        }
         for name in names {
             let path = dir.path().join(part).join(&name);
             let good = std::fs::read(&path).unwrap();

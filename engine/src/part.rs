@@ -18,7 +18,10 @@
 //!    each part knows the position of its first event in the whole trace (the events of every
 //!    file before it, [`first_positions`]) and replays its share at those positions with the
 //!    schemes built from part 0's warm-up keys, then writes every accumulator's state, one
-//!    file per shard count ([`state_file`]).
+//!    file per shard count ([`state_file`]). A changing layout (`range-dynamic`) changes with
+//!    every event before it, so part 0 also replays the whole trace, in order, through the
+//!    changing layouts of the run, in one pass per shard count, and writes their runs
+//!    ([`layouts_file`]).
 //! 3. *merge* (`shardlab merge DIRS`): adds the states up (exactly: see
 //!    `engine::replay::Partial::merge`) and finishes them into the ordinary run directory.
 //!
@@ -36,7 +39,7 @@
 //!   header without that field, and its bytes must be exactly those its writer makes of what
 //!   it holds ([`PartialHeader::to_json`]): a flipped bit anywhere in it is refused.
 //! - its `owned` list names every other file of the directory ([`WARMUP_FILE`], the
-//!   [`state_file`]s, each once: no other name, so no path out of the directory) with its size
+//!   [`state_file`]s and [`layouts_file`]s, each once: no other name, so no path out of the directory) with its size
 //!   on disk, its decoded size and the XXH3-128 of its bytes. [`PartialHeader::read`] refuses a
 //!   file listed but missing, a file present but not listed, anything that is not a regular
 //!   file (a symbolic link, a FIFO, a device: the type is read with `symlink_metadata` before
@@ -58,8 +61,9 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the partial-result format; a merge refuses any other. Version 3: the scan
 /// fan-out state holds exact fan-outs (version 2's histogram rounded those above 2,048 up).
-/// Version 4: every file is sealed (see the module doc).
-pub const PARTIAL_FORMAT_VERSION: u32 = 4;
+/// Version 4: every file is sealed (see the module doc). Version 5: part 0 may hold the runs
+/// of changing layouts ([`layouts_file`]).
+pub const PARTIAL_FORMAT_VERSION: u32 = 5;
 
 /// The largest `partial.json` read.
 pub const MAX_HEADER_BYTES: u64 = 16 << 20;
@@ -74,6 +78,25 @@ pub const WARMUP_FILE: &str = "warmup.bin";
 /// count of the run (`engine::replay::PartialState`).
 pub fn state_file(index: usize) -> String {
     format!("state-{index}.bin")
+}
+
+/// The file of replayed part 0 holding the runs of the changing layouts over the whole trace
+/// for the `index`th shard count of the run (`engine::changing::LayoutRunState`s, in the
+/// order of the schemes).
+pub fn layouts_file(index: usize) -> String {
+    format!("layouts-{index}.bin")
+}
+
+/// The index `n` of a file named `file(n)`, if `name` is one.
+fn numbered(name: &str, file: fn(usize) -> String) -> Option<usize> {
+    let stem = file(0);
+    let (prefix, suffix) = stem.split_once('0')?;
+    let n = name
+        .strip_prefix(prefix)?
+        .strip_suffix(suffix)?
+        .parse()
+        .ok()?;
+    (file(n) == name).then_some(n)
 }
 
 /// Which step of a partial run wrote a partial result.
@@ -520,7 +543,7 @@ impl PartialHeader {
     }
 
     /// What to do about a damaged file of this part.
-    fn rerun(&self) -> String {
+    pub fn rerun(&self) -> String {
         format!(
             "rerun part {} (step {}) of the run into a new directory",
             self.part, self.stage
@@ -580,12 +603,10 @@ impl PartialHeader {
         let header = dir.join(HEADER_FILE);
         // Only a partial result's own names (never a path out of `dir`), each once.
         for (i, f) in self.owned.iter().enumerate() {
-            let state = f
-                .name
-                .strip_prefix("state-")
-                .and_then(|n| n.strip_suffix(".bin"))
-                .and_then(|n| n.parse::<usize>().ok());
-            if f.name != WARMUP_FILE && state.is_none_or(|n| state_file(n) != f.name) {
+            let known = f.name == WARMUP_FILE
+                || numbered(&f.name, state_file).is_some()
+                || numbered(&f.name, layouts_file).is_some();
+            if !known {
                 bail!(
                     "'{}' lists '{}', which is not a partial result's file; {fix}",
                     header.display(),

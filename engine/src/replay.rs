@@ -148,12 +148,7 @@ pub fn replay_targets(
         events: source.len_hint(),
     });
     let (warmup_events, mut source) = size_warmup(source, schemes, cfg.warmup_fraction)?;
-    let opts = LayoutOptions {
-        nodes: cfg.shards,
-        window: cfg.window,
-        warmup_events,
-        distinct_key_limit: cfg.distinct_key_limit,
-    };
+    let opts = layout_options(cfg, warmup_events);
     // The layouts that change as events replay read the same pass as the fixed schemes, each
     // on a thread of its own (see `feed`).
     std::thread::scope(|scope| {
@@ -185,6 +180,61 @@ pub fn replay_targets(
             progress,
         )
     })
+}
+
+/// How the changing layouts of a replay under `cfg` are replayed.
+fn layout_options(cfg: &ReplayConfig, warmup_events: u64) -> LayoutOptions {
+    LayoutOptions {
+        nodes: cfg.shards,
+        window: cfg.window,
+        warmup_events,
+    }
+}
+
+/// Replays the whole stream of `source` (warm-up included, `warmup_events` long) through
+/// every changing layout of `schemes` under `cfg`, in one pass, for a run cut into parts:
+/// a layout changes with every event before it, so one part replays them all in order, and
+/// [`finish_parts`] puts their runs beside the merged fixed schemes.
+pub fn replay_layouts(
+    mut source: Box<dyn EventSource>,
+    schemes: &[SchemeSpec],
+    cfg: &ReplayConfig,
+    warmup_events: u64,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
+    let opts = layout_options(cfg, warmup_events);
+    std::thread::scope(|scope| {
+        let Some((feed, simulations)) = Feed::start(scope, schemes, opts)? else {
+            return Ok(Vec::new());
+        };
+        progress(Progress::Phase("changing layouts"));
+        read_events(source.as_mut(), u64::MAX, progress, |chunk| {
+            feed.send(chunk)
+        })?;
+        simulations.finish(feed)
+    })
+}
+
+/// The row changing layout `run` contributes beside the fixed schemes for growth to `target`
+/// (latency and static split balance are not measured), with its distinct-key figures
+/// (remap, growth, keys per node) judged on `keys`, the replay's table of the same measured
+/// events: past `--distinct-limit` they are then measured on the consistent key sample the
+/// workload's estimates (sample rate, intervals, per-shard key scaling) describe, as for
+/// every scheme.
+pub fn layout_result(run: &LayoutRun, target: u32, keys: &KeyCounts) -> SchemeResult {
+    SchemeResult {
+        scheme: run.label.clone(),
+        shards: run.nodes,
+        load: run.load(),
+        shard_distinct_keys: run.node_distinct_keys(keys),
+        remap: run.remap_of(target, keys),
+        fanout: run.fanout,
+        latency: None,
+        split: None,
+        router: Default::default(),
+        extra_metrics: run.output.metrics.clone(),
+        intervals: Vec::new(),
+    }
 }
 
 /// The warm-up of a workload, learned once from the start of its stream: how many events
@@ -265,28 +315,23 @@ pub fn build_fixed<'s>(
     })
 }
 
-/// Why `schemes` cannot be measured in parts ([`replay_part`]): a simulated scheme replays the
-/// whole stream in order, and a scheme that places keys in their order of first appearance
-/// needs every key of the whole stream before the replay.
-pub fn refuse_parts(built: &BuiltSchemes<'_>, all: &[SchemeSpec]) -> Result<(), AnalysisError> {
-    let simulated = all.iter().find(|s| s.is_changing()).map(SchemeSpec::label);
+/// Why the fixed schemes of `built` cannot be measured in parts ([`replay_part`]): a scheme
+/// that places keys in their order of first appearance needs every key of the whole stream
+/// before the replay.
+pub fn refuse_parts(built: &BuiltSchemes<'_>) -> Result<(), AnalysisError> {
     let arrival = built
         .specs
         .iter()
         .zip(&built.parts)
-        .find(|(_, p)| p.learns_arrival())
-        .map(|(s, _)| s.label());
-    let why = match (simulated, arrival) {
-        (Some(s), _) => format!("'{s}' is simulated over the whole stream in order"),
-        (None, Some(s)) => {
-            format!("'{s}' places keys in the order they first appear in the whole stream")
-        }
-        (None, None) => return Ok(()),
-    };
-    Err(AnalysisError::Config(format!(
-        "a run cut into parts cannot measure scheme {why}; run it whole, or leave it out of \
-         --schemes"
-    )))
+        .find(|(_, p)| p.learns_arrival());
+    match arrival {
+        None => Ok(()),
+        Some((s, _)) => Err(AnalysisError::Config(format!(
+            "a run cut into parts cannot measure scheme '{}', which places keys in the order \
+             they first appear in the whole stream; run it whole, or leave it out of --schemes",
+            s.label()
+        ))),
+    }
 }
 
 /// Replays one part of a workload cut into parts: `source` holds the events of the whole
@@ -322,7 +367,9 @@ pub fn empty_partial(parts: &[Box<dyn Partitioner>], cfg: &ReplayConfig) -> Part
 }
 
 /// Finishes the merged [`Partial`] of every part of a run cut into parts (see
-/// [`replay_part`]) into the rows a single [`replay_targets`] gives: one result per target.
+/// [`replay_part`]) and the runs of its changing layouts ([`replay_layouts`], in the order
+/// of `schemes`) into the rows a single [`replay_targets`] gives: one result per target.
+#[allow(clippy::too_many_arguments)]
 pub fn finish_parts(
     input: &WorkloadInput<'_>,
     schemes: &[SchemeSpec],
@@ -330,12 +377,19 @@ pub fn finish_parts(
     (cfg, targets): (&ReplayConfig, &[u32]),
     warmup_events: u64,
     merged: Partial,
+    layouts: Vec<Arc<LayoutRun>>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<WorkloadResult>, AnalysisError> {
-    if schemes.iter().any(SchemeSpec::is_changing) {
-        return Err(AnalysisError::Config(
-            "a simulated scheme cannot be finished from parts".into(),
-        ));
+    let changing: Vec<String> = schemes
+        .iter()
+        .filter(|s| s.is_changing())
+        .map(SchemeSpec::label)
+        .collect();
+    let given: Vec<&str> = layouts.iter().map(|r| r.label.as_str()).collect();
+    if changing != given {
+        return Err(AnalysisError::Config(format!(
+            "the parts hold the runs of changing layouts {given:?}, not of {changing:?}"
+        )));
     }
     finish_with(
         input,
@@ -344,7 +398,7 @@ pub fn finish_parts(
         (cfg, targets),
         warmup_events,
         merged,
-        Vec::new(),
+        layouts,
         progress,
     )
 }
@@ -397,7 +451,7 @@ fn finish_with(
                 .ok_or_else(|| AnalysisError::Config("missing dynamic run".into()))?;
             targets
                 .iter()
-                .map(|&m| run.scheme_result_on(m, keys))
+                .map(|&m| layout_result(run, m, keys))
                 .collect()
         } else {
             fixed_rows

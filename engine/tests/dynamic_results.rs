@@ -51,7 +51,6 @@ fn the_windowed_share_weighs_each_window_by_its_measured_events() {
         nodes: 4,
         window: 5_000,
         warmup_events: 5_002,
-        distinct_key_limit: 1 << 20,
     };
     let run = simulate_with(
         &params("range-dynamic:max_bytes=50000,window_time=events"),
@@ -80,32 +79,11 @@ fn the_windowed_share_weighs_each_window_by_its_measured_events() {
 }
 
 #[test]
-fn the_runs_own_key_counts_keep_to_the_distinct_key_limit() {
-    // 50,000 measured events of a Zipf law over 10,000 keys, counted exactly up to 500 keys:
-    // past it the run keeps a consistent sample, as the replay's key table does.
-    let opts = DynamicOptions {
-        nodes: 4,
-        window: 5_000,
-        warmup_events: 0,
-        distinct_key_limit: 500,
-    };
-    let run = simulate_with(
-        &params("range-dynamic:max_bytes=50000"),
-        &opts,
-        zipf_with_scans(50_000).as_mut(),
-    )
-    .unwrap();
-    assert!(run.keys.len() <= 500, "{}", run.keys.len());
-    assert!(run.keys.sample_rate() < 1.0);
-}
-
-#[test]
 fn a_run_gives_a_scheme_result_consistent_with_its_events() {
     let opts = DynamicOptions {
         nodes: 4,
         window: 5_000,
         warmup_events: 5_000,
-        distinct_key_limit: 1 << 20,
     };
     let run = simulate_with(
         &params("range-dynamic:max_bytes=50000"),
@@ -366,7 +344,7 @@ proptest! {
         }
         let mut source = TestEvents { chunk, next: 0 };
         let p = params(&spec);
-        let run = simulate_with(&p, &DynamicOptions { nodes, window, warmup_events: warmup, distinct_key_limit: 1 << 20 }, &mut source).unwrap();
+        let run = simulate_with(&p, &DynamicOptions { nodes, window, warmup_events: warmup }, &mut source).unwrap();
         check(&run, events.len() as u64, p.move_bytes_per_window)?;
     }
 }

@@ -200,7 +200,8 @@ mod tests {
     use schemes::range_dynamic::{DynamicParams, RangeDynamic};
 
     /// The columns `range-dynamic` writes, as `layout_tables` heads them.
-    fn written(columns: &[&str]) -> String {
+    fn written<S: AsRef<str>>(columns: &[S]) -> String {
+        let columns: Vec<&str> = columns.iter().map(AsRef::as_ref).collect();
         columns.join(",") + ",workload,scheme,shards"
     }
 
@@ -212,10 +213,10 @@ mod tests {
             header::<TimelineCsvRow>(),
             written(layout.timeline_columns())
         );
-        assert_eq!(header::<SplitCsvRow>(), written(splits_table(&[]).columns));
+        assert_eq!(header::<SplitCsvRow>(), written(&splits_table(&[]).columns));
         assert_eq!(
             header::<FinderCsvRow>(),
-            written(finders_table(&[]).columns)
+            written(&finders_table(&[]).columns)
         );
     }
 }

@@ -1,21 +1,11 @@
-//! Exporters: each renders one output file from a [`RunReport`] and never touches the disk.
+//! The exporters a run writes ([`all`]): each renders one output file from a [`RunReport`]
+//! and never touches the disk.
 //!
 //! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
 
+use crate::exporter::Exporter;
 use crate::layout_tables::LayoutTableCsv;
 use crate::{summary, ReportError, RunReport};
-
-/// Renders one output file.
-pub trait Exporter: Sync {
-    /// The file name inside the output directory.
-    fn file_name(&self) -> &'static str;
-    /// The file's bytes.
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError>;
-    /// False when the run has nothing for this file (it is then not written).
-    fn applies(&self, _report: &RunReport) -> bool {
-        true
-    }
-}
 
 /// `summary.csv`: one row per workload, scheme and metric.
 pub struct SummaryCsv;

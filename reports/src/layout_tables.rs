@@ -12,7 +12,7 @@
 //! use reports::layout_tables::render;
 //! use schemes::changing::{Cell, Table};
 //! use workloads::KeyType;
-//! let table = Table { name: "timeline", columns: &["window", "measured"], rows: vec![vec![Cell::Count(3), Cell::Flag(true)]] };
+//! let table = Table::new("timeline", &["window", "measured"], vec![vec![Cell::Count(3), Cell::Flag(true)]]);
 //! let csv = render(&[("w", "toy", 4, KeyType::Bytes, &table)]).unwrap();
 //! assert_eq!(String::from_utf8(csv).unwrap(), "window,measured,workload,scheme,shards\n3,true,w,toy,4\n");
 //! ```
@@ -21,7 +21,8 @@ use schemes::changing::{Cell, Table};
 use workloads::KeyType;
 
 use crate::csv_rows::number;
-use crate::{Exporter, ReportError, RunReport};
+use crate::exporter::Exporter;
+use crate::{ReportError, RunReport};
 
 /// One run's table: its workload, scheme, node count, the workload's key type and the table.
 pub type RunTable<'a> = (&'a str, &'a str, u32, KeyType, &'a Table);
@@ -30,8 +31,8 @@ pub type RunTable<'a> = (&'a str, &'a str, u32, KeyType, &'a Table);
 pub fn render(tables: &[RunTable<'_>]) -> Result<Vec<u8>, ReportError> {
     let mut columns: Vec<&str> = Vec::new();
     for (.., t) in tables {
-        for c in t.columns {
-            if !columns.contains(c) {
+        for c in &t.columns {
+            if !columns.contains(&c.as_str()) {
                 columns.push(c);
             }
         }
@@ -46,7 +47,7 @@ pub fn render(tables: &[RunTable<'_>]) -> Result<Vec<u8>, ReportError> {
                     table
                         .columns
                         .iter()
-                        .position(|own| own == c)
+                        .position(|own| own == *c)
                         .and_then(|i| row.get(i))
                         .map_or_else(String::new, |cell| text(cell, key_type))
                 })
@@ -131,9 +132,9 @@ mod tests {
 
     #[test]
     fn cells_print_exact_numbers_keys_in_their_type_and_empty_undefined_values() {
-        let table = Table {
-            name: "splits",
-            columns: &[
+        let table = Table::new(
+            "splits",
+            &[
                 "window",
                 "range_start",
                 "split_key",
@@ -143,7 +144,7 @@ mod tests {
                 "applied",
                 "why",
             ],
-            rows: vec![vec![
+            vec![vec![
                 Cell::Count(7),
                 Cell::Key(Some(vec![])),
                 Cell::Key(Some(500u64.to_be_bytes().to_vec())),
@@ -153,7 +154,7 @@ mod tests {
                 Cell::Flag(false),
                 Cell::Text("popular_key".into()),
             ]],
-        };
+        );
         let csv = render(&[("w", "range-dynamic", 4, KeyType::U64, &table)]).unwrap();
         assert_eq!(
             String::from_utf8(csv).unwrap().lines().nth(1),
@@ -163,16 +164,16 @@ mod tests {
 
     #[test]
     fn runs_with_other_columns_share_one_header_and_leave_the_missing_ones_empty() {
-        let a = Table {
-            name: "timeline",
-            columns: &["window", "splits"],
-            rows: vec![vec![Cell::Count(0), Cell::Count(2)]],
-        };
-        let b = Table {
-            name: "timeline",
-            columns: &["window", "moves"],
-            rows: vec![vec![Cell::Count(0), Cell::Count(5)]],
-        };
+        let a = Table::new(
+            "timeline",
+            &["window", "splits"],
+            vec![vec![Cell::Count(0), Cell::Count(2)]],
+        );
+        let b = Table::new(
+            "timeline",
+            &["window", "moves"],
+            vec![vec![Cell::Count(0), Cell::Count(5)]],
+        );
         let csv = render(&[
             ("w", "a", 2, KeyType::Bytes, &a),
             ("w", "b", 3, KeyType::Bytes, &b),

@@ -14,6 +14,7 @@ pub mod csv_rows;
 pub mod data;
 pub mod dynamic_csv;
 pub mod error;
+pub mod exporter;
 pub mod exporters;
 pub mod layout_tables;
 pub mod manifest;
@@ -26,7 +27,7 @@ pub mod table;
 pub mod windows;
 
 pub use error::ReportError;
-pub use exporters::Exporter;
+pub use exporter::Exporter;
 pub use manifest::Manifest;
 
 use engine::metrics::WorkloadResult;

@@ -2,15 +2,25 @@
 //! (`SchemeSpec::of_kind(&TOY, ...)`) gets everything a changing layout gets, with nothing
 //! else touched: the replay drives it in the one pass beside a fixed scheme, `timeline.csv`
 //! holds its rows with its own column, `summary.csv` its metric and the figures every scheme
-//! has, the timeline chart draws it and the report speaks of it.
+//! has, the timeline chart draws it and the report speaks of it; a run cut into parts
+//! merges into the single run with it.
 
-use engine::replay::{replay, ReplayConfig, WorkloadInput};
+use std::sync::Arc;
+
+use engine::changing::{LayoutRun, LayoutRunState};
+use engine::replay::{
+    build_fixed, finish_parts, learn_warmup, replay, replay_layouts, replay_part, ReplayConfig,
+    WorkloadInput,
+};
 use reports::data::RunData;
 use reports::{exporters, Manifest, RunReport};
-use schemes::changing::{Cell, Changing, ChangingLayout, LayoutOutput, WindowLoad, WindowLog};
+use schemes::changing::{
+    decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutOutput, WindowLoad, WindowLog,
+};
 use schemes::value::{MetricDef, MetricValue};
 use schemes::{AnalysisError, KeyCounts, Partitioner, SchemeKind, SchemeSpec, ShardId, ShardSet};
-use workloads::{Event, KeyType, Spec, WorkloadSpec};
+use serde::{Deserialize, Serialize};
+use workloads::{Event, EventChunk, EventSource, KeyType, Spec, WorkloadError, WorkloadSpec};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Keys hashed onto `nodes` nodes, shifted by one node after every window that made requests.
@@ -20,7 +30,7 @@ struct Toy {
 }
 
 /// A hash layout rotated by `by` nodes: the toy's layout at any moment.
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 struct Rotated {
     nodes: u32,
     by: u64,
@@ -81,8 +91,8 @@ impl ChangingLayout for Toy {
             "hottest_node_share",
         ]
     }
-    fn final_layout(&self) -> Box<dyn Partitioner> {
-        Box::new(self.at.clone())
+    fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
+        encode_state(&self.at)
     }
     fn output(&self) -> LayoutOutput {
         LayoutOutput {
@@ -125,6 +135,7 @@ static TOY: SchemeKind = SchemeKind {
             }))
         },
         metrics: TOY_METRICS,
+        final_layout: |state| Ok(Box::new(decode_state::<Rotated>(state)?)),
     }),
 };
 
@@ -205,4 +216,130 @@ fn a_toy_changing_layout_gets_its_timeline_metrics_chart_and_report() {
     let md = &rendered.iter().find(|(n, _)| n.ends_with(".md")).unwrap().1;
     let md = String::from_utf8_lossy(md);
     assert!(md.contains("toy"), "the report names the toy layout");
+}
+
+/// Events `at..end` of a stream held in memory: one part of a run cut into parts.
+struct Cut {
+    events: Arc<EventChunk>,
+    at: usize,
+    end: usize,
+}
+
+impl EventSource for Cut {
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        let n = (self.end - self.at).min(max);
+        for i in self.at..self.at + n {
+            chunk.push(self.events.get(i));
+        }
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_toy_changing_layout_cut_into_three_parts_merges_into_the_single_run() {
+    let mut events = EventChunk::with_capacity(30_000);
+    let mut source = WorkloadSpec::parse("zipf:keys=3000,s=1.1")
+        .unwrap()
+        .open(9, 30_000)
+        .unwrap();
+    while source.fill(&mut events, 1 << 14).unwrap() > 0 {}
+    let events = Arc::new(events);
+    let whole = |at: usize, end: usize| -> Box<dyn EventSource> {
+        Box::new(Cut {
+            events: Arc::clone(&events),
+            at,
+            end,
+        })
+    };
+    let all = events.len();
+    let open = || Ok(whole(0, all));
+    let input = WorkloadInput {
+        label: "zipf".into(),
+        description: String::new(),
+        key_type: KeyType::Bytes,
+        open: &open,
+    };
+    let mut schemes = SchemeSpec::parse_list("range,hash").unwrap();
+    schemes.insert(
+        1,
+        SchemeSpec::of_kind(&TOY, Spec::parse("toy").unwrap()).unwrap(),
+    );
+    let cfg = ReplayConfig {
+        shards: 4,
+        window: 1_500,
+        latency: None,
+        ..ReplayConfig::default()
+    };
+    let single = replay(&input, &schemes, &cfg, &|_| {}).unwrap();
+
+    let (warmup, _) = learn_warmup(whole(0, all), &schemes, cfg.warmup_fraction, &|_| {}).unwrap();
+    let built = build_fixed(&schemes, &cfg, &warmup, KeyType::Bytes).unwrap();
+    let cuts = [0, 7_000, 19_000, all];
+    let merged = cuts
+        .windows(2)
+        .map(|c| {
+            replay_part(
+                whole(c[0], c[1]),
+                &built,
+                &cfg,
+                warmup.events,
+                c[0] as u64,
+                &|_| {},
+            )
+            .unwrap()
+        })
+        .reduce(|a, b| a.merge(b).unwrap())
+        .unwrap();
+    // The layouts' runs travel as bytes, as they do in a partial result.
+    let layouts = replay_layouts(whole(0, all), &schemes, &cfg, warmup.events, &|_| {}).unwrap();
+    let layouts = layouts
+        .iter()
+        .map(|run| {
+            let bytes = postcard::to_stdvec(&run.state()).unwrap();
+            let state: LayoutRunState = postcard::from_bytes(&bytes).unwrap();
+            Arc::new(LayoutRun::restore(state, &schemes[1]).unwrap())
+        })
+        .collect();
+    let parts = finish_parts(
+        &input,
+        &schemes,
+        &built,
+        (&cfg, &[cfg.target_shards]),
+        warmup.events,
+        merged,
+        layouts,
+        &|_| {},
+    )
+    .unwrap()
+    .remove(0);
+    let csv = |result: engine::metrics::WorkloadResult| {
+        let report = RunReport {
+            manifest: Manifest::default(),
+            results: vec![result],
+        };
+        exporters::render(&report, &exporters::all()).unwrap()
+    };
+    let (single, parts) = (csv(single), csv(parts));
+    assert_eq!(
+        single.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        parts.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+    );
+    for ((name, a), (_, b)) in single.iter().zip(&parts) {
+        if *name != "manifest.json" {
+            let lines = |bytes: &[u8]| -> Vec<String> {
+                String::from_utf8_lossy(bytes)
+                    .lines()
+                    .filter(|l| !l.contains("build_ns"))
+                    .map(str::to_string)
+                    .collect()
+            };
+            assert_eq!(
+                lines(a),
+                lines(b),
+                "{name} differs: single run, merged parts"
+            );
+        }
+    }
+    assert!(single.iter().any(|(n, _)| *n == "timeline.csv"));
 }

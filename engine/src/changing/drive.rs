@@ -1,12 +1,12 @@
 //! The replay of one changing layout: the stream cut into windows, each window's events routed
 //! by the layout as it stands, counted as every scheme's requests are counted (node requests
-//! overall and per window, scan fan-out, key counts, all after the warm-up), then handed to
+//! overall and per window and scan fan-out, after the warm-up), then handed to
 //! the layout to change, and its `timeline.csv` row written.
 
 use schemes::changing::{
-    Cell, ChangingLayout, LayoutSetup, Table, WindowLoad, WindowLog, WindowSink, Windower,
+    Cell, Changing, ChangingLayout, LayoutSetup, Table, WindowLoad, WindowLog, WindowSink, Windower,
 };
-use schemes::{AnalysisError, KeyCounts, SchemeSpec, ShardSet};
+use schemes::{AnalysisError, SchemeSpec, ShardSet};
 use workloads::{EventChunk, EventSource, Op};
 
 use super::LayoutRun;
@@ -23,9 +23,6 @@ pub struct LayoutOptions {
     /// node loads, scan fan-out and key counts of the result leave out, as the replay engine
     /// leaves out the warm-up of learned schemes.
     pub warmup_events: u64,
-    /// Distinct measured point keys counted exactly (`--distinct-limit`); past it the run's
-    /// key counts are a consistent sample, so its memory stays bounded as the replay's does.
-    pub distinct_key_limit: usize,
 }
 
 /// Starts the changing layout of `spec` on `opts.nodes` nodes and replays `source` through it.
@@ -42,14 +39,14 @@ pub fn drive(
     })?;
     check(opts)?;
     let mut layout = (changing.start)(&spec.spec, &LayoutSetup { nodes: opts.nodes })?;
-    drive_layout(layout.as_mut(), spec.label(), opts, source)
+    drive_layout(layout.as_mut(), (spec.label(), changing), opts, source)
 }
 
-/// Replays `source` through `layout` (already started on `opts.nodes` nodes), labelled `label`;
-/// the layout keeps its state, for a caller that reads it afterwards.
+/// Replays `source` through `layout` (already started on `opts.nodes` nodes), labelled `label`,
+/// of kind `changing`; the layout keeps its state, for a caller that reads it afterwards.
 pub fn drive_layout<L: ChangingLayout + ?Sized>(
     layout: &mut L,
-    label: String,
+    (label, changing): (String, &Changing),
     opts: &LayoutOptions,
     source: &mut dyn EventSource,
 ) -> Result<LayoutRun, AnalysisError> {
@@ -75,27 +72,23 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         window_node_requests,
         window_events,
         fanout,
-        keys,
         ..
     } = counts;
+    let final_state = layout.final_state()?;
     Ok(LayoutRun {
         label,
         nodes: opts.nodes,
         clock,
         events: events_seen,
         measured_events: events_seen.saturating_sub(opts.warmup_events),
-        timeline: Table {
-            name: "timeline",
-            columns: layout.timeline_columns(),
-            rows: timeline,
-        },
+        timeline: Table::new("timeline", layout.timeline_columns(), timeline),
         output: layout.output(),
-        final_layout: layout.final_layout(),
+        final_layout: (changing.final_layout)(&final_state)?,
+        final_state,
         node_requests,
         window_node_requests,
         window_events,
         fanout: fanout.finish(),
-        keys,
     })
 }
 
@@ -125,7 +118,6 @@ struct Counts<'l, L: ?Sized> {
     window_node_requests: Vec<Vec<u32>>,
     window_events: Vec<u64>,
     fanout: FanoutAccumulator,
-    keys: KeyCounts,
 }
 
 impl<'l, L: ChangingLayout + ?Sized> Counts<'l, L> {
@@ -140,7 +132,6 @@ impl<'l, L: ChangingLayout + ?Sized> Counts<'l, L> {
             window_node_requests: Vec::new(),
             window_events: Vec::new(),
             fanout: FanoutAccumulator::default(),
-            keys: KeyCounts::with_limit(opts.distinct_key_limit),
         }
     }
 }
@@ -173,9 +164,6 @@ impl<L: ChangingLayout + ?Sized> WindowSink for Counts<'_, L> {
                     measured_nodes[node] = measured_nodes[node].saturating_add(1);
                     self.node_requests[node] += 1;
                 }
-            }
-            if measured && e.is_point() {
-                self.keys.add(e.key, 1);
             }
         }
         let measured = measured_from < log.len();

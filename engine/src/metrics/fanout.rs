@@ -58,7 +58,7 @@ impl FanoutAccumulator {
 }
 
 /// Shards contacted per scan.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanFanout {
     /// Number of scans.
     pub scans: u64,

@@ -19,7 +19,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use workloads::{EventChunk, EventSource, WorkloadError};
 
 use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
-use schemes::changing::{ChangingLayout, LayoutSetup};
+use schemes::changing::{Changing, ChangingLayout, LayoutSetup};
 use schemes::{AnalysisError, SchemeSpec};
 
 /// Chunks queued for each changing layout before the replay waits for it.
@@ -54,11 +54,11 @@ impl Feed {
         opts: LayoutOptions,
     ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
         let setup = LayoutSetup { nodes: opts.nodes };
-        let layouts: Vec<(String, Box<dyn ChangingLayout>)> = schemes
+        let layouts: Vec<(String, &'static Changing, Box<dyn ChangingLayout>)> = schemes
             .iter()
             .filter_map(|spec| {
                 let changing = spec.kind().changing.as_ref()?;
-                Some((changing.start)(&spec.spec, &setup).map(|l| (spec.label(), l)))
+                Some((changing.start)(&spec.spec, &setup).map(|l| (spec.label(), changing, l)))
             })
             .collect::<Result<_, _>>()?;
         if layouts.is_empty() {
@@ -66,14 +66,17 @@ impl Feed {
         }
         let mut queues = Vec::with_capacity(layouts.len());
         let mut handles = Vec::with_capacity(layouts.len());
-        for (label, mut layout) in layouts {
+        for (label, changing, mut layout) in layouts {
             let (queue, chunks) = sync_channel(QUEUE_CHUNKS);
             queues.push(queue);
-            handles.push(
-                scope.spawn(move || {
-                    drive_layout(layout.as_mut(), label, &opts, &mut Fed::new(chunks))
-                }),
-            );
+            handles.push(scope.spawn(move || {
+                drive_layout(
+                    layout.as_mut(),
+                    (label, changing),
+                    &opts,
+                    &mut Fed::new(chunks),
+                )
+            }));
         }
         let feed = Feed {
             state: Mutex::new(FeedState {

@@ -6,11 +6,13 @@
 use engine::changing::{drive_layout, LayoutOptions, LayoutRun};
 use engine::metrics::remap::Remap;
 use engine::metrics::SchemeResult;
+use engine::replay::layout_result;
 use schemes::range_dynamic::{
     DynamicParams, DynamicTotals, FinalRange, FinderSummary, RangeDynamic, SplitRow, TimelineRow,
 };
 use schemes::value::MetricValue;
-use workloads::{EventSource, Spec};
+use schemes::KeyCounts;
+use workloads::{EventChunk, EventSource, Spec, WorkloadError};
 
 /// A run and the layout after it.
 pub struct DynamicRun {
@@ -24,6 +26,8 @@ pub struct DynamicRun {
     pub totals: DynamicTotals,
     /// The ranges at the end.
     pub ranges: Vec<FinalRange>,
+    /// Measured point requests per distinct key.
+    pub keys: KeyCounts,
     layout: RangeDynamic,
 }
 
@@ -48,10 +52,10 @@ impl DynamicRun {
         self.layout.metric_values()
     }
     pub fn scheme_result(&self, target: u32) -> SchemeResult {
-        self.run.scheme_result_on(target, &self.run.keys)
+        layout_result(&self.run, target, &self.keys)
     }
     pub fn remap(&self, target: u32) -> Remap {
-        self.run.remap_of(target, &self.run.keys)
+        self.run.remap_of(target, &self.keys)
     }
 }
 
@@ -63,9 +67,17 @@ pub fn simulate_with(
 ) -> Result<DynamicRun, schemes::AnalysisError> {
     let label = schemes::range_dynamic::params::NAME.to_string();
     let mut layout = RangeDynamic::new(label.clone(), params.clone(), opts.nodes.max(1));
-    let run = drive_layout(&mut layout, label, opts, source)?;
+    let changing = schemes::range_dynamic::KIND.changing.as_ref().unwrap();
+    let mut counted = Counted {
+        source,
+        seen: 0,
+        warmup: opts.warmup_events,
+        keys: KeyCounts::with_limit(workloads::stats::DEFAULT_DISTINCT_LIMIT),
+    };
+    let run = drive_layout(&mut layout, (label, changing), opts, &mut counted)?;
     Ok(DynamicRun {
         run,
+        keys: counted.keys,
         timeline: layout.timeline().to_vec(),
         splits: layout.splits().to_vec(),
         totals: *layout.totals(),
@@ -87,9 +99,31 @@ pub fn simulate(
         nodes,
         window,
         warmup_events: 0,
-        distinct_key_limit: workloads::stats::DEFAULT_DISTINCT_LIMIT,
     };
     let mut run = simulate_with(&params, &opts, source)?;
     run.run.label = spec.to_string();
     Ok(run)
+}
+
+/// A source that counts the point keys of its events past the warm-up as they are read.
+struct Counted<'s> {
+    source: &'s mut dyn EventSource,
+    seen: u64,
+    warmup: u64,
+    keys: KeyCounts,
+}
+
+impl EventSource for Counted<'_> {
+    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
+        let before = chunk.len();
+        let n = self.source.fill(chunk, max)?;
+        for i in before..before + n {
+            let e = chunk.get(i);
+            if self.seen >= self.warmup && e.is_point() {
+                self.keys.add(e.key, 1);
+            }
+            self.seen += 1;
+        }
+        Ok(n)
+    }
 }

@@ -89,10 +89,10 @@ pub trait ChangingLayout: Send {
         &GENERIC_COLUMNS
     }
 
-    /// The layout at the end of the stream as a fixed layout: the owner of every key, how
-    /// scans route, and its own rule to grow or shrink, through which its remap and growth
-    /// figures are measured as every scheme's are.
-    fn final_layout(&self) -> Box<dyn Partitioner>;
+    /// The layout at the end of the stream as bytes ([`encode_state`]) that its kind's
+    /// [`Changing::final_layout`] turns into a fixed layout. Every run goes through the bytes,
+    /// so a run cut into parts, whose merge reads them from a file, measures the same layout.
+    fn final_state(&self) -> Result<Vec<u8>, AnalysisError>;
 
     /// Its tables other than the timeline (one CSV file each) and its own metrics' values,
     /// in the order of its kind's [`Changing::metrics`].
@@ -120,4 +120,23 @@ pub struct Changing {
     pub start: StartFn,
     /// Its own metrics (the values of [`LayoutOutput::metrics`]).
     pub metrics: &'static [MetricDef],
+    /// The layout at the end from its [`ChangingLayout::final_state`], as a fixed layout: the
+    /// owner of every key, how scans route, and its own rule to grow or shrink, through which
+    /// its remap and growth figures are measured as every scheme's are.
+    pub final_layout: FinalLayoutFn,
+}
+
+/// Turns a changing layout's [`ChangingLayout::final_state`] into a fixed layout.
+pub type FinalLayoutFn = fn(&[u8]) -> Result<Box<dyn Partitioner>, AnalysisError>;
+
+/// `value` as the bytes of a [`ChangingLayout::final_state`].
+pub fn encode_state<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, AnalysisError> {
+    postcard::to_stdvec(value)
+        .map_err(|e| AnalysisError::Config(format!("cannot encode a layout's state: {e}")))
+}
+
+/// The value [`encode_state`] encoded in `bytes`.
+pub fn decode_state<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, AnalysisError> {
+    postcard::from_bytes(bytes)
+        .map_err(|e| AnalysisError::Config(format!("a layout's saved state is damaged: {e}")))
 }

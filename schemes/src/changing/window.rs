@@ -11,7 +11,7 @@
 
 use std::cell::OnceCell;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use workloads::{Event, EventChunk};
 
 /// How events are cut into windows.
@@ -27,7 +27,7 @@ pub enum WindowTime {
 }
 
 /// How the run cut events into windows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowClock {
     /// Windows of this many events.

@@ -17,10 +17,12 @@
 
 use super::output::{range_index, FinalRange};
 use super::rebalance::{self, RangeLoad, RebalanceLimits};
+use crate::changing::{decode_state, encode_state};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
+use serde::{Deserialize, Serialize};
 
 /// Ranges that tile the key space in order, each served by its owner.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FinalRanges {
     label: String,
     ranges: Vec<FinalRange>,
@@ -40,6 +42,27 @@ impl FinalRanges {
     /// The ranges.
     pub fn ranges(&self) -> &[FinalRange] {
         &self.ranges
+    }
+
+    /// The layout as the bytes of a changing layout's final state.
+    pub fn state(&self) -> Result<Vec<u8>, AnalysisError> {
+        encode_state(self)
+    }
+
+    /// The layout [`FinalRanges::state`] saved in `bytes`, checked: at least one node, ranges
+    /// that start with the empty key and go up, owners among the nodes.
+    pub fn from_state(bytes: &[u8]) -> Result<FinalRanges, AnalysisError> {
+        let layout: FinalRanges = decode_state(bytes)?;
+        let tiles = layout.ranges.first().is_some_and(|r| r.start.is_empty())
+            && layout.ranges.windows(2).all(|w| w[0].start < w[1].start);
+        let owned = layout.ranges.iter().all(|r| r.owner < layout.nodes);
+        if layout.nodes == 0 || !tiles || !owned {
+            return Err(AnalysisError::Config(format!(
+                "the saved final ranges of '{}' do not tile the key space on {} node(s)",
+                layout.label, layout.nodes
+            )));
+        }
+        Ok(layout)
     }
 }
 

@@ -28,7 +28,7 @@ use super::rebalance::{self, MoveKind, RebalanceLimits};
 use super::requests::{scan_end, SideCounts};
 use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime};
 use crate::value::{MetricDef, MetricValue};
-use crate::{Partitioner, ShardSet};
+use crate::{AnalysisError, ShardSet};
 
 /// Every column of its `timeline.csv`, in order.
 const TIMELINE_COLUMNS: &[&str] = &[
@@ -148,12 +148,8 @@ impl ChangingLayout for RangeDynamic {
         TIMELINE_COLUMNS
     }
 
-    fn final_layout(&self) -> Box<dyn Partitioner> {
-        Box::new(FinalRanges::new(
-            &self.label,
-            self.final_ranges(),
-            self.cluster.nodes(),
-        ))
+    fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
+        FinalRanges::new(&self.label, self.final_ranges(), self.cluster.nodes()).state()
     }
 
     fn output(&self) -> LayoutOutput {
@@ -252,7 +248,7 @@ impl RangeDynamic {
             .collect()
     }
 
-    /// Its own metrics, in [`super::METRICS`] order.
+    /// Its own metrics, in [`super::metrics::METRICS`] order.
     pub fn metric_values(&self) -> Vec<MetricValue> {
         let t = &self.totals;
         let applied: Vec<&SplitRow> = self.splits.iter().filter(|r| r.applied).collect();
@@ -278,7 +274,7 @@ impl RangeDynamic {
             mean(|r| r.balance_after),
             mean(|r| r.optimal_balance),
         ];
-        MetricDef::values(super::METRICS, values)
+        MetricDef::values(super::metrics::METRICS, values)
     }
 
     /// Judges last window's decisions on this window's requests.

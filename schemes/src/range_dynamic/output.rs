@@ -1,7 +1,7 @@
 //! What a dynamic run produces: plain rows for `timeline.csv` and `splits.csv`, the
 //! per-finder summary, and the final ranges.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::diagnose::Refusal;
 use super::finder::FinderKind;
@@ -178,7 +178,7 @@ pub struct DynamicTotals {
 }
 
 /// A range at the end of a run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FinalRange {
     /// Start key (the first is empty).
     pub start: Vec<u8>,
@@ -207,9 +207,9 @@ pub fn range_index(ranges: &[FinalRange], key: &[u8]) -> usize {
 
 /// `splits.csv`: one row per load-split decision and finder.
 pub fn splits_table(rows: &[SplitRow]) -> Table {
-    Table {
-        name: "splits",
-        columns: &[
+    Table::new(
+        "splits",
+        &[
             "window",
             "finder",
             "range_start",
@@ -222,8 +222,7 @@ pub fn splits_table(rows: &[SplitRow]) -> Table {
             "applied",
             "requests",
         ],
-        rows: rows
-            .iter()
+        rows.iter()
             .map(|r| {
                 vec![
                     Cell::Count(r.window),
@@ -240,14 +239,14 @@ pub fn splits_table(rows: &[SplitRow]) -> Table {
                 ]
             })
             .collect(),
-    }
+    )
 }
 
 /// `finders.csv`: one row per finder.
 pub fn finders_table(summaries: &[FinderSummary]) -> Table {
-    Table {
-        name: "finders",
-        columns: &[
+    Table::new(
+        "finders",
+        &[
             "finder",
             "decisions",
             "splits",
@@ -261,7 +260,7 @@ pub fn finders_table(summaries: &[FinderSummary]) -> Table {
             "no_split_key",
             "clear_direction",
         ],
-        rows: summaries
+        summaries
             .iter()
             .map(|s| {
                 let mut row = vec![Cell::Text(s.finder.name().to_string())];
@@ -279,7 +278,7 @@ pub fn finders_table(summaries: &[FinderSummary]) -> Table {
                 row
             })
             .collect(),
-    }
+    )
 }
 
 #[cfg(test)]
