@@ -19,8 +19,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::statistics::{Data, OrderStatistics, Statistics};
 
-use super::load::{window_weights, windowed_mean};
-use super::{capacity, is_timing, SchemeResult, ShardLoad, WorkloadResult};
+use super::load::{window_weights, windowed_mean, LoadSample};
+use super::metric::Metric;
+use super::registry::REGISTRY;
+use super::{is_timing, SchemeResult, ShardLoad, WorkloadResult};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 200;
@@ -30,25 +32,22 @@ pub const MIN_BOOTSTRAP_WINDOWS: usize = 10;
 
 pub use schemes::value::Interval;
 
-/// The metrics the block bootstrap gives intervals for.
-pub const BOOTSTRAPPED: [&str; 6] = [
-    "hottest_shard_share",
-    "hottest_shard_ratio",
-    "load_cv",
-    "hottest_shard_share_windowed",
-    "requests_per_event",
-    "usable_capacity",
-];
-
-/// Block-bootstrap intervals of the [`BOOTSTRAPPED`] metrics of one load measured over
-/// `events` events; empty with too few windows. The windowed share of a resample is, as
-/// measured, the mean of its windows' hottest shares weighted by their events.
+/// Block-bootstrap intervals of the metrics of one load measured over `events` events that
+/// the registered metrics compute on a resampled load ([`Metric::resampled`]), in registry
+/// order; empty with too few windows. The windowed share of a resample is, as measured, the
+/// mean of its windows' hottest shares weighted by their events.
 pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str, Interval)> {
     let windows = &load.window_requests;
     let w = windows.len();
     if w < MIN_BOOTSTRAP_WINDOWS {
         return Vec::new();
     }
+    let whole = LoadSample::measured(load, events);
+    let (metrics, measured): (Vec<(&dyn Metric, &'static str)>, Vec<f64>) = REGISTRY
+        .iter()
+        .flat_map(|&m| m.defs().iter().map(move |d| (m, d.name)))
+        .filter_map(|(m, name)| Some(((m, name), m.resampled(name, &whole)?)))
+        .unzip();
     let n = load.shard_requests.len();
     let weights: Vec<f64> = window_weights(&load.window_events).collect();
     // With `--weights` usable capacity is measured per capacity (see `capacity`).
@@ -70,7 +69,7 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
         events_before[i + 1] = events_before[i] + load.window_events.get(i).copied().unwrap_or(0);
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); BOOTSTRAPPED.len()];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(RESAMPLES); metrics.len()];
     let mut totals = vec![0u64; n];
     let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     for _ in 0..RESAMPLES {
@@ -108,31 +107,21 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
             Some(w) => resampled.per_weight(w),
             None => resampled,
         };
-        let values = [
-            resampled.hottest_shard_share,
-            resampled.hottest_shard_ratio,
-            resampled.load_cv,
+        let sample = LoadSample {
+            load: &resampled,
+            events: ev,
             hottest_windowed,
-            capacity::requests_per_event(resampled.requests, ev),
-            capacity::usable(n, ev, resampled.requests, capacity_windowed),
-        ];
-        for (s, v) in samples.iter_mut().zip(values) {
-            s.push(v);
+            capacity_windowed,
+        };
+        for (s, (m, name)) in samples.iter_mut().zip(&metrics) {
+            s.push(m.resampled(name, &sample).unwrap_or(f64::NAN));
         }
     }
-    let measured = [
-        load.hottest_shard_share,
-        load.hottest_shard_ratio,
-        load.load_cv,
-        load.hottest_shard_share_windowed,
-        capacity::requests_per_event(load.requests, events),
-        capacity::usable_of(load, events),
-    ];
-    BOOTSTRAPPED
+    metrics
         .iter()
         .zip(samples)
         .zip(measured)
-        .map(|((&name, s), value)| {
+        .map(|((&(_, name), s), value)| {
             let mut data = Data::new(s);
             (
                 name,
@@ -205,6 +194,7 @@ fn widened(low: f64, high: f64, value: f64) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::capacity;
 
     /// `windows` windows of 100 events over 4 shards, shard 0 taking `hot` of each plus noise.
     fn load(windows: usize, hot: u32) -> ShardLoad {
@@ -228,7 +218,18 @@ mod tests {
         let a = bootstrap(&small, 2000, 7);
         assert_eq!(a, bootstrap(&small, 2000, 7));
         let b = bootstrap(&big, 200_000, 7);
-        assert_eq!(a.len(), BOOTSTRAPPED.len());
+        let names: Vec<&str> = a.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            names,
+            [
+                "hottest_shard_share",
+                "hottest_shard_ratio",
+                "load_cv",
+                "hottest_shard_share_windowed",
+                "requests_per_event",
+                "usable_capacity",
+            ]
+        );
         for ((name, (lo, hi)), (_, (blo, bhi))) in a.iter().zip(&b) {
             let value = match *name {
                 "usable_capacity" => capacity::usable_of(&small, 2000),

@@ -1,7 +1,8 @@
 //! Which metrics are estimates, and how good: when a replay sees more distinct keys than the
 //! limit, the distinct-key metrics are measured on a consistent hash sample of the key space
 //! (see [`schemes::KeyCounts`]). [`WorkloadResult::estimate_of`] says, per metric, the sample
-//! rate and the 95% confidence interval.
+//! rate and the 95% confidence interval, as each registered metric defines it for its own
+//! figures ([`super::metric::Metric::estimate`]):
 //!
 //! | metric                      | estimated as                                          | 95% interval |
 //! |-----------------------------|-------------------------------------------------------|--------------|
@@ -20,84 +21,17 @@
 //! Everything else (requests, shard loads, windows, scans, fan-out, latency) counts every
 //! event and stays exact.
 
-use serde::Serialize;
-use workloads::stats::{share_estimate, Estimate};
-
-pub use super::key_sample::KeySample;
+pub use super::key_sample::{KeySample, MetricEstimate};
+use super::registry::REGISTRY;
 use super::{SchemeResult, WorkloadResult};
-
-/// The sample behind one estimated metric value.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MetricEstimate {
-    /// Share of the key space measured.
-    pub sample_rate: f64,
-    /// The 95% confidence interval, when one can be given.
-    pub ci: Option<(f64, f64)>,
-}
-
-impl From<Estimate> for MetricEstimate {
-    fn from(e: Estimate) -> Self {
-        MetricEstimate {
-            sample_rate: e.sample_rate,
-            ci: Some((e.ci_low, e.ci_high)),
-        }
-    }
-}
 
 impl WorkloadResult {
     /// For a metric of `s` measured on a key sample: the sample rate and 95% interval; `None`
-    /// for exact values.
+    /// for exact values. Each registered metric says it of its own figures
+    /// ([`super::metric::Metric::estimate`]).
     pub fn estimate_of(&self, s: &SchemeResult, name: &str) -> Option<MetricEstimate> {
         let ks = self.key_sample.as_ref()?;
-        let rate = ks.sample_rate;
-        let share = |p: f64, n: f64| Some(MetricEstimate::from(share_estimate(p, n, rate)));
-        // Computed over the sampled keys, without an interval of its own.
-        let no_interval = Some(MetricEstimate {
-            sample_rate: rate,
-            ci: None,
-        });
-        match name {
-            "distinct_keys" => Some(ks.distinct.into()),
-            "remap_fraction" => share(s.remap.remap_fraction, ks.sampled_keys as f64),
-            "remap_fraction_traffic" => share(s.remap.remap_fraction_traffic, ks.effective_keys),
-            "remap_to_new_shards" => share(
-                s.remap.moved_to_new_shards,
-                s.remap.remap_fraction * ks.sampled_keys as f64,
-            ),
-            "hottest_key_share" if ks.hottest_key_error > 0 => {
-                let (count, total) = self
-                    .hottest_key
-                    .as_ref()
-                    .map_or((0, 0), |(_, n)| (*n, self.point_requests));
-                let share = |n: u64| {
-                    if total == 0 {
-                        0.0
-                    } else {
-                        n as f64 / total as f64
-                    }
-                };
-                Some(MetricEstimate {
-                    sample_rate: rate,
-                    ci: Some((
-                        share(count.saturating_sub(ks.hottest_key_error)),
-                        share(count),
-                    )),
-                })
-            }
-            "grow_added_share" => share(s.remap.growth.added_share?, ks.effective_keys),
-            "fail_remap_fraction" => share(s.extra_value(name)??, ks.sampled_keys as f64),
-            "fail_remap_fraction_traffic" => share(s.extra_value(name)??, ks.effective_keys),
-            "split_balance" | "split_balance_optimal" if s.split.is_some() => no_interval,
-            "hottest_shard_share_grown" if s.remap.growth.hottest_share_after.is_some() => {
-                no_interval
-            }
-            "fail_hottest_surviving_share" | "fail_hottest_surviving_ratio"
-                if s.extra_value(name).flatten().is_some() =>
-            {
-                no_interval
-            }
-            _ => None,
-        }
+        REGISTRY.iter().find_map(|m| m.estimate(name, self, s, ks))
     }
 
     /// Distinct keys of one shard: the count, scaled by the sample rate when sampled.

@@ -3,7 +3,7 @@
 //! the results, so that the results do not import a module that imports them.
 
 use serde::Serialize;
-use workloads::stats::Estimate;
+use workloads::stats::{share_estimate, Estimate};
 
 use schemes::KeyCounts;
 
@@ -33,5 +33,39 @@ impl KeySample {
             distinct: keys.distinct(),
             hottest_key_error: keys.hottest().map_or(0, |h| h.error),
         })
+    }
+}
+
+impl KeySample {
+    /// The estimate of a share `p` measured over `n` sampled keys (or effective keys): Wilson's
+    /// interval, finite-population corrected by the sample rate.
+    pub fn share(&self, p: f64, n: f64) -> Option<MetricEstimate> {
+        Some(share_estimate(p, n, self.sample_rate).into())
+    }
+
+    /// A figure computed over the sampled keys, without an interval of its own.
+    pub fn unintervalled(&self) -> Option<MetricEstimate> {
+        Some(MetricEstimate {
+            sample_rate: self.sample_rate,
+            ci: None,
+        })
+    }
+}
+
+/// The sample behind one estimated metric value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MetricEstimate {
+    /// Share of the key space measured.
+    pub sample_rate: f64,
+    /// The 95% confidence interval, when one can be given.
+    pub ci: Option<(f64, f64)>,
+}
+
+impl From<Estimate> for MetricEstimate {
+    fn from(e: Estimate) -> Self {
+        MetricEstimate {
+            sample_rate: e.sample_rate,
+            ci: Some((e.ci_low, e.ci_high)),
+        }
     }
 }

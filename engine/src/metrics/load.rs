@@ -282,6 +282,31 @@ fn share(part: u64, total: u64) -> f64 {
     }
 }
 
+/// A load as the block bootstrap measures it: the measured load, or one resample of its
+/// windows (see [`super::confidence`]); what the load metrics are computed from.
+pub struct LoadSample<'a> {
+    /// Requests per shard (per weight with `--weights`) and their figures.
+    pub load: &'a ShardLoad,
+    /// Measured events.
+    pub events: u64,
+    /// The hottest shard's share per window, averaged weighted by the windows' events.
+    pub hottest_windowed: f64,
+    /// The same per capacity (equal to `hottest_windowed` without `--weights`).
+    pub capacity_windowed: f64,
+}
+
+impl<'a> LoadSample<'a> {
+    /// The measured `load` over `events` events.
+    pub fn measured(load: &'a ShardLoad, events: u64) -> LoadSample<'a> {
+        LoadSample {
+            load,
+            events,
+            hottest_windowed: load.hottest_shard_share_windowed,
+            capacity_windowed: load.hottest_per_capacity_windowed(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

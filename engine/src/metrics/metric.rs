@@ -19,6 +19,8 @@ use serde::Serialize;
 use workloads::{Event, EventChunk, Op};
 
 use super::failure::FailTarget;
+use super::key_sample::{KeySample, MetricEstimate};
+use super::load::LoadSample;
 use super::{LatencyConfig, MetricDef, SchemeResult, WorkloadResult};
 use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
@@ -155,6 +157,26 @@ pub trait Metric: Sync {
     /// [`SchemeResult::extra_metrics`].
     fn value(&self, name: &str, _w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
         s.extra_value(name)
+    }
+
+    /// How one of its metrics (`name`) of `s` is estimated when the replay sampled the key
+    /// space (`sample`): the sample rate and 95% interval; `None` for a metric it does not
+    /// have or that stays exact (see [`super::estimate`]).
+    fn estimate(
+        &self,
+        _name: &str,
+        _w: &WorkloadResult,
+        _s: &SchemeResult,
+        _sample: &KeySample,
+    ) -> Option<MetricEstimate> {
+        None
+    }
+
+    /// The value of one of its metrics (`name`) on a load of resampled windows (or on the
+    /// measured load itself), for its block-bootstrap interval (see [`super::confidence`]);
+    /// `None` for a metric it does not have or that the bootstrap gives no interval.
+    fn resampled(&self, _name: &str, _load: &LoadSample<'_>) -> Option<f64> {
+        None
     }
 }
 

@@ -4,8 +4,9 @@
 //! [`crate::metrics::METRICS`].
 
 use crate::metrics::failure;
+use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
-use crate::metrics::{MetricDef, SchemeResult};
+use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
 
 /// The `fail_*` rows of `run --fail`.
@@ -32,5 +33,25 @@ impl Metric for Failure {
                 .for_each(|r| r.extra_metrics.extend(values.iter().copied()));
         }
         Ok(())
+    }
+
+    fn estimate(
+        &self,
+        name: &str,
+        _: &WorkloadResult,
+        s: &SchemeResult,
+        ks: &KeySample,
+    ) -> Option<MetricEstimate> {
+        match name {
+            "fail_remap_fraction" => ks.share(s.extra_value(name)??, ks.sampled_keys as f64),
+            "fail_remap_fraction_traffic" => ks.share(s.extra_value(name)??, ks.effective_keys),
+            // The busiest survivor's share of sampled keys' requests, without an interval.
+            "fail_hottest_surviving_share" | "fail_hottest_surviving_ratio"
+                if s.extra_value(name).flatten().is_some() =>
+            {
+                ks.unintervalled()
+            }
+            _ => None,
+        }
     }
 }

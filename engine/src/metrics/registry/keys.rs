@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
 use schemes::{AnalysisError, KeyCounts, Partitioner};
@@ -41,6 +42,38 @@ impl Metric for Keys {
                 Some((_, n)) if w.point_requests > 0 => *n as f64 / w.point_requests as f64,
                 _ => 0.0,
             })),
+            _ => None,
+        }
+    }
+
+    fn estimate(
+        &self,
+        name: &str,
+        w: &WorkloadResult,
+        _: &SchemeResult,
+        ks: &KeySample,
+    ) -> Option<MetricEstimate> {
+        match name {
+            "distinct_keys" => Some(ks.distinct.into()),
+            // The space-saving count of a hottest key outside the sample may overstate it by
+            // its error: [count - error, count] / requests.
+            "hottest_key_share" if ks.hottest_key_error > 0 => {
+                let count = w.hottest_key.as_ref().map_or(0, |(_, n)| *n);
+                let share = |n: u64| {
+                    if w.point_requests == 0 {
+                        0.0
+                    } else {
+                        n as f64 / w.point_requests as f64
+                    }
+                };
+                Some(MetricEstimate {
+                    sample_rate: ks.sample_rate,
+                    ci: Some((
+                        share(count.saturating_sub(ks.hottest_key_error)),
+                        share(count),
+                    )),
+                })
+            }
             _ => None,
         }
     }

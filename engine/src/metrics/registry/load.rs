@@ -1,7 +1,7 @@
 //! Per-shard load over the whole replay and per window, and what it leaves usable.
 
 use crate::metrics::capacity;
-use crate::metrics::load::LoadAccumulator;
+use crate::metrics::load::{LoadAccumulator, LoadSample};
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
 use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
@@ -82,5 +82,23 @@ impl Metric for Load {
             "usable_capacity" => v(capacity::usable_of(&s.load, w.events_measured)),
             _ => None,
         }
+    }
+
+    fn resampled(&self, name: &str, sample: &LoadSample<'_>) -> Option<f64> {
+        let load = sample.load;
+        Some(match name {
+            "hottest_shard_share" => load.hottest_shard_share,
+            "hottest_shard_ratio" => load.hottest_shard_ratio,
+            "load_cv" => load.load_cv,
+            "hottest_shard_share_windowed" => sample.hottest_windowed,
+            "requests_per_event" => capacity::requests_per_event(load.requests, sample.events),
+            "usable_capacity" => capacity::usable(
+                load.shard_requests.len(),
+                sample.events,
+                load.requests,
+                sample.capacity_windowed,
+            ),
+            _ => return None,
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! Remap on growth or shrink, and where the requests land on the resized layout: measured for
 //! every target shard count on the distinct keys, by each scheme's own resize rule.
 
+use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{remap, MetricDef, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
@@ -58,6 +59,29 @@ impl Metric for RemapMetric {
             "grow_added_share" => Some(r.growth.added_share),
             "grow_added_fair" => Some(r.growth.added_fair),
             "hottest_shard_share_grown" => Some(r.growth.hottest_share_after),
+            _ => None,
+        }
+    }
+
+    fn estimate(
+        &self,
+        name: &str,
+        _: &WorkloadResult,
+        s: &SchemeResult,
+        ks: &KeySample,
+    ) -> Option<MetricEstimate> {
+        let r = &s.remap;
+        match name {
+            "remap_fraction" => ks.share(r.remap_fraction, ks.sampled_keys as f64),
+            "remap_fraction_traffic" => ks.share(r.remap_fraction_traffic, ks.effective_keys),
+            "remap_to_new_shards" => ks.share(
+                r.moved_to_new_shards,
+                r.remap_fraction * ks.sampled_keys as f64,
+            ),
+            "grow_added_share" => ks.share(r.growth.added_share?, ks.effective_keys),
+            "hottest_shard_share_grown" if r.growth.hottest_share_after.is_some() => {
+                ks.unintervalled()
+            }
             _ => None,
         }
     }

@@ -1,6 +1,7 @@
 //! Split quality of the hottest range: measured for every scheme that has range boundaries
 //! ([`schemes::Partitioner::range_starts`]), whatever its name.
 
+use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
 use crate::metrics::{split, MetricDef, SchemeResult, SplitBalance, WorkloadResult};
 use schemes::AnalysisError;
@@ -41,5 +42,17 @@ impl Metric for Split {
             "split_balance_optimal" => split(|x| x.optimal_balance),
             _ => None,
         }
+    }
+
+    fn estimate(
+        &self,
+        name: &str,
+        _: &WorkloadResult,
+        s: &SchemeResult,
+        ks: &KeySample,
+    ) -> Option<MetricEstimate> {
+        // Computed over the sampled keys of the hottest range, without an interval.
+        let own = name == "split_balance" || name == "split_balance_optimal";
+        (own && s.split.is_some()).then(|| ks.unintervalled())?
     }
 }
