@@ -160,7 +160,8 @@ pub struct InspectArgs {
 /// Options of `shardlab gen`.
 #[derive(Debug, Args)]
 pub struct GenArgs {
-    /// A synthetic workload spec, as for `run --workload` (e.g. `zipf:s=1.0`, `ycsb:a`).
+    /// A synthetic workload spec, as for `run --workload` (e.g. `zipf:s=1.0`, `ycsb:a`), or
+    /// a multi-column workload for `shardlab keys` (`orders:tenants=100,s=1.1`).
     #[arg(value_name = "WORKLOAD")]
     pub workload: String,
 

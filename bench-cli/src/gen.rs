@@ -4,6 +4,8 @@
 
 use anyhow::{Context, Result};
 use workloads::output::{destination, staging_prefix, Destination};
+use workloads::table::TableSpec;
+use workloads::trace::TextOutput;
 use workloads::trace::{self, input::is_stdio, TraceFormat, TraceWriter, WriteOptions};
 use workloads::{KeyType, WorkloadSpec};
 
@@ -13,6 +15,11 @@ use crate::usage::usage;
 
 /// Runs `shardlab gen`.
 pub fn run(args: GenArgs) -> Result<()> {
+    if let Ok(spec) = workloads::Spec::parse(&args.workload) {
+        if TableSpec::find(&spec).is_some() {
+            return gen_table(&args);
+        }
+    }
     let spec = WorkloadSpec::parse(&args.workload)?;
     let format: TraceFormat = args.format.parse().map_err(anyhow::Error::msg)?;
     if format == TraceFormat::OracleGeneral && spec.common().scans > 0.0 {
@@ -58,6 +65,61 @@ pub fn run(args: GenArgs) -> Result<()> {
         if std::fs::metadata(&args.out).is_ok_and(|m| m.is_file()) {
             eprintln!("replay with: shardlab run --trace {}", args.out.display());
         }
+    }
+    Ok(())
+}
+
+/// Writes `--events` rows of a multi-column workload ([`workloads::table`]) as a CSV trace
+/// with a header, for `shardlab keys` (a transaction cut by the last row keeps its first rows).
+fn gen_table(args: &GenArgs) -> Result<()> {
+    let spec = TableSpec::parse(&args.workload).map_err(usage)?;
+    if args.format != "csv" {
+        return Err(usage(format!(
+            "'{}' is a multi-column workload, written as csv only (its rows have several key \
+             columns); drop --format",
+            spec.label()
+        )));
+    }
+    claim_output(&args.out, args.force)?;
+    let mut model = spec.open(args.seed).map_err(usage)?;
+    let mut out = TextOutput::create(&args.out)?;
+    let mut text = spec.columns().join(",");
+    text.push('\n');
+    out.write_all(text.as_bytes())?;
+    let bar = events_bar(args.quiet, spec.label(), Some(args.events));
+    let (mut written, mut rows) = (0u64, Vec::new());
+    while written < args.events {
+        rows.clear();
+        model.next_rows(&mut rows);
+        text.clear();
+        let before = written;
+        for row in rows.iter().take((args.events - written) as usize) {
+            text.push_str(row.op);
+            for cell in &row.cells {
+                text.push(',');
+                if let Some(v) = cell {
+                    text.push_str(&v.to_string());
+                }
+            }
+            text.push('\n');
+            written += 1;
+        }
+        out.write_all(text.as_bytes())?;
+        bar.inc(written - before);
+    }
+    out.finish()?;
+    bar.finish_and_clear();
+    if !args.quiet && !is_stdio(&args.out) {
+        eprintln!(
+            "wrote {written} rows of {} to {}",
+            spec.label(),
+            args.out.display()
+        );
+        eprintln!(
+            "choose a shard key with: shardlab keys --trace {} --txn-col txn --candidates \
+             'tenant; tenant,user; user; hashed(order); ts'",
+            args.out.display()
+        );
     }
     Ok(())
 }

@@ -63,3 +63,126 @@ fn an_unknown_column_exits_2_and_a_dangling_end_column_exits_1() {
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("'y_end'"));
     assert!(!dir.path().join("o").exists(), "no output on error");
 }
+
+/// `shardlab` in `dir` with `args`.
+fn cli(dir: &std::path::Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("shardlab")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .assert()
+}
+
+/// The value of `metric` for `candidate` (candidate-level, or under `scheme` on 16 shards).
+fn figure(keys: &str, candidate: &str, scheme: &str, metric: &str) -> f64 {
+    let mut r = csv::Reader::from_reader(keys.as_bytes());
+    r.records()
+        .map(|rec| rec.unwrap())
+        .find(|rec| {
+            &rec[0] == candidate
+                && &rec[1] == scheme
+                && &rec[2] == if scheme.is_empty() { "" } else { "16" }
+                && &rec[3] == metric
+        })
+        .unwrap_or_else(|| panic!("no {candidate} {scheme} {metric} in {keys}"))[4]
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_generated_orders_trace_is_read_by_keys_with_its_monotonic_and_unsplittable_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Tenants Zipf s = 2 over 100: tenant 0 carries 1 / H(100, 2) = 61% of the operations
+    // that name a tenant.
+    cli(
+        d,
+        &[
+            "gen",
+            "orders:s=2",
+            "--events",
+            "60000",
+            "-q",
+            "-o",
+            "o.csv.zst",
+        ],
+    )
+    .success();
+    cli(
+        d,
+        &[
+            "gen",
+            "orders:s=2",
+            "--events",
+            "60000",
+            "-q",
+            "-o",
+            "again.csv",
+        ],
+    )
+    .success();
+    let plain = std::fs::read(d.join("again.csv")).unwrap();
+    let packed = zstd::decode_all(std::fs::File::open(d.join("o.csv.zst")).unwrap()).unwrap();
+    assert_eq!(plain, packed, "same spec and seed, same rows");
+    assert_eq!(plain.iter().filter(|&&b| b == b'\n').count(), 60_001);
+    let out = cli(
+        d,
+        &[
+            "keys",
+            "--trace",
+            "o.csv.zst",
+            "--txn-col",
+            "txn",
+            "--candidates",
+            "tenant; tenant,user; order; hashed(order); ts; hashed(ts)",
+            "--schemes",
+            "hash,range",
+            "--shards",
+            "16",
+            "--out",
+            "k",
+        ],
+    )
+    .success();
+    let report = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(report.contains("tenant is unsplittable"), "{report}");
+    assert!(!report.contains("Recommended: **tenant** "), "{report}");
+    let keys = std::fs::read_to_string(d.join("k/keys.csv")).unwrap();
+    let top = figure(&keys, "tenant", "", "top1_share");
+    assert!((top - 0.608).abs() < 0.02, "{top}");
+    for monotonic in ["order", "ts"] {
+        assert_eq!(
+            figure(&keys, monotonic, "", "monotonic"),
+            1.0,
+            "{monotonic}"
+        );
+        let hashed = format!("hashed({monotonic})");
+        assert_eq!(figure(&keys, &hashed, "", "monotonic"), 0.0, "{hashed}");
+    }
+    // Moves hand orders to another user: shard-key updates under user, none under tenant.
+    assert!(figure(&keys, "tenant,user", "", "shard_key_updates") > 0.05);
+    assert_eq!(figure(&keys, "tenant", "", "shard_key_updates"), 0.0);
+    // Under hashed(order) a user's orders are everywhere: every transaction (it reads its
+    // user) crosses shards, and reads by user scatter.
+    assert_eq!(
+        figure(&keys, "hashed(order)", "hash", "cross_shard_txns"),
+        1.0
+    );
+    assert!(figure(&keys, "tenant,user", "hash", "cross_shard_txns") < 0.2);
+    assert!(figure(&keys, "hashed(order)", "hash", "scatter_gather_reads") > 0.5);
+}
+
+#[test]
+fn a_multi_column_workload_is_written_as_csv_only_and_its_parameters_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = cli(
+        d,
+        &["gen", "orders", "--format", "oracle-general", "-o", "o.bin"],
+    )
+    .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("csv only"));
+    let out = cli(d, &["gen", "orders:tenant=3", "-o", "o.csv"]).code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("'tenant'"));
+    assert!(!d.join("o.csv").exists() && !d.join("o.bin").exists());
+}

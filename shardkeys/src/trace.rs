@@ -124,7 +124,7 @@ impl Layout {
 /// A multi-column CSV trace being read: its layout and the column types seen so far.
 pub struct CsvTrace {
     path: PathBuf,
-    reader: csv::Reader<std::fs::File>,
+    reader: csv::Reader<Box<dyn std::io::Read + Send>>,
     record: csv::StringRecord,
     /// The header's reading.
     pub layout: Layout,
@@ -143,10 +143,12 @@ impl CsvTrace {
     ) -> Result<CsvTrace, KeysError> {
         let io =
             |e: csv::Error| KeysError::Data(format!("cannot read trace {}: {e}", path.display()));
+        // Compressed traces (zstd, gzip) are recognised by their first bytes, as by `run`.
+        let input = workloads::trace::input::Input::open(path, path, None)
+            .map_err(|e| KeysError::Data(e.to_string()))?;
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
-            .from_path(path)
-            .map_err(io)?;
+            .from_reader(input.reader);
         let header = reader.headers().map_err(io)?.clone();
         let layout = Layout::new(&header, op_col, txn_col, path)?;
         Ok(CsvTrace {

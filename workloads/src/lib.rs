@@ -20,6 +20,7 @@ pub mod source;
 pub mod spec;
 pub mod stats;
 pub mod synthetic;
+pub mod table;
 pub mod trace;
 pub mod xxh3_8;
 

@@ -19,7 +19,7 @@
 
 pub mod common;
 mod hotspot;
-mod kind;
+pub mod kind;
 mod latest;
 mod sequential;
 mod timestamp;
@@ -180,6 +180,14 @@ impl fmt::Display for WorkloadSpec {
 
 fn find_kind(spec: &Spec) -> Result<&'static WorkloadKind, SpecError> {
     WorkloadKind::find(&spec.name).ok_or_else(|| {
+        if let Some(table) = crate::table::TableSpec::find(spec) {
+            return spec.error(format!(
+                "'{}' is a multi-column workload (several key columns), not a stream of keys: \
+                 write it with `shardlab gen {} -o {}.csv` and measure candidate shard keys on \
+                 it with `shardlab keys --trace {}.csv`",
+                table.name, table.name, table.name, table.name
+            ));
+        }
         let names: Vec<&str> = WORKLOADS.iter().map(|k| k.name).collect();
         spec.error(format!(
             "unknown workload '{}'; valid workloads: {}",

@@ -150,20 +150,12 @@ impl TraceWriter {
         };
         let binary = opts.format == TraceFormat::OracleGeneral;
         // Oracle-general needs its file twice (next-access times are filled in at the end),
-        // so it is staged even when the destination is written in place.
-        let (file, staged) = match (&dest, binary) {
-            (Destination::Stdout, false) => (None, None),
-            (Destination::InPlace(p), false) => (Some(open_in_place(p).map_err(io_error)?), None),
-            _ => {
-                let staged = staged_file(&dest.staging_dir()).map_err(io_error)?;
-                (Some(staged.reopen().map_err(io_error)?), Some(staged))
-            }
-        };
-        let sink = match file {
-            None => Sink::Stdout(BufWriter::new(io::stdout())),
-            Some(file) if binary => Sink::new(file, Compression::None).map_err(io_error)?,
-            Some(file) => Sink::new(file, compression).map_err(io_error)?,
-        };
+        // so it is staged even when the destination is written in place, and compressed then.
+        let (sink, staged) = match binary {
+            true => open_sink(&dest, Compression::None, true),
+            false => open_sink(&dest, compression, false),
+        }
+        .map_err(io_error)?;
         let mut writer = TraceWriter {
             path: path.to_path_buf(),
             dest,
@@ -364,8 +356,8 @@ impl TraceWriter {
             Compression::None
         };
         match &self.dest {
-            Destination::Replace(target) if compression == Compression::None => {
-                staged.persist(target).map_err(|e| io_error(e.error))?;
+            Destination::Replace(_) if compression == Compression::None => {
+                persist(staged, &self.dest).map_err(io_error)?;
             }
             Destination::Replace(target) => {
                 let packed = staged_file(&self.dest.staging_dir()).map_err(io_error)?;
@@ -386,6 +378,89 @@ impl TraceWriter {
             }
         }
         Ok(self.summary)
+    }
+}
+
+/// The sink that writes `dest` compressed as `compression` says: standard output, the
+/// destination itself (a FIFO or device), or a file staged beside it (always when `stage`),
+/// returned beside the sink to be renamed over it once complete ([`persist`]).
+fn open_sink(
+    dest: &Destination,
+    compression: Compression,
+    stage: bool,
+) -> io::Result<(Sink, Option<tempfile::NamedTempFile>)> {
+    Ok(match dest {
+        Destination::Stdout if !stage => (Sink::Stdout(BufWriter::new(io::stdout())), None),
+        Destination::InPlace(p) if !stage => (Sink::new(open_in_place(p)?, compression)?, None),
+        _ => {
+            let staged = staged_file(&dest.staging_dir())?;
+            (Sink::new(staged.reopen()?, compression)?, Some(staged))
+        }
+    })
+}
+
+/// Renames the complete `staged` file over the destination it replaces.
+fn persist(staged: tempfile::NamedTempFile, dest: &Destination) -> io::Result<()> {
+    if let Destination::Replace(target) = dest {
+        staged.persist(target).map_err(|e| e.error)?;
+    }
+    Ok(())
+}
+
+/// A text file written by the rules of the trace writers: `-` is standard output, a FIFO or
+/// device is written in place, a regular file is staged beside its path and renamed over it
+/// once complete ([`TextOutput::finish`]); a name ending in `.zst` or `.gz` compresses. For
+/// outputs that are not event traces (the rows of a multi-column workload).
+pub struct TextOutput {
+    path: PathBuf,
+    dest: Destination,
+    sink: Sink,
+    staged: Option<tempfile::NamedTempFile>,
+}
+
+impl TextOutput {
+    /// Starts writing `path`.
+    pub fn create(path: &Path) -> Result<TextOutput, WorkloadError> {
+        let io_error = |source| WorkloadError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dest = destination(path).map_err(io_error)?;
+        let compression = match dest {
+            Destination::Stdout => Compression::None,
+            _ => Compression::of_name(path),
+        };
+        let (sink, staged) = open_sink(&dest, compression, false).map_err(io_error)?;
+        Ok(TextOutput {
+            path: path.to_path_buf(),
+            dest,
+            sink,
+            staged,
+        })
+    }
+
+    /// Appends `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), WorkloadError> {
+        self.sink
+            .writer()
+            .write_all(bytes)
+            .map_err(|source| WorkloadError::Write {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// Ends the file: flushed, and renamed over its path when staged.
+    pub fn finish(self) -> Result<(), WorkloadError> {
+        let io_error = |source| WorkloadError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        self.sink.finish().map_err(io_error)?;
+        match self.staged {
+            Some(staged) => persist(staged, &self.dest).map_err(io_error),
+            None => Ok(()),
+        }
     }
 }
 
