@@ -4,8 +4,9 @@
 
 use anyhow::{Context, Result};
 use workloads::output::{destination, staging_prefix, Destination};
+use workloads::table::parquet::ParquetTableWriter;
 use workloads::table::TableSpec;
-use workloads::trace::TextOutput;
+use workloads::trace::OutputFile;
 use workloads::trace::{self, input::is_stdio, TraceFormat, TraceWriter, WriteOptions};
 use workloads::{KeyType, WorkloadSpec};
 
@@ -70,44 +71,52 @@ pub fn run(args: GenArgs) -> Result<()> {
 }
 
 /// Writes `--events` rows of a multi-column workload ([`workloads::table`]) as a CSV trace
-/// with a header, for `shardlab keys` (a transaction cut by the last row keeps its first rows).
+/// with a header, or as Parquet when the name ends in `.parquet`, for `shardlab keys` (a
+/// transaction cut by the last row keeps its first rows).
 fn gen_table(args: &GenArgs) -> Result<()> {
     let spec = TableSpec::parse(&args.workload).map_err(usage)?;
     if args.format != "csv" {
         return Err(usage(format!(
             "'{}' is a multi-column workload, written as csv only (its rows have several key \
-             columns); drop --format",
+             columns), or as Parquet when the output ends in .parquet; drop --format",
             spec.label()
         )));
     }
     claim_output(&args.out, args.force)?;
     let mut model = spec.open(args.seed).map_err(usage)?;
-    let mut out = TextOutput::create(&args.out)?;
-    let mut text = spec.columns().join(",");
-    text.push('\n');
-    out.write_all(text.as_bytes())?;
+    let parquet = args.out.extension().is_some_and(|e| e == "parquet");
+    let write_error = |e: String| anyhow::anyhow!("cannot write '{}': {e}", args.out.display());
+    let file = OutputFile::create(&args.out)?;
+    let mut out = match parquet {
+        true => {
+            TableOut::Parquet(ParquetTableWriter::new(file, spec.columns()).map_err(write_error)?)
+        }
+        false => TableOut::Csv(file, spec.columns().join(",") + "\n"),
+    };
     let bar = events_bar(args.quiet, spec.label(), Some(args.events));
     let (mut written, mut rows) = (0u64, Vec::new());
     while written < args.events {
         rows.clear();
         model.next_rows(&mut rows);
-        text.clear();
         let before = written;
         for row in rows.iter().take((args.events - written) as usize) {
-            text.push_str(row.op);
-            for cell in &row.cells {
-                text.push(',');
-                if let Some(v) = cell {
-                    text.push_str(&v.to_string());
-                }
+            match &mut out {
+                TableOut::Parquet(table) => table.push(row).map_err(write_error)?,
+                TableOut::Csv(_, text) => push_csv_row(text, row),
             }
-            text.push('\n');
             written += 1;
         }
-        out.write_all(text.as_bytes())?;
+        if let TableOut::Csv(file, text) = &mut out {
+            std::io::Write::write_all(file, text.as_bytes())
+                .map_err(|e| write_error(e.to_string()))?;
+            text.clear();
+        }
         bar.inc(written - before);
     }
-    out.finish()?;
+    match out {
+        TableOut::Parquet(table) => table.finish().map_err(write_error)?.finish()?,
+        TableOut::Csv(file, _) => file.finish()?,
+    }
     bar.finish_and_clear();
     if !args.quiet && !is_stdio(&args.out) {
         eprintln!(
@@ -122,6 +131,27 @@ fn gen_table(args: &GenArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Appends `row` to `text` as a CSV line.
+fn push_csv_row(text: &mut String, row: &workloads::table::Row) {
+    text.push_str(row.op);
+    for cell in &row.cells {
+        text.push(',');
+        if let Some(v) = cell {
+            text.push_str(&v.to_string());
+        }
+    }
+    text.push('\n');
+}
+
+/// Where the rows of a multi-column workload go (one per command: its size does not matter).
+#[allow(clippy::large_enum_variant)]
+enum TableOut {
+    /// CSV text: the file and the lines not written yet.
+    Csv(OutputFile, String),
+    /// Parquet row groups.
+    Parquet(ParquetTableWriter<OutputFile>),
 }
 
 /// Claims the output trace `path`: an existing regular file is refused unless `force` (a

@@ -23,48 +23,11 @@ use schemes::Partitioner;
 use schemes::{BuildContext, SchemeSpec};
 use workloads::{KeyType, Spec};
 
-use common::{free_port, runs, Daemons};
+use common::{free_port, runs, systems_python_or_skip, Daemons};
 
 /// The repository root.
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// A Python that imports every library of `scripts/requirements-systems.txt`, if any.
-fn python() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("SHARDLAB_SYSTEMS_PYTHON").map(PathBuf::from),
-        Some(repo().join("target/systems-venv/bin/python")),
-    ];
-    candidates.into_iter().flatten().find(|p| {
-        Command::new(p)
-            .args(["-c", "import uhashring, memcache, pymemcache, xxhash"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-}
-
-/// The Python to use, or `None` after printing why the test `name` is skipped (failing
-/// instead when `SHARDLAB_REQUIRE_CLIENTS=1`).
-fn python_or_skip(name: &str) -> Option<PathBuf> {
-    let found = python();
-    if found.is_none() {
-        assert!(
-            std::env::var("SHARDLAB_REQUIRE_CLIENTS").as_deref() != Ok("1"),
-            "SHARDLAB_REQUIRE_CLIENTS=1 but no Python with the client libraries was found \
-             (python3 -m venv target/systems-venv && target/systems-venv/bin/pip install -r \
-             scripts/requirements-systems.txt, or run .ci/run)"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {name}: no Python with uhashring, python-memcached, pymemcache and xxhash \
-             (pip install -r scripts/requirements-systems.txt into target/systems-venv, or set \
-             SHARDLAB_SYSTEMS_PYTHON); set SHARDLAB_REQUIRE_CLIENTS=1 to fail instead"
-        );
-    }
-    found
 }
 
 /// Test keys, deterministic: ASCII, `{hash tags}`, spaces, non-ASCII UTF-8 (2-, 3- and
@@ -242,7 +205,7 @@ fn compare(
 
 #[test]
 fn ketama_matches_uhashring_before_and_after_adding_a_server() {
-    let Some(python) = python_or_skip("ketama_matches_uhashring") else {
+    let Some(python) = systems_python_or_skip("ketama_matches_uhashring") else {
         return;
     };
     for (shards, grow) in [(1, 2), (4, 5), (7, 9)] {
@@ -254,7 +217,7 @@ fn ketama_matches_uhashring_before_and_after_adding_a_server() {
 
 #[test]
 fn python_memcached_matches_the_client_before_and_after_adding_a_server() {
-    let Some(python) = python_or_skip("python_memcached_matches_the_client") else {
+    let Some(python) = systems_python_or_skip("python_memcached_matches_the_client") else {
         return;
     };
     for (shards, grow) in [(1, 2), (5, 6), (12, 16)] {
@@ -273,7 +236,7 @@ fn python_memcached_matches_the_client_before_and_after_adding_a_server() {
 
 #[test]
 fn pymemcache_rendezvous_matches_pymemcache_before_and_after_adding_a_node() {
-    let Some(python) = python_or_skip("pymemcache_rendezvous_matches_pymemcache") else {
+    let Some(python) = systems_python_or_skip("pymemcache_rendezvous_matches_pymemcache") else {
         return;
     };
     for (shards, grow) in [(1, 2), (3, 4), (10, 12)] {
@@ -289,7 +252,8 @@ fn pymemcache_rendezvous_matches_pymemcache_before_and_after_adding_a_node() {
 
 #[test]
 fn python_memcached_stores_each_key_on_the_server_shardlab_names() {
-    let Some(python) = python_or_skip("python_memcached_stores_each_key_on_the_server") else {
+    let Some(python) = systems_python_or_skip("python_memcached_stores_each_key_on_the_server")
+    else {
         return;
     };
     if !runs("memcached", "--version") {
@@ -349,7 +313,9 @@ fn python_memcached_stores_each_key_on_the_server_shardlab_names() {
 
 #[test]
 fn vitess_xxhash_keyspace_ids_match_the_xxhash_library() {
-    let Some(python) = python_or_skip("vitess_xxhash_keyspace_ids_match_the_xxhash_library") else {
+    let Some(python) =
+        systems_python_or_skip("vitess_xxhash_keyspace_ids_match_the_xxhash_library")
+    else {
         return;
     };
     let keys = test_keys();

@@ -1,5 +1,7 @@
 //! `shardlab keys` from the command line: outputs, exit statuses, the recommendation.
 
+mod common;
+
 use assert_cmd::Command;
 
 const TRACE: &str = "\
@@ -185,4 +187,162 @@ fn a_multi_column_workload_is_written_as_csv_only_and_its_parameters_are_checked
     let out = cli(d, &["gen", "orders:tenant=3", "-o", "o.csv"]).code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("'tenant'"));
     assert!(!d.join("o.csv").exists() && !d.join("o.bin").exists());
+}
+
+#[test]
+fn the_same_trace_as_csv_and_as_parquet_gives_identical_keys_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let keys = |trace: &str, out: &str| {
+        cli(
+            d,
+            &[
+                "keys",
+                "--trace",
+                trace,
+                "--txn-col",
+                "txn",
+                "--candidates",
+                "tenant; tenant,user; hashed(order); ts",
+                "--schemes",
+                "hash,range",
+                "--shards",
+                "16",
+                "--out",
+                out,
+            ],
+        )
+        .success();
+        let read = |name: &str| std::fs::read_to_string(d.join(out).join(name)).unwrap();
+        (read("keys.csv"), read("top_values.csv"))
+    };
+    // shardlab's own Parquet writer: 70,000 rows, two row groups.
+    cli(
+        d,
+        &["gen", "orders", "--events", "70000", "-q", "-o", "o.csv"],
+    )
+    .success();
+    cli(
+        d,
+        &[
+            "gen",
+            "orders",
+            "--events",
+            "70000",
+            "-q",
+            "-o",
+            "o.parquet",
+        ],
+    )
+    .success();
+    assert_eq!(&std::fs::read(d.join("o.parquet")).unwrap()[..4], b"PAR1");
+    let from_csv = keys("o.csv", "k-csv");
+    assert!(from_csv.0.lines().count() > 40);
+    assert_eq!(from_csv, keys("o.parquet", "k-parquet"));
+    // A column of another type is a data error naming it.
+    std::fs::write(d.join("bad.parquet"), b"PAR1 not really").unwrap();
+    cli(
+        d,
+        &[
+            "keys",
+            "--trace",
+            "bad.parquet",
+            "--candidates",
+            "x",
+            "--out",
+            "b",
+        ],
+    )
+    .code(1);
+}
+
+#[test]
+fn a_parquet_file_written_by_pyarrow_reads_as_its_csv() {
+    let Some(python) =
+        common::systems_python_or_skip("a_parquet_file_written_by_pyarrow_reads_as_its_csv")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // String, int32, int64 and timestamp columns with nulls, in row groups of 1,000; and the
+    // same rows as CSV (a null is an empty cell; a timestamp is its stored microseconds).
+    let script = r#"
+import csv, sys, random
+import pyarrow as pa, pyarrow.parquet as pq
+random.seed(5)
+rows = []
+for i in range(5000):
+    read = random.random() < 0.6
+    tenant = random.choice(["acme", "globex", "initech", "umbrella"]) if random.random() < 0.9 else None
+    user = random.randrange(300) if (not read or random.random() < 0.5) else None
+    rows.append(("get" if read else "put", tenant, user, 1_700_000_000_000_000 + i * 1000, i % 7 if not read else None))
+table = pa.table({
+    "op": pa.array([r[0] for r in rows], pa.string()),
+    "tenant": pa.array([r[1] for r in rows], pa.string()),
+    "user": pa.array([r[2] for r in rows], pa.int32()),
+    "ts": pa.array([r[3] for r in rows], pa.timestamp("us")),
+    "shelf": pa.array([r[4] for r in rows], pa.int64()),
+})
+pq.write_table(table, sys.argv[1] + "/t.parquet", row_group_size=1000)
+bad = pa.table({"op": pa.array(["get"]), "price": pa.array([1.5], pa.float64())})
+pq.write_table(bad, sys.argv[1] + "/float.parquet")
+with open(sys.argv[1] + "/t.csv", "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(["op", "tenant", "user", "ts", "shelf"])
+    for r in rows:
+        w.writerow(["" if v is None else v for v in r])
+"#;
+    let status = std::process::Command::new(python)
+        .args(["-c", script])
+        .arg(d)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let keys = |trace: &str, out: &str| {
+        cli(
+            d,
+            &[
+                "keys",
+                "--trace",
+                trace,
+                "--candidates",
+                "tenant; tenant,user; user; ts; shelf",
+                "--schemes",
+                "hash,range",
+                "--shards",
+                "4",
+                "--out",
+                out,
+            ],
+        )
+        .success();
+        std::fs::read_to_string(d.join(out).join("keys.csv")).unwrap()
+    };
+    let from_csv = keys("t.csv", "k-csv");
+    assert_eq!(from_csv, keys("t.parquet", "k-parquet"));
+    assert_eq!(figure_at(&from_csv, "ts", "monotonic"), 1.0);
+    let out = cli(
+        d,
+        &[
+            "keys",
+            "--trace",
+            "float.parquet",
+            "--candidates",
+            "price",
+            "--out",
+            "f",
+        ],
+    )
+    .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("column 'price'") && err.contains("DOUBLE"),
+        "{err}"
+    );
+}
+
+/// A candidate-level figure of `keys.csv`.
+fn figure_at(keys: &str, candidate: &str, metric: &str) -> f64 {
+    figure(keys, candidate, "", metric)
 }

@@ -1,4 +1,5 @@
-//! Multi-column CSV traces with a header, read row by row into operations with predicates.
+//! Multi-column traces (CSV with a header, or Parquet, whose rows are read as the text cells
+//! of the same CSV), read row by row into operations with predicates.
 //!
 //! The encoding (README, "What to shard on"): a row is one operation, named by the `op`
 //! column in shardlab's vocabulary (`--op-map` for others). For a read, a non-empty cell in
@@ -9,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use workloads::table::parquet::{is_parquet, ParquetRows};
 use workloads::trace::ops::OpMap;
 use workloads::Op;
 
@@ -121,10 +123,34 @@ impl Layout {
     }
 }
 
-/// A multi-column CSV trace being read: its layout and the column types seen so far.
+/// Where a trace's records come from: CSV text or a Parquet file's rows, as text cells.
+enum Records {
+    Csv(csv::Reader<Box<dyn std::io::Read + Send>>),
+    Parquet(ParquetRows, Vec<String>),
+}
+
+impl Records {
+    /// Reads the next record into `record`; false at the end.
+    fn read(&mut self, record: &mut csv::StringRecord) -> Result<bool, String> {
+        match self {
+            Records::Csv(reader) => reader.read_record(record).map_err(|e| e.to_string()),
+            Records::Parquet(rows, cells) => {
+                if !rows.next_row(cells)? {
+                    return Ok(false);
+                }
+                record.clear();
+                cells.iter().for_each(|c| record.push_field(c));
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// A multi-column trace being read (CSV with a header, or Parquet): its layout and the
+/// column types seen so far.
 pub struct CsvTrace {
     path: PathBuf,
-    reader: csv::Reader<Box<dyn std::io::Read + Send>>,
+    reader: Records,
     record: csv::StringRecord,
     /// The header's reading.
     pub layout: Layout,
@@ -143,13 +169,21 @@ impl CsvTrace {
     ) -> Result<CsvTrace, KeysError> {
         let io =
             |e: csv::Error| KeysError::Data(format!("cannot read trace {}: {e}", path.display()));
-        // Compressed traces (zstd, gzip) are recognised by their first bytes, as by `run`.
-        let input = workloads::trace::input::Input::open(path, path, None)
-            .map_err(|e| KeysError::Data(e.to_string()))?;
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(input.reader);
-        let header = reader.headers().map_err(io)?.clone();
+        let (reader, header) = if is_parquet(path) {
+            let rows = ParquetRows::open(path)
+                .map_err(|e| KeysError::Data(format!("{}: {e}", path.display())))?;
+            let header = csv::StringRecord::from(rows.columns().to_vec());
+            (Records::Parquet(rows, Vec::new()), header)
+        } else {
+            // Compressed traces (zstd, gzip) are recognised by their first bytes, as by `run`.
+            let input = workloads::trace::input::Input::open(path, path, None)
+                .map_err(|e| KeysError::Data(e.to_string()))?;
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(true)
+                .from_reader(input.reader);
+            let header = reader.headers().map_err(io)?.clone();
+            (Records::Csv(reader), header)
+        };
         let layout = Layout::new(&header, op_col, txn_col, path)?;
         Ok(CsvTrace {
             path: path.to_path_buf(),
@@ -164,7 +198,7 @@ impl CsvTrace {
 
     /// Reads the next operation into `row`; false at the end of the trace.
     pub fn next_row(&mut self, row: &mut Row) -> Result<bool, KeysError> {
-        let more = self.reader.read_record(&mut self.record).map_err(|e| {
+        let more = self.reader.read(&mut self.record).map_err(|e| {
             KeysError::Data(format!("cannot read trace {}: {e}", self.path.display()))
         })?;
         if !more {

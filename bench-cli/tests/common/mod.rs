@@ -97,3 +97,49 @@ pub fn runs(program: &str, arg: &str) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// A Python that imports every library of `scripts/requirements-systems.txt`, if any.
+fn systems_python() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("SHARDLAB_SYSTEMS_PYTHON").map(PathBuf::from),
+        Some(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("target/systems-venv/bin/python"),
+        ),
+    ];
+    candidates.into_iter().flatten().find(|p| {
+        std::process::Command::new(p)
+            .args([
+                "-c",
+                "import uhashring, memcache, pymemcache, xxhash, pyarrow",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// The Python to use, or `None` after printing why the test `name` is skipped (failing
+/// instead when `SHARDLAB_REQUIRE_CLIENTS=1`).
+pub fn systems_python_or_skip(name: &str) -> Option<PathBuf> {
+    let found = systems_python();
+    if found.is_none() {
+        assert!(
+            std::env::var("SHARDLAB_REQUIRE_CLIENTS").as_deref() != Ok("1"),
+            "SHARDLAB_REQUIRE_CLIENTS=1 but no Python with the client libraries was found \
+             (python3 -m venv target/systems-venv && target/systems-venv/bin/pip install -r \
+             scripts/requirements-systems.txt, or run .ci/run)"
+        );
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+            "SKIPPED {name}: no Python with uhashring, python-memcached, pymemcache, xxhash and pyarrow \
+             (pip install -r scripts/requirements-systems.txt into target/systems-venv, or set \
+             SHARDLAB_SYSTEMS_PYTHON); set SHARDLAB_REQUIRE_CLIENTS=1 to fail instead\n"
+            ),
+        );
+    }
+    found
+}

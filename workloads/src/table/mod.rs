@@ -21,6 +21,7 @@
 
 pub mod kind;
 mod orders;
+pub mod parquet;
 
 pub use kind::{Row, TableKind, TableModel};
 

@@ -57,7 +57,7 @@ pub use delimited::detect_delimiter;
 pub use input::{rereadable, spool_stdin, ByteTally, Compression};
 pub use invalid::{InvalidLog, InvalidPolicy};
 pub use ops::OpMap;
-pub use write::{TextOutput, TraceWriter, WriteOptions, WriteSummary};
+pub use write::{OutputFile, TraceWriter, WriteOptions, WriteSummary};
 
 /// The trace formats shardlab reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

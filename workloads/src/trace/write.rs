@@ -407,20 +407,20 @@ fn persist(staged: tempfile::NamedTempFile, dest: &Destination) -> io::Result<()
     Ok(())
 }
 
-/// A text file written by the rules of the trace writers: `-` is standard output, a FIFO or
+/// A file written by the rules of the trace writers: `-` is standard output, a FIFO or
 /// device is written in place, a regular file is staged beside its path and renamed over it
-/// once complete ([`TextOutput::finish`]); a name ending in `.zst` or `.gz` compresses. For
-/// outputs that are not event traces (the rows of a multi-column workload).
-pub struct TextOutput {
+/// once complete ([`OutputFile::finish`]); a name ending in `.zst` or `.gz` compresses. For
+/// outputs that are not event traces (the rows of a multi-column workload, as CSV or Parquet).
+pub struct OutputFile {
     path: PathBuf,
     dest: Destination,
     sink: Sink,
     staged: Option<tempfile::NamedTempFile>,
 }
 
-impl TextOutput {
+impl OutputFile {
     /// Starts writing `path`.
-    pub fn create(path: &Path) -> Result<TextOutput, WorkloadError> {
+    pub fn create(path: &Path) -> Result<OutputFile, WorkloadError> {
         let io_error = |source| WorkloadError::Write {
             path: path.to_path_buf(),
             source,
@@ -431,7 +431,7 @@ impl TextOutput {
             _ => Compression::of_name(path),
         };
         let (sink, staged) = open_sink(&dest, compression, false).map_err(io_error)?;
-        Ok(TextOutput {
+        Ok(OutputFile {
             path: path.to_path_buf(),
             dest,
             sink,
@@ -450,7 +450,8 @@ impl TextOutput {
             })
     }
 
-    /// Ends the file: flushed, and renamed over its path when staged.
+    /// Ends the file: flushed, and renamed over its path when staged (dropped unfinished, a
+    /// staged file is removed and the path left as it was).
     pub fn finish(self) -> Result<(), WorkloadError> {
         let io_error = |source| WorkloadError::Write {
             path: self.path.clone(),
@@ -461,6 +462,16 @@ impl TextOutput {
             Some(staged) => persist(staged, &self.dest).map_err(io_error),
             None => Ok(()),
         }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.sink.writer().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink.writer().flush()
     }
 }
 
