@@ -128,6 +128,12 @@ pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
         .schemes
         .checked(&[ShardCount::new(1)?], KeyType::Bytes, None)?;
     planning::check_schemes(&schemes).map_err(usage::config_is_usage)?;
+    if let Some(current) = args.current {
+        // The current layout is built before the trace is read: its points first.
+        for spec in schemes.iter().filter(|s| !s.is_changing()) {
+            spec.check_points(current.get())?;
+        }
+    }
     let window_ns = parse_duration_ns(&args.rate_window).map_err(usage::usage)?;
     let trace = TraceInput::open(&args.input, &args.read)?;
     let inputs = plan_inputs(&args, trace.as_ref(), window_ns)?;

@@ -80,6 +80,8 @@ pub fn route(args: RouteArgs) -> Result<()> {
         key_type: KeyType::from_name(&args.key_type).unwrap_or_default(),
         weights: weights.as_deref(),
     };
+    // Refused before any key is read (exit 2: the command line alone decides).
+    Router::check(&schemes, &cfg).map_err(crate::usage::config_is_usage)?;
     // Standard input is spooled when it must be read more than once.
     let mut spool = None;
     let keys = match (&args.keys_file, args.keys.as_slice()) {

@@ -188,6 +188,15 @@ impl RunSetup {
             .iter()
             .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
             .collect::<Result<Vec<_>>>()?;
+        // Every growth target holds its points too: refused before any replay (the shard
+        // counts themselves were checked as the schemes were built above).
+        for (_, targets) in &sweep {
+            for m in targets {
+                for spec in schemes.iter().filter(|s| !s.is_changing()) {
+                    spec.check_points(m.get())?;
+                }
+            }
+        }
         let base = ReplayConfig {
             window: args.window,
             warmup_fraction: args.schemes.warmup,
