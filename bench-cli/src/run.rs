@@ -33,10 +33,7 @@ pub fn run(
         )));
     }
     let trace = TraceInput::open(&args.input, &args.read)?;
-    let key_type = match &trace {
-        Some(t) => t.key_type,
-        None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
-    };
+    let key_type = crate::inputs::key_type(trace.as_ref(), &args.read);
     let RunSetup {
         schemes,
         sweep,
