@@ -163,8 +163,9 @@ fn for_each_key(
             let mut key = Vec::new();
             for (i, text) in given.iter().enumerate() {
                 key.clear();
+                // As keys from a file or stdin are read: u64 keys may be padded with spaces.
                 key_type
-                    .parse_into(text.as_bytes(), &mut key)
+                    .parse_written(text.as_bytes(), &mut key)
                     .map_err(|e| anyhow::anyhow!("key argument {} ('{text}'): {e}", i + 1))?;
                 f(text.as_bytes(), &key)?;
             }
