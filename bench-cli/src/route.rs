@@ -88,6 +88,10 @@ pub fn route(args: RouteArgs) -> Result<()> {
         (Some(path), _) => Keys::File(path),
         (None, [dash]) if dash == "-" => {
             if Router::needs_keys(&schemes, &cfg) {
+                // Registered before it exists: a signal removes it by its prefix (see
+                // `interrupt`), at any point of the copy and after.
+                let prefix = workloads::output::staging_prefix();
+                crate::interrupt::stage_prefixed(&workloads::trace::spool_dir(), &prefix);
                 spool = Some(workloads::trace::spool_stdin()?);
                 Keys::File(spool.as_ref().map(|s| s.path()).unwrap_or(Path::new("-")))
             } else {

@@ -1,6 +1,7 @@
-//! Inputs and refusals of issue 35 items 6 and 8: `plan` reads boundaries files as `run`
+//! Inputs and refusals of issue 35 items 6, 7 and 8: `plan` reads boundaries files as `run`
 //! does; refusals the command line alone decides exit 2 and say the scheme once; `inspect -o
-//! -`, write errors, closed pipes and u64 key arguments behave as their siblings do.
+//! -`, write errors, closed pipes and u64 key arguments behave as their siblings do; `route
+//! --grow` leaves no spool file of its standard input after a signal.
 
 mod common;
 
@@ -268,5 +269,76 @@ fn u64_key_arguments_with_spaces_are_trimmed_as_keys_from_a_file_are() {
     assert_eq!(padded[1][0], " 42 ");
     for (p, q) in plain[1..].iter().zip(&padded[1..]) {
         assert_eq!(p[1..], q[1..]);
+    }
+}
+
+/// The names of the entries of `dir`.
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect()
+}
+
+#[test]
+fn route_grow_from_stdin_leaves_no_spool_file_after_a_signal() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let keys: String = (0..200_000).map(|i| format!("user{i}\n")).collect();
+    for (signal, code) in [("-INT", 130), ("-TERM", 143)] {
+        // While standard input is still being copied, and once it is copied while the rows
+        // are written (stdout is never read, so the command waits on it).
+        for copied in [false, true] {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut child = Command::new(assert_cmd::cargo::cargo_bin("shardlab"))
+                .args([
+                    "route",
+                    "--schemes",
+                    "hash,ring",
+                    "--shards",
+                    "4",
+                    "--grow",
+                    "5",
+                    "-",
+                ])
+                .env("TMPDIR", tmp.path())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(keys.as_bytes()).unwrap();
+            let stdin = (!copied).then_some(stdin);
+            let started = Instant::now();
+            let spooled = || {
+                entries(tmp.path()).iter().any(|name| {
+                    std::fs::metadata(tmp.path().join(name))
+                        .is_ok_and(|m| m.len() == keys.len() as u64)
+                })
+            };
+            while !spooled() {
+                assert!(started.elapsed() < Duration::from_secs(30), "never spooled");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // Once copied, give the command time to reach the rows.
+            if copied {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            Command::new("kill")
+                .args([signal, &child.id().to_string()])
+                .status()
+                .unwrap();
+            let status = child.wait().unwrap();
+            drop(stdin);
+            let what = format!("{signal}, stdin copied: {copied}");
+            assert_eq!(status.code(), Some(code), "{what}");
+            assert!(
+                entries(tmp.path()).is_empty(),
+                "{what}: left {:?}",
+                entries(tmp.path())
+            );
+        }
     }
 }
