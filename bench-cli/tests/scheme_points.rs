@@ -116,6 +116,10 @@ fn a_grow_target_past_the_bound_is_refused_before_any_key_is_read() {
         err.contains("'ring'") && err.contains("on 20000 shards"),
         "{err}"
     );
+    assert!(
+        err.contains("the --grow target 20000 of 16 shards"),
+        "{err}"
+    );
     assert!(!out.exists());
     let err = refused(&[
         "run",
@@ -126,10 +130,30 @@ fn a_grow_target_past_the_bound_is_refused_before_any_key_is_read() {
         "cassandra:num_tokens=4096",
         "--shards",
         "2000",
+        "--grow",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(err.contains("on 2000 shards"), "{err}");
+    // The default target N+1 is past the bound, and named so.
+    let err = refused(&[
+        "run",
+        "--quiet",
+        "--events",
+        "1000",
+        "--schemes",
+        "ring",
+        "--shards",
+        "16384",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("the --grow target 16385 of 16384 shards"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
