@@ -470,7 +470,6 @@ impl SchemeArgs {
         key_type: KeyType,
         weights: Option<&[f64]>,
     ) -> anyhow::Result<Vec<SchemeSpec>> {
-        use anyhow::Context;
         let schemes = SchemeSpec::parse_list(&self.schemes)?;
         if schemes.is_empty() {
             return Err(crate::usage::usage(format!(
@@ -486,9 +485,15 @@ impl SchemeArgs {
                 weights,
             };
             for s in &schemes {
-                s.validate(&ctx)
-                    .map_err(crate::usage::config_is_usage)
-                    .with_context(|| format!("checking scheme '{}'", s.label()))?;
+                s.validate(&ctx).map_err(|e| {
+                    // Named once: most refusals already say `scheme 'X'` or `spec 'X'`.
+                    let names = e.to_string().contains(&format!("'{}'", s.label()));
+                    let e = crate::usage::config_is_usage(e);
+                    match names {
+                        true => e,
+                        false => e.context(format!("checking scheme '{}'", s.label())),
+                    }
+                })?;
             }
         }
         Ok(schemes)
@@ -593,7 +598,10 @@ impl OutputArgs {
     /// renamed into place by its commit (`run`).
     pub fn claim_staged(&self, prefix: &str) -> anyhow::Result<OutputDir> {
         let out = match &self.out {
-            Some(dir) => OutputDir::claim_staged(dir, self.force)?,
+            Some(dir) => {
+                crate::usage::not_dash_dir(dir, "--out")?;
+                OutputDir::claim_staged(dir, self.force)?
+            }
             None => OutputDir::claim_staged_unique(Path::new("results"), prefix)?,
         };
         Ok(out)
@@ -604,7 +612,10 @@ impl OutputArgs {
     /// once never share it.
     pub fn claim(&self, prefix: &str) -> anyhow::Result<OutputDir> {
         let out = match &self.out {
-            Some(dir) => OutputDir::claim(dir, self.force)?,
+            Some(dir) => {
+                crate::usage::not_dash_dir(dir, "--out")?;
+                OutputDir::claim(dir, self.force)?
+            }
             None => OutputDir::create_unique(Path::new("results"), prefix)?,
         };
         Ok(out)

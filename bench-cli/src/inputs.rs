@@ -119,6 +119,16 @@ pub struct TraceFile {
     pub format: TraceFormat,
 }
 
+/// How the keys of a command's inputs are read, and so the files its schemes read
+/// (boundaries): the trace's key type, given or detected, else `--key-type`. `run` and `plan`
+/// both read them so, as `route` reads them by its own `--key-type`.
+pub fn key_type(trace: Option<&TraceInput>, read: &TraceArgs) -> KeyType {
+    match trace {
+        Some(t) => t.key_type,
+        None => KeyType::from_name(&read.key_type).unwrap_or_default(),
+    }
+}
+
 /// The recorded trace of a command: one file, or several read in order as one trace (see
 /// [`workloads::trace::files`]), each opened once to check it and learn its format and key
 /// type.

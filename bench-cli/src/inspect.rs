@@ -22,6 +22,9 @@ pub fn run(args: InspectArgs) -> Result<()> {
         .options(&args.trace, args.format)
         .map_err(crate::usage::usage)?;
     let shown = opts.shown();
+    if let Some(dir) = &args.out {
+        crate::usage::not_dash_dir(dir, "--out")?;
+    }
     let out = args
         .out
         .as_ref()

@@ -78,11 +78,12 @@ fn report(args: &cli::ReportArgs) -> anyhow::Result<()> {
 }
 
 /// The error and its causes, each said once: a cause whose text its context already quotes
-/// (an I/O error inside "cannot read trace 'F': ...") is not repeated.
+/// (an I/O error inside "cannot read trace 'F': ..."), also without its `(os error N)`
+/// ("cannot write 'F': No space left on device"), is not repeated.
 fn error_text(err: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in err.chain().map(|c| c.to_string()) {
-        if text.contains(&cause) {
+        if text.contains(&cause) || text.contains(without_os_error(&cause)) {
             continue;
         }
         if !text.is_empty() {
@@ -93,10 +94,50 @@ fn error_text(err: &anyhow::Error) -> String {
     text
 }
 
-/// A closed stdout (`shardlab run | head`) is not an error worth reporting.
+/// An I/O error's text without the ` (os error N)` that `std` appends.
+fn without_os_error(text: &str) -> &str {
+    match text.rfind(" (os error ") {
+        Some(at) if at > 0 && text.ends_with(')') => &text[..at],
+        _ => text,
+    }
+}
+
+/// A closed stdout (`shardlab run | head`, `shardlab route ... | head -1`) is not an error
+/// worth reporting: an I/O error of kind `BrokenPipe` anywhere in the chain, also inside a
+/// CSV writer's error.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || e.downcast_ref::<csv::Error>().is_some_and(
+                |e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
+            )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_pipe_inside_a_csv_error_counts_as_a_closed_stdout() {
+        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(is_broken_pipe(&anyhow::Error::new(csv::Error::from(io))));
+        let other = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!is_broken_pipe(&anyhow::Error::new(csv::Error::from(
+            other
+        ))));
+    }
+
+    #[test]
+    fn an_io_error_quoted_without_its_os_error_is_said_once() {
+        let io = std::io::Error::from_raw_os_error(28);
+        let err =
+            anyhow::Error::new(io).context("cannot write '/dev/full': No space left on device");
+        assert_eq!(
+            error_text(&err),
+            "cannot write '/dev/full': No space left on device"
+        );
+    }
 }

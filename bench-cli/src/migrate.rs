@@ -132,6 +132,9 @@ pub fn migrate(args: MigrateArgs) -> Result<()> {
         weights: None,
     };
     let scheme = spec.build(&ctx)?;
+    if let Change::Grow(m) = change {
+        spec.check_points(m)?;
+    }
     let keys = read_keys(&args.keys, args.key_bytes)?;
     let budget = args.step_bytes as u64;
     let name = spec.kind().name;

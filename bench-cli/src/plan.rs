@@ -17,7 +17,6 @@ use reports::Manifest;
 use schemes::SchemeSpec;
 use schemes::ShardCount;
 use serde::Serialize;
-use workloads::KeyType;
 
 use crate::cli::{InputArgs, OutputArgs, SchemeArgs, ThreadArgs, TraceArgs, INPUT, TRACE_READING};
 use crate::inputs::{input_checksums, workload_specs, Input, TraceInput};
@@ -124,12 +123,20 @@ pub fn plan(args: PlanArgs, options_given: &[String]) -> Result<()> {
     let started = Instant::now();
     let started_utc = now_utc();
     let cfg = plan_config(&args)?;
+    // The trace is opened first: its key type is how boundaries files are read, as in `run`.
+    let trace = TraceInput::open(&args.input, &args.read)?;
+    let key_type = crate::inputs::key_type(trace.as_ref(), &args.read);
     let schemes = args
         .schemes
-        .checked(&[ShardCount::new(1)?], KeyType::Bytes, None)?;
+        .checked(&[ShardCount::new(1)?], key_type, None)?;
     planning::check_schemes(&schemes).map_err(usage::config_is_usage)?;
+    if let Some(current) = args.current {
+        // The current layout is built before the trace is read: its points first.
+        for spec in schemes.iter().filter(|s| !s.is_changing()) {
+            spec.check_points(current.get())?;
+        }
+    }
     let window_ns = parse_duration_ns(&args.rate_window).map_err(usage::usage)?;
-    let trace = TraceInput::open(&args.input, &args.read)?;
     let inputs = plan_inputs(&args, trace.as_ref(), window_ns)?;
     let out = args.output.claim("plan-")?;
     let trace_checksum = trace.as_ref().map(TraceInput::spawn_checksum);

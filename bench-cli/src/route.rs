@@ -80,12 +80,18 @@ pub fn route(args: RouteArgs) -> Result<()> {
         key_type: KeyType::from_name(&args.key_type).unwrap_or_default(),
         weights: weights.as_deref(),
     };
+    // Refused before any key is read (exit 2: the command line alone decides).
+    Router::check(&schemes, &cfg).map_err(crate::usage::config_is_usage)?;
     // Standard input is spooled when it must be read more than once.
     let mut spool = None;
     let keys = match (&args.keys_file, args.keys.as_slice()) {
         (Some(path), _) => Keys::File(path),
         (None, [dash]) if dash == "-" => {
             if Router::needs_keys(&schemes, &cfg) {
+                // Registered before it exists: a signal removes it by its prefix (see
+                // `interrupt`), at any point of the copy and after.
+                let prefix = workloads::output::staging_prefix();
+                crate::interrupt::stage_prefixed(&workloads::trace::spool_dir(), &prefix);
                 spool = Some(workloads::trace::spool_stdin()?);
                 Keys::File(spool.as_ref().map(|s| s.path()).unwrap_or(Path::new("-")))
             } else {
@@ -161,8 +167,9 @@ fn for_each_key(
             let mut key = Vec::new();
             for (i, text) in given.iter().enumerate() {
                 key.clear();
+                // As keys from a file or stdin are read: u64 keys may be padded with spaces.
                 key_type
-                    .parse_into(text.as_bytes(), &mut key)
+                    .parse_written(text.as_bytes(), &mut key)
                     .map_err(|e| anyhow::anyhow!("key argument {} ('{text}'): {e}", i + 1))?;
                 f(text.as_bytes(), &key)?;
             }

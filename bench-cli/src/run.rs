@@ -33,10 +33,7 @@ pub fn run(
         )));
     }
     let trace = TraceInput::open(&args.input, &args.read)?;
-    let key_type = match &trace {
-        Some(t) => t.key_type,
-        None => KeyType::from_name(&args.read.key_type).unwrap_or_default(),
-    };
+    let key_type = crate::inputs::key_type(trace.as_ref(), &args.read);
     let RunSetup {
         schemes,
         sweep,
@@ -176,18 +173,29 @@ impl RunSetup {
             .map(schemes::weights::parse)
             .transpose()
             .map_err(crate::usage::config_is_usage)?;
-        let schemes = args
-            .schemes
-            .checked(&args.shards.0, key_type, weights.as_deref())?;
-        if let Some(warning) = args.schemes.without_warmup(&schemes) {
-            eprintln!("warning: {warning}");
-        }
         let sweep = args
             .shards
             .0
             .iter()
             .map(|&n| Ok((n, sweep::targets(n, args.grow.as_ref())?)))
             .collect::<Result<Vec<_>>>()?;
+        // Every growth target holds its points too: refused before any scheme is built (the
+        // shard counts themselves are checked as the schemes are built below).
+        for spec in SchemeSpec::parse_list(&args.schemes.schemes)? {
+            for (n, targets) in sweep.iter().filter(|_| !spec.is_changing()) {
+                for m in targets {
+                    spec.check_points(m.get()).with_context(|| {
+                        format!("the --grow target {m} of {n} shards (by default N+1)")
+                    })?;
+                }
+            }
+        }
+        let schemes = args
+            .schemes
+            .checked(&args.shards.0, key_type, weights.as_deref())?;
+        if let Some(warning) = args.schemes.without_warmup(&schemes) {
+            eprintln!("warning: {warning}");
+        }
         let base = ReplayConfig {
             window: args.window,
             warmup_fraction: args.schemes.warmup,

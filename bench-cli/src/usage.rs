@@ -63,3 +63,17 @@ pub fn config_is_usage(err: schemes::AnalysisError) -> anyhow::Error {
         other => other.into(),
     }
 }
+
+/// Refuses `-` as the output directory of `option`: elsewhere `-` is standard input or
+/// output, and a directory of files cannot be written there (what a command prints goes to
+/// standard output anyway). A directory named `-` is still `./-`.
+pub fn not_dash_dir(dir: &std::path::Path, option: &str) -> anyhow::Result<()> {
+    if dir.as_os_str() == "-" {
+        return Err(usage(format!(
+            "{option} - would be a directory named '-': {option} names a directory of files, \
+             which cannot go to standard output (what the command prints goes there already); give a \
+             directory (./- for one named '-') or leave {option} out"
+        )));
+    }
+    Ok(())
+}

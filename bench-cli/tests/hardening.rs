@@ -259,9 +259,9 @@ fn a_scheme_given_twice_and_an_empty_boundaries_file_are_refused() {
     let err = shardlab()
         .args(["run", "--schemes", "hash,hash"])
         .assert()
-        .failure();
+        .code(2);
     assert!(
-        stderr_of(&err).contains("scheme 'hash' is given twice"),
+        stderr_of(&err).contains("'hash': the scheme is given twice"),
         "{}",
         stderr_of(&err)
     );

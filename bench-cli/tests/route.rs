@@ -101,6 +101,6 @@ fn bad_input_gets_a_clear_error() {
     let dynamic = shardlab()
         .args(["route", "--schemes", "range-dynamic", "--shards", "4", "k"])
         .assert()
-        .code(1);
+        .code(2);
     assert!(stderr_of(&dynamic).contains("shardlab run"));
 }

@@ -92,13 +92,11 @@ impl Router {
         cfg.grow.is_some() || schemes.iter().any(SchemeSpec::needs_warmup)
     }
 
-    /// Builds every scheme for `cfg.shards` shards; `seen` are the routed keys (see
-    /// [`Router::needs_keys`]; empty when not needed).
-    pub fn build(
-        schemes: &[SchemeSpec],
-        cfg: &RouteConfig<'_>,
-        seen: SeenKeys,
-    ) -> Result<Router, AnalysisError> {
+    /// Checks what the command line alone decides, before any key is read: no scheme
+    /// changes its layout as a trace replays (a key would have no single owner), and no
+    /// scheme holds more than [`schemes::MAX_SCHEME_POINTS`] points on `cfg.shards` shards or
+    /// on the `--grow` target. [`Router::build`] checks it too.
+    pub fn check(schemes: &[SchemeSpec], cfg: &RouteConfig<'_>) -> Result<(), AnalysisError> {
         if let Some(dynamic) = schemes.iter().find(|s| s.is_changing()) {
             return Err(AnalysisError::Config(format!(
                 "scheme '{}' changes its layout while a trace replays, so a key has no single \
@@ -106,6 +104,23 @@ impl Router {
                 dynamic.label()
             )));
         }
+        for spec in schemes {
+            spec.check_points(cfg.shards)?;
+            if let Some(m) = cfg.grow {
+                spec.check_points(m)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds every scheme for `cfg.shards` shards; `seen` are the routed keys (see
+    /// [`Router::needs_keys`]; empty when not needed).
+    pub fn build(
+        schemes: &[SchemeSpec],
+        cfg: &RouteConfig<'_>,
+        seen: SeenKeys,
+    ) -> Result<Router, AnalysisError> {
+        Router::check(schemes, cfg)?;
         let warmup = seen.warmup.into_sorted();
         let ctx = BuildContext {
             shards: cfg.shards,
@@ -160,7 +175,7 @@ impl Router {
         if let Some(m) = self.grow {
             for s in &mut self.schemes {
                 match s.now.resize_refusal(m) {
-                    Some(why) => refusals.push(format!("scheme '{}': {why}", s.now.label())),
+                    Some(why) => refusals.push(naming_scheme(s.now.label(), why)),
                     None => {
                         s.after = Some(crate::metrics::remap::resized(
                             s.now.as_ref(),
@@ -194,6 +209,16 @@ impl Router {
             detail: s.now.detail(key),
             shard_after: s.after.as_ref().map(|a| a.shard_of(key)),
         }));
+    }
+}
+
+/// `why` naming the scheme `label` once: as it is when it starts with `scheme '<label>'`
+/// (most refusals do), else with that prefix.
+fn naming_scheme(label: &str, why: String) -> String {
+    if why.starts_with(&format!("scheme '{label}'")) {
+        why
+    } else {
+        format!("scheme '{label}': {why}")
     }
 }
 

@@ -201,6 +201,8 @@ impl<'a> SchemeSearch<'a> {
     pub fn layout_at(&self, shards: u32) -> Result<Box<dyn Partitioner>, AnalysisError> {
         match &self.current {
             Some(current) => {
+                // Grown by its own rule, the layout holds its points at `shards` too.
+                self.spec.check_points(shards)?;
                 engine::metrics::remap::resized(current.as_ref(), shards, self.traffic.counts())
             }
             None => self.build(shards),

@@ -118,6 +118,7 @@ static TOY: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[],
     needs_warmup: |_| false,
+    points: |_, _| schemes::Points::NONE,
     build: |spec, _| {
         Err(AnalysisError::Config(format!(
             "'{spec}' changes as events replay"

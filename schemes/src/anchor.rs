@@ -36,6 +36,11 @@ pub const KIND: SchemeKind = SchemeKind {
         "buckets A, the most shards the scheme can ever hold (default 1024, or 2N when larger)",
     )],
     needs_warmup: |_| false,
+    points: |spec, shards| {
+        let default = DEFAULT_CAPACITY.max(2 * u64::from(shards));
+        let capacity = crate::count_param(spec, "capacity", default);
+        crate::Points::new(capacity, "capacity: one bucket each", "a smaller capacity")
+    },
     build,
     changing: None,
 };

@@ -50,6 +50,15 @@ pub const KIND: SchemeKind = SchemeKind {
         ),
     ],
     needs_warmup: |_| false,
+    points: |spec, shards| {
+        let vnodes = crate::count_param(spec, "vnodes", DEFAULT_VNODES);
+        crate::Points::times_shards(
+            vnodes,
+            shards,
+            "vnodes x shards",
+            "fewer vnodes or fewer shards",
+        )
+    },
     build,
     changing: None,
 };

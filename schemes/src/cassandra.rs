@@ -65,6 +65,10 @@ pub const KIND: SchemeKind = SchemeKind {
         ("seed", "seed of the random tokens (default 0)"),
     ],
     needs_warmup: |_| false,
+    points: |spec, shards| {
+        let tokens = crate::count_param(spec, "num_tokens", DEFAULT_NUM_TOKENS);
+        crate::Points::times_shards(tokens, shards, "num_tokens x nodes", "fewer num_tokens or fewer shards")
+    },
     build,
     changing: None,
 };

@@ -25,6 +25,9 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("Couchbase vBuckets, libcouchbase hashing"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| {
+        crate::Points::new(1024u64.max(u64::from(shards)), "vBuckets", "fewer shards")
+    },
     build,
     changing: None,
 };

@@ -36,6 +36,7 @@ pub const KIND: SchemeKind = SchemeKind {
         "index.number_of_routing_shards, a multiple of N (default: what Elasticsearch 7+ computes)",
     )],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

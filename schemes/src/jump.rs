@@ -24,6 +24,7 @@ pub const KIND: SchemeKind = SchemeKind {
         "`xxh3` (default: keys hashed first) or `none` (--key-type u64 keys used as they are)",
     )],
     needs_warmup: |_| false,
+    points: |_, _| crate::Points::NONE,
     build,
     changing: None,
 };

@@ -44,6 +44,17 @@ pub const KIND: SchemeKind = SchemeKind {
         ),
     ],
     needs_warmup: |_| false,
+    points: |spec, shards| {
+        let brokers = spec
+            .get("brokers")
+            .map_or(0, |_| crate::count_param(spec, "brokers", 1));
+        let rf = crate::count_param(spec, "rf", 1);
+        crate::Points::new(
+            u64::from(shards).saturating_mul(rf).saturating_add(brokers),
+            "partitions x rf + brokers",
+            "fewer partitions, a smaller rf or fewer brokers",
+        )
+    },
     build,
     changing: None,
 };

@@ -65,8 +65,8 @@ pub mod twemproxy;
 pub mod vitess;
 pub mod weights;
 
-pub(crate) use kind::{check_shard_count, scan_every_shard, slice_bytes};
-pub use kind::{BuildContext, BuildFn, SchemeKind};
+pub(crate) use kind::{check_shard_count, count_param, scan_every_shard, slice_bytes};
+pub use kind::{BuildContext, BuildFn, Points, PointsFn, SchemeKind, MAX_SCHEME_POINTS};
 
 use workloads::{KeyType, Spec};
 
@@ -183,11 +183,12 @@ impl SchemeSpec {
             .collect::<Result<_, _>>()?;
         for (i, s) in schemes.iter().enumerate() {
             if schemes[..i].iter().any(|t| t.label() == s.label()) {
-                return Err(AnalysisError::Config(format!(
-                    "scheme '{}' is given twice in --schemes; each scheme is measured once \
-                     (give different parameters to compare variants)",
-                    s.label()
-                )));
+                return Err(s.spec.error(
+                    "the scheme is given twice in --schemes; each scheme is measured once (give \
+                     different parameters to compare variants)"
+                        .into(),
+                )
+                .into());
             }
         }
         Ok(schemes)
@@ -225,6 +226,7 @@ impl SchemeSpec {
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
         match &self.kind.changing {
             Some(sim) => {
+                self.check_points(ctx.shards)?;
                 weights::refuse(
                     ctx,
                     &self.label(),
@@ -246,9 +248,22 @@ impl SchemeSpec {
         (self.kind.needs_warmup)(&self.spec)
     }
 
-    /// Builds the partitioner for `ctx.shards` shards.
+    /// The points the scheme's layout holds on `shards` shards ([`SchemeKind::points`]).
+    pub fn points(&self, shards: u32) -> Points {
+        (self.kind.points)(&self.spec, shards)
+    }
+
+    /// Fails with a spec error when the layout on `shards` shards would hold more than
+    /// [`MAX_SCHEME_POINTS`] points. [`SchemeSpec::build`] checks it; callers check it too for
+    /// the shard counts a layout grows to, before growing it.
+    pub fn check_points(&self, shards: u32) -> Result<(), AnalysisError> {
+        self.points(shards).check(&self.spec, shards)
+    }
+
+    /// Builds the partitioner for `ctx.shards` shards, after checking its points.
     pub fn build(&self, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
         check_shard_count(ctx.shards)?;
+        self.check_points(ctx.shards)?;
         (self.kind.build)(&self.spec, ctx)
     }
 }

@@ -38,6 +38,7 @@ pub const KIND: SchemeKind = SchemeKind {
          or fnv1a_random",
     )],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

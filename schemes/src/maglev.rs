@@ -30,9 +30,18 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[(
         "table",
-        "table size M, a prime above the shard count, at most 16777216 (default 65537)",
+        "table size M, a prime above the shard count, at most 4194304 slots (the points a \
+         scheme may hold; default 65537)",
     )],
     needs_warmup: |_| false,
+    points: |spec, _| {
+        let table = crate::count_param(spec, "table", DEFAULT_TABLE);
+        crate::Points::new(
+            table,
+            "table slots",
+            "a smaller table (a prime above the shard count)",
+        )
+    },
     build,
     changing: None,
 };

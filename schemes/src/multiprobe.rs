@@ -34,6 +34,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[("probes", "probes per key, 1..=1024 (default 21)")],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

@@ -49,6 +49,15 @@ pub const KIND: SchemeKind = SchemeKind {
          (required)",
     )],
     needs_warmup: |_| false,
+    points: |_, shards| {
+        // At least 160 per server; the weights of the servers file are counted by `build`.
+        crate::Points::times_shards(
+            POINTS_PER_WEIGHT as u64,
+            shards,
+            "160 points x weight units",
+            "fewer shards or smaller weights",
+        )
+    },
     build,
     changing: None,
 };
@@ -198,6 +207,23 @@ impl NginxChashPartitioner {
         ids: Identities,
     ) -> Result<Self, AnalysisError> {
         let label = label.into();
+        // The weights come from the file: their points are counted here, before any is made.
+        let weight: u64 = ids
+            .ids()
+            .iter()
+            .filter_map(|&id| servers.get(id as usize))
+            .map(|s| u64::from(s.weight))
+            .sum();
+        let total = weight.saturating_mul(u64::from(POINTS_PER_WEIGHT));
+        if total > crate::MAX_SCHEME_POINTS {
+            return Err(AnalysisError::Config(format!(
+                "scheme '{label}': {} servers of {weight} weight units in all would hold {total} \
+                 points (160 x weight units), more than the {} a scheme may hold; give smaller \
+                 weights in the servers file or fewer shards",
+                ids.count(),
+                crate::MAX_SCHEME_POINTS
+            )));
+        }
         let mut points = Vec::new();
         for (shard, &id) in ids.ids().iter().enumerate() {
             let server = servers.get(id as usize).ok_or_else(|| {

@@ -35,6 +35,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("PostgreSQL 11+ hash partitioning"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, _| crate::Points::NONE,
     build,
     changing: None,
 };

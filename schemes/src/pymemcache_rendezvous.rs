@@ -29,6 +29,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("pymemcache 4.0 RendezvousHash"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

@@ -27,6 +27,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("python-memcached 1.62 client"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

@@ -43,6 +43,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("Redis 7.0 cluster slots"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, _| crate::Points::new(SLOTS as u64, "hash slots", ""),
     build,
     changing: None,
 };
@@ -51,6 +52,15 @@ pub const KIND: SchemeKind = SchemeKind {
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
     let why = "redis-cli --cluster create gives every master an equal slot range";
     weights::refuse(ctx, &spec.to_string(), why)?;
+    if ctx.shards as usize > SLOTS {
+        // Decided by the command line alone: a spec error, so a usage error to the CLI.
+        let message = format!(
+            "a Redis cluster has {SLOTS} slots, so at most {SLOTS} masters can own one (got {} \
+             shards); give at most {SLOTS} shards",
+            ctx.shards
+        );
+        return Err(spec.error(message).into());
+    }
     let cluster = RedisClusterPartitioner::created(spec.to_string(), ctx.shards)?;
     Ok(Box::new(cluster.with_key_type(ctx.key_type)))
 }

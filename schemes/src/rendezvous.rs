@@ -24,6 +24,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build,
     changing: None,
 };

@@ -35,6 +35,7 @@ pub const HASH_KIND: SchemeKind = SchemeKind {
     system: |_| Some("Vitess hash vindex"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build: |spec, ctx| build(spec, ctx, Vindex::Hash),
     changing: None,
 };
@@ -47,6 +48,7 @@ pub const XXHASH_KIND: SchemeKind = SchemeKind {
     system: |_| Some("Vitess xxhash vindex"),
     params: &[],
     needs_warmup: |_| false,
+    points: |_, shards| crate::Points::per_shard(shards),
     build: |spec, ctx| build(spec, ctx, Vindex::XxHash),
     changing: None,
 };

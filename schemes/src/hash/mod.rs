@@ -20,6 +20,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[],
     needs_warmup: |_| false,
+    points: |_, _| crate::Points::NONE,
     build,
     changing: None,
 };

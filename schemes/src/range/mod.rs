@@ -44,6 +44,19 @@ pub const KIND: SchemeKind = SchemeKind {
         GROW_PARAM,
     ],
     needs_warmup: learns_boundaries,
+    points: |spec, shards| match spec.get("boundaries") {
+        // The file's lines are the ranges; its size bounds them.
+        Some(_) => crate::Points::per_shard(shards),
+        None => {
+            let per_shard = crate::count_param(spec, "ranges_per_shard", DEFAULT_RANGES_PER_SHARD);
+            crate::Points::times_shards(
+                per_shard,
+                shards,
+                "ranges_per_shard x shards",
+                "fewer ranges_per_shard or fewer shards",
+            )
+        }
+    },
     build,
     changing: None,
 };

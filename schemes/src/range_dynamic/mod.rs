@@ -47,6 +47,10 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: PARAMS,
     needs_warmup: |_| false,
+    points: |spec, _| {
+        let presplit = crate::count_param(spec, "presplit", 1);
+        crate::Points::new(presplit, "presplit ranges", "a smaller presplit")
+    },
     build: |spec, _| {
         DynamicParams::parse(spec)?;
         Err(AnalysisError::Config(format!(

@@ -51,6 +51,16 @@ pub const KIND: SchemeKind = SchemeKind {
         GROW_PARAM,
     ],
     needs_warmup: |_| true,
+    points: |spec, shards| {
+        let buckets = crate::count_param(spec, "buckets", u64::from(shards).min(MAX_BUCKETS));
+        let per_shard = crate::count_param(spec, "ranges_per_shard", DEFAULT_RANGES_PER_SHARD);
+        let ranges = per_shard.saturating_mul(u64::from(shards));
+        crate::Points::new(
+            ranges.saturating_add(buckets),
+            "ranges_per_shard x shards + buckets",
+            "fewer ranges_per_shard, buckets or shards",
+        )
+    },
     build,
     changing: None,
 };

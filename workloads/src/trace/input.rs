@@ -242,14 +242,26 @@ impl Spool {
     }
 }
 
-/// Copies standard input to a temporary file, so that it can be read more than once.
+/// Where [`spool_stdin`] puts its file: the system's temporary directory.
+pub fn spool_dir() -> PathBuf {
+    std::env::temp_dir()
+}
+
+/// Copies standard input to a temporary file in [`spool_dir`], so that it can be read more
+/// than once. The file is named with [`crate::output::staging_prefix`] (`.shardlab-PID-`),
+/// so that a command stopped by a signal, which runs no destructor, can remove it by that
+/// prefix.
 pub fn spool_stdin() -> Result<Spool, WorkloadError> {
     let shown = PathBuf::from("<stdin>");
     let io_error = |source| WorkloadError::Io {
         path: shown.clone(),
         source,
     };
-    let mut file = tempfile::NamedTempFile::new().map_err(io_error)?;
+    let mut file = tempfile::Builder::new()
+        .prefix(&crate::output::staging_prefix())
+        .suffix(".spool")
+        .tempfile_in(spool_dir())
+        .map_err(io_error)?;
     io::copy(&mut io::stdin().lock(), file.as_file_mut()).map_err(io_error)?;
     io::Write::flush(file.as_file_mut()).map_err(io_error)?;
     Ok(Spool(file.into_temp_path()))

@@ -54,7 +54,7 @@ use vscsi::VscsiVersion;
 
 pub use self::csv::{Column, CsvColumns};
 pub use delimited::detect_delimiter;
-pub use input::{rereadable, spool_stdin, ByteTally, Compression};
+pub use input::{rereadable, spool_dir, spool_stdin, ByteTally, Compression};
 pub use invalid::{InvalidLog, InvalidPolicy};
 pub use ops::OpMap;
 pub use write::{OutputFile, TraceWriter, WriteOptions, WriteSummary};
