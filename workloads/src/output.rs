@@ -20,7 +20,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::trace::input::is_stdio;
 
 /// How an output path is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +79,11 @@ pub fn destination(path: &Path) -> io::Result<Destination> {
 /// after an interruption looks for it in [`Destination::staging_dir`].
 pub fn staging_prefix() -> String {
     format!(".shardlab-{}-", std::process::id())
+}
+
+/// True for the path `-`, which means standard input (or output).
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
 /// A new, empty temporary file in `dir`, named with [`staging_prefix`], with mode `0666`

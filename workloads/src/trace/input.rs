@@ -91,10 +91,7 @@ pub fn strip_compression(path: &Path) -> PathBuf {
     }
 }
 
-/// True for the path `-`, which means standard input (or output).
-pub fn is_stdio(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
+pub use crate::output::is_stdio;
 
 /// The decompressed bytes of a trace, with their first bytes at hand.
 pub struct Input {
