@@ -59,6 +59,9 @@ pub struct KeysArgs {
     /// Replace an existing output directory (once the new one is complete).
     #[arg(long)]
     pub force: bool,
+    /// Print nothing (the files are written all the same).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Runs `shardlab keys`.
@@ -97,7 +100,9 @@ pub fn keys(args: KeysArgs) -> Result<()> {
     let dir = out
         .commit()
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    print!("{}", report.report_md);
-    println!("\nwritten: {}", dir.display());
+    if !args.quiet {
+        print!("{}", report.report_md);
+        println!("\nwritten: {}", dir.display());
+    }
     Ok(())
 }

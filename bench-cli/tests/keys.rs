@@ -346,3 +346,11 @@ with open(sys.argv[1] + "/t.csv", "w", newline="") as f:
 fn figure_at(keys: &str, candidate: &str, metric: &str) -> f64 {
     figure(keys, candidate, "", metric)
 }
+
+#[test]
+fn quiet_keys_prints_nothing_and_writes_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shardlab(dir.path(), &["--candidates", "tenant", "--quiet"]).success();
+    assert!(out.get_output().stdout.is_empty());
+    assert!(dir.path().join("out/report.md").is_file());
+}
