@@ -553,8 +553,9 @@ fn check_count(path: &Path, line: u64, column: &str, n: u32) -> Result<(), Repor
 }
 
 fn read_metrics(path: &Path, bytes: &[u8]) -> Result<Vec<SummaryRow>, ReportError> {
-    csv_rows::parse::<SummaryRow>(path, bytes)?
-        .into_iter()
+    let rows = csv_rows::parse::<SummaryRow>(path, bytes)?;
+    crate::value_checks::check_summary(path, &rows)?;
+    rows.into_iter()
         .map(|l| {
             check_count(path, l.line, "shards", l.row.shards)?;
             check_count(path, l.line, "target_shards", l.row.target_shards)?;
@@ -622,11 +623,14 @@ fn check_shard(
 /// same load; the first is kept.
 fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError> {
     let rows = csv_rows::parse::<ShardRow>(path, bytes)?;
+    for l in &rows {
+        check_shard(path, l.line, (l.row.shard, l.row.shards), rows.len())?;
+    }
+    crate::value_checks::check_shards(path, &rows)?;
     let mut loads = Vec::new();
     let mut seen: HashMap<(String, String, u32, u32), ()> = HashMap::new();
     for l in &rows {
         let r = &l.row;
-        check_shard(path, l.line, (r.shard, r.shards), rows.len())?;
         if seen
             .insert(
                 (r.workload.clone(), r.scheme.clone(), r.shards, r.shard),
@@ -802,6 +806,70 @@ mod tests {
             err.contains("summary.csv:4:") && err.contains("'value'") && err.contains("lots"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn values_no_run_writes_are_refused_naming_file_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = |summary: &str, shards: &str, want: &[&str]| {
+            write_run(dir.path(), summary, shards, WINDOWS);
+            let err = RunData::load(dir.path()).unwrap_err().to_string();
+            for w in want {
+                assert!(err.contains(w), "want '{w}' in: {err}");
+            }
+        };
+        let lat = "w,hash,2,lookup_ns_p50,1e308,ns,3\n";
+        for (summary, want) in [
+            (
+                SUMMARY.replace("0.66", "-1e308"),
+                vec!["summary.csv:4:", "'value'", "at least 0"],
+            ),
+            (
+                SUMMARY.replace("0.66", "1.5"),
+                vec!["summary.csv:4:", "at most 1"],
+            ),
+            (
+                SUMMARY.replace("0.66", "NaN"),
+                vec!["summary.csv:4:", "finite"],
+            ),
+            (format!("{SUMMARY}{lat}"), vec!["summary.csv:5:", "1e12 ns"]),
+            (
+                format!("{SUMMARY}w,hash,2,remap_fraction,0.5,share,3\n"),
+                vec!["summary.csv:5:", "'metric'", "also on line 4"],
+            ),
+            (
+                SUMMARY.lines().next().unwrap().to_string() + "\n",
+                vec!["summary.csv:1:", "no rows"],
+            ),
+        ] {
+            refused(&summary, SHARDS, &want);
+        }
+        let header = SHARDS.lines().next().unwrap();
+        let first = SHARDS.lines().nth(1).unwrap();
+        let second = SHARDS.lines().nth(2).unwrap();
+        // A deleted row leaves a shard without its load; a duplicated one with other
+        // figures doubles it; a share above 1.
+        refused(
+            SUMMARY,
+            &format!("{header}\n{first}\n{first}\n"),
+            &["shards.csv:", "shard 1", "no row"],
+        );
+        refused(
+            SUMMARY,
+            &format!(
+                "{header}\n{first}\n{second}\n{}\n",
+                second.replace(",4,2,", ",9,2,")
+            ),
+            &["shards.csv:4:", "also on line 3"],
+        );
+        refused(
+            SUMMARY,
+            &SHARDS.replace("0.4\n", "1.4\n"),
+            &["shards.csv:3:", "request_share"],
+        );
+        // The same row twice (a sweep over targets writes each once per target) is read.
+        write_run(dir.path(), SUMMARY, &format!("{SHARDS}{second}\n"), WINDOWS);
+        assert!(RunData::load(dir.path()).is_ok());
     }
 
     #[test]

@@ -32,7 +32,7 @@ fn a_run_in_memory_is_the_model_its_written_files_read_back_into() {
         let mut results = common::results(variant);
         // Labels are trimmed when read back; a label with spaces around it must match.
         results[0].workload = format!("  {} ", results[0].workload);
-        results[1].schemes[0].scheme = " hash\t".into();
+        results[1].schemes[0].scheme = format!(" {}\t", results[1].schemes[0].scheme);
         let report = reports::RunReport {
             manifest: common::manifest(&results),
             results,

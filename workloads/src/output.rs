@@ -20,7 +20,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-
 /// How an output path is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
