@@ -91,10 +91,13 @@ pub fn check_summary(path: &Path, rows: &[Lined<SummaryRow>]) -> Result<(), Repo
     Ok(())
 }
 
+/// A cluster of `shards.csv`: workload, scheme and shard count.
+type Cluster<'a> = (&'a str, &'a str, u32);
+
 /// Checks the rows of `shards.csv` (see the module), after [`crate::data`] has checked each
 /// shard number against its cluster.
 pub fn check_shards(path: &Path, rows: &[Lined<ShardRow>]) -> Result<(), ReportError> {
-    let mut clusters: HashMap<(&str, &str, u32), Vec<Option<&Lined<ShardRow>>>> = HashMap::new();
+    let mut clusters: HashMap<Cluster<'_>, Vec<Option<&Lined<ShardRow>>>> = HashMap::new();
     for l in rows {
         let r = &l.row;
         if let Some(share) = r.request_share {
