@@ -88,9 +88,18 @@ pub fn refuse(ctx: &BuildContext<'_>, label: &str, why: &str) -> Result<(), Anal
     }
 }
 
-/// Parses `--weights`: a comma-separated list (`1,2,2`) or a file with one weight per line.
-/// Errors say which weight (or which line of the file) is wrong.
+/// Parses `--weights`: a comma-separated list (`1,2,2`) or a file with one weight per line
+/// (at least one). Errors say which weight (or which line of the file) is wrong. Weights are
+/// relative: they come back divided by the largest, so that sums of them stay finite
+/// (`1e308` four times is four equal shards).
 pub fn parse(text: &str) -> Result<Vec<f64>, AnalysisError> {
+    let weights = parse_raw(text)?;
+    let largest = weights.iter().copied().fold(0.0, f64::max);
+    Ok(weights.into_iter().map(|w| w / largest).collect())
+}
+
+/// [`parse`] before the weights are divided by the largest.
+fn parse_raw(text: &str) -> Result<Vec<f64>, AnalysisError> {
     let path = Path::new(text);
     let looks_like_list = text
         .chars()
@@ -118,6 +127,14 @@ pub fn parse(text: &str) -> Result<Vec<f64>, AnalysisError> {
     })?;
     // A byte order mark (an editor may add one) is not part of the first weight.
     let body = body.strip_prefix('\u{feff}').unwrap_or(&body);
+    if body.trim().is_empty() {
+        return Err(AnalysisError::Boundaries {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the weights file is empty; give one weight per line, one line per shard"
+                .into(),
+        });
+    }
     body.lines()
         .enumerate()
         .map(|(i, line)| {
@@ -147,7 +164,9 @@ mod tests {
 
     #[test]
     fn weights_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
-        assert_eq!(parse("1,2, 2.5").unwrap(), [1.0, 2.0, 2.5]);
+        // Relative: divided by the largest.
+        assert_eq!(parse("1,2, 2.5").unwrap(), [0.4, 0.8, 1.0]);
+        assert_eq!(parse("1e308,1e308,1e308,1e308").unwrap(), [1.0; 4]);
         let err = parse("1,x").unwrap_err().to_string();
         assert!(
             err.contains("weight 2: 'x' is not a number above 0"),
@@ -159,10 +178,13 @@ mod tests {
         std::fs::write(&file, "1\n3\n-1\n").unwrap();
         let err = parse(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(err.contains("w.txt:3: bad weight: '-1'"), "{err}");
-        std::fs::write(&file, "1\r\n3\n").unwrap();
-        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
-        std::fs::write(&file, "\u{feff}1\r\n3\n").unwrap();
-        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
+        std::fs::write(&file, "1\r\n4\n").unwrap();
+        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [0.25, 1.0]);
+        std::fs::write(&file, "\n").unwrap();
+        let err = parse(file.to_str().unwrap()).unwrap_err().to_string();
+        assert!(err.contains("w.txt:1: ") && err.contains("empty"), "{err}");
+        std::fs::write(&file, "\u{feff}1\r\n4\n").unwrap();
+        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [0.25, 1.0]);
     }
 
     #[test]

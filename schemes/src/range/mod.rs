@@ -88,8 +88,8 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
             let per_shard = spec.u64_at_least("ranges_per_shard", DEFAULT_RANGES_PER_SHARD, 1)?;
             match super::weights::Weights::for_context(ctx)?.get() {
                 Some(weights) => {
-                    let splits = weighted_quantile_splits(ctx.warmup_keys, per_shard, weights);
-                    RangePartitioner::from_splits(label, ctx.shards, splits)?
+                    let (starts, owners) = weighted_layout(ctx.warmup_keys, per_shard, weights);
+                    RangePartitioner::with_shard_count(label, ctx.shards, starts, owners)?
                 }
                 None => RangePartitioner::learn(label, ctx.shards, per_shard, ctx.warmup_keys)?,
             }
@@ -704,26 +704,43 @@ fn quantile_splits(keys: &[Vec<u8>], ranges: u64) -> Vec<Vec<u8>> {
     distinct_splits(keys, picks)
 }
 
-/// Split keys for `per_shard` ranges per shard (weights are given per shard) such that each
-/// shard's ranges together hold its weight's share of the distinct `keys`: range `r` of
-/// shard `s` starts at the quantile `(w_0 + ... + w_(s-1) + w_s r / R) / W`. Owners stay
-/// contiguous (range `i` on shard `i / R`), so boundaries follow the weighted load.
-fn weighted_quantile_splits(keys: &[Vec<u8>], per_shard: u64, weights: &[f64]) -> Vec<Vec<u8>> {
-    let (len, total) = (keys.len(), weights.iter().sum::<f64>());
-    if len == 0 {
-        return Vec::new();
+/// Starts and owners of `per_shard` ranges per shard (weights are given per shard) such that
+/// each shard's ranges together hold its weight's share of the distinct `keys`: range `r` of
+/// shard `s` starts at the quantile `(w_0 + ... + w_(s-1) + w_s r / R) / W` and belongs to
+/// `s`. Where several starts fall on the same key, the ranges before the last are empty and
+/// the key's range belongs to the last one's shard, so a shard of a tiny weight may own no
+/// key at all (and never takes another shard's). Weights are divided by the largest first,
+/// so that their sum stays finite.
+fn weighted_layout(
+    keys: &[Vec<u8>],
+    per_shard: u64,
+    weights: &[f64],
+) -> (Vec<Vec<u8>>, Vec<ShardId>) {
+    let (mut starts, mut owners) = (vec![Vec::new()], vec![0]);
+    let largest = weights.iter().copied().fold(0.0, f64::max);
+    if keys.is_empty() || largest <= 0.0 {
+        return (starts, owners);
     }
-    let mut picks = Vec::with_capacity(weights.len() * per_shard as usize);
+    let weights: Vec<f64> = weights.iter().map(|w| w / largest).collect();
+    let (len, total) = (keys.len(), weights.iter().sum::<f64>());
     let mut before = 0.0;
-    for w in weights {
+    for (shard, w) in weights.iter().enumerate() {
         for r in 0..per_shard {
             let quantile = (before + w * r as f64 / per_shard as f64) / total;
-            picks.push(((quantile * len as f64) as usize).min(len - 1));
+            let key = &keys[((quantile * len as f64) as usize).min(len - 1)];
+            // Quantiles go up, so keys do: a key no greater than the last start is that start.
+            if starts.last().is_some_and(|last| key <= last) {
+                if let Some(owner) = owners.last_mut() {
+                    *owner = shard as ShardId;
+                }
+            } else {
+                starts.push(key.clone());
+                owners.push(shard as ShardId);
+            }
         }
         before += w;
     }
-    // The first range starts at the empty key, not at a split.
-    distinct_splits(keys, picks.into_iter().skip(1))
+    (starts, owners)
 }
 
 /// The keys at `picks`, in order, leaving out repeats and the empty key (ranges stay
@@ -812,6 +829,41 @@ mod tests {
         let mut out = ShardSet::new(p.shard_count());
         p.scan_shards(&u(a), &u(b), &mut out);
         out.iter().collect()
+    }
+
+    /// The share of `keys` each of the shards of `weights` gets under learned `range`.
+    fn weighted_shares(weights: &[f64], keys: &[Vec<u8>]) -> Vec<f64> {
+        let ctx = BuildContext {
+            shards: weights.len() as u32,
+            warmup_keys: keys,
+            key_type: KeyType::U64,
+            weights: Some(weights),
+        };
+        let p = super::super::SchemeSpec::parse_list("range").unwrap()[0]
+            .build(&ctx)
+            .unwrap();
+        let mut counts = vec![0usize; weights.len()];
+        keys.iter()
+            .for_each(|k| counts[p.shard_of(k) as usize] += 1);
+        counts
+            .iter()
+            .map(|&c| c as f64 / keys.len() as f64)
+            .collect()
+    }
+
+    #[test]
+    fn weights_of_any_ratio_give_each_shard_its_share_and_a_tiny_weight_nothing() {
+        let keys: Vec<Vec<u8>> = (0..20_000).map(u).collect();
+        let shares = weighted_shares(&[1.0, 1.0, 1.0, 3.0], &keys);
+        for (s, want) in shares.iter().zip([1.0 / 6.0, 1.0 / 6.0, 1.0 / 6.0, 0.5]) {
+            assert!((s - want).abs() < 0.01, "{shares:?}");
+        }
+        // Past the key granularity a shard of a tiny weight owns nothing; it never takes
+        // another shard's keys (the ranges used to shift to the wrong owners: 25/25/25/25).
+        let shares = weighted_shares(&[1.0, 1.0, 1.0, 1e6], &keys);
+        assert!(shares[3] > 0.999, "{shares:?}");
+        let shares = weighted_shares(&[1e-300, 1.0], &keys);
+        assert_eq!(shares, [0.0, 1.0]);
     }
 
     /// Splits 10, 20, ..., 70 (u64 keys) give 8 ranges; on 4 shards that is 2 per shard.
