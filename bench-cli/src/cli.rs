@@ -24,7 +24,8 @@ pub struct TraceArgs {
     pub key_type: String,
 
     /// csv: the key column, by header name or 1-based number (default `key`, or 1 without a
-    /// header).
+    /// header); or a candidate key of a multi-column trace (`tenant,user`, `hashed(user)`),
+    /// as `shardlab keys` measures it.
     #[arg(long, value_name = "COL", value_parser = parse_column)]
     pub key_col: Option<Column>,
 

@@ -40,12 +40,15 @@ impl Input {
             label: t.label.clone(),
             description: trace_description(&t.label, &formats),
             key_type: t.key_type,
-            open: trace_source::opener(
-                t.files.iter().map(|f| f.opts.clone()).collect(),
-                t.key_type,
-                t.len_hint,
-                t.take_first(),
-            ),
+            open: match &t.candidate {
+                Some(candidate) => candidate_opener(candidate.clone(), t.take_first()),
+                None => trace_source::opener(
+                    t.files.iter().map(|f| f.opts.clone()).collect(),
+                    t.key_type,
+                    t.len_hint,
+                    t.take_first(),
+                ),
+            },
         }
     }
 
@@ -68,6 +71,18 @@ impl Input {
             open: &*self.open,
         }
     }
+}
+
+/// Opens a candidate-keyed trace: `first` (the stream opened to check it) once, then the file
+/// again.
+fn candidate_opener(candidate: Candidate, first: Option<Box<dyn EventSource>>) -> Opener {
+    let first = Mutex::new(first);
+    Box::new(
+        move || match first.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(source) => Ok(source),
+            None => candidate.open(),
+        },
+    )
 }
 
 /// How a recorded trace is described in reports: its label and its files' formats (in
@@ -145,6 +160,40 @@ pub struct TraceInput {
     first: Mutex<Option<Box<dyn EventSource>>>,
     /// The bytes `first` read, when the trace is one regular file.
     first_tally: Option<ByteTally>,
+    /// The candidate key of a multi-column trace (`--key-col tenant,user`), read by
+    /// [`shardkeys::events::CandidateEvents`].
+    candidate: Option<Candidate>,
+}
+
+/// A multi-column trace keyed by a candidate: its file, the candidate and how ops are read.
+#[derive(Clone)]
+pub(crate) struct Candidate {
+    path: PathBuf,
+    key: String,
+    op_col: String,
+    op_map: workloads::trace::OpMap,
+}
+
+impl Candidate {
+    /// The candidate `--key-col` names, when it is one: several columns (`tenant,user`) or a
+    /// hashed one (`hashed(user)`); a single plain column is read as ever.
+    pub(crate) fn of(read: &TraceArgs) -> Option<String> {
+        match &read.key_col {
+            Some(workloads::trace::Column::Name(n)) if n.contains(',') || n.contains("hashed(") => {
+                Some(n.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn open(&self) -> Result<Box<dyn EventSource>, workloads::WorkloadError> {
+        shardkeys::events::CandidateEvents::open(&self.path, &self.key, &self.op_col, &self.op_map)
+            .map(|e| Box::new(e) as Box<dyn EventSource>)
+            .map_err(|e| workloads::WorkloadError::Trace {
+                path: self.path.clone(),
+                message: e.to_string(),
+            })
+    }
 }
 
 impl TraceInput {
@@ -156,6 +205,9 @@ impl TraceInput {
             return Ok(None);
         }
         let paths = workloads::trace::files::expand(&input.trace).map_err(crate::usage::usage)?;
+        if let Some(key) = Candidate::of(read) {
+            return Self::open_candidate(input, read, paths, key).map(Some);
+        }
         let all = 0..paths.len();
         Self::open_files(input, read, paths, all).map(Some)
     }
@@ -250,6 +302,71 @@ impl TraceInput {
             len_hint,
             first: Mutex::new(first),
             first_tally,
+            candidate: None,
+        })
+    }
+
+    /// One multi-column trace file (CSV with a header, or Parquet) keyed by the candidate
+    /// `key`: its events are the requests each operation makes under the candidate.
+    fn open_candidate(
+        input: &InputArgs,
+        read: &TraceArgs,
+        paths: Vec<PathBuf>,
+        key: String,
+    ) -> Result<TraceInput> {
+        let usage = crate::usage::usage;
+        let [path] = paths.as_slice() else {
+            return Err(usage(format!(
+                "--key-col '{key}' (a candidate key of a multi-column trace) reads one trace \
+                 file, not {}",
+                paths.len()
+            )));
+        };
+        if !workloads::trace::rereadable(path) {
+            return Err(usage(format!(
+                "--key-col '{key}' reads a multi-column trace from a regular file, not '{}'",
+                path.display()
+            )));
+        }
+        let op_col = match &read.op_col {
+            None => "op".to_string(),
+            Some(workloads::trace::Column::Name(n)) => n.clone(),
+            Some(workloads::trace::Column::Index(i)) => {
+                return Err(usage(format!(
+                    "--op-col {i}: a multi-column trace names its operation column by its \
+                     header name"
+                )))
+            }
+        };
+        let op_map = match &read.op_map {
+            Some(map) => workloads::trace::OpMap::parse(map).map_err(usage)?,
+            None => Default::default(),
+        };
+        let candidate = Candidate {
+            path: path.clone(),
+            key,
+            op_col,
+            op_map,
+        };
+        let first = candidate.open().map_err(|e| match e {
+            workloads::WorkloadError::Trace { message, .. } if message.contains("--") => {
+                usage(message)
+            }
+            other => other.into(),
+        })?;
+        let opts = read.options(path, input.format).map_err(usage)?;
+        Ok(TraceInput {
+            label: format!("{} by {}", path.display(), candidate.key),
+            files: vec![TraceFile {
+                given: path.clone(),
+                opts,
+                format: TraceFormat::Csv,
+            }],
+            key_type: KeyType::Bytes,
+            len_hint: None,
+            first: Mutex::new(Some(first)),
+            first_tally: None,
+            candidate: Some(candidate),
         })
     }
 

@@ -36,6 +36,12 @@ pub fn run_part(args: &RunArgs, part: PartIndex) -> Result<()> {
             "--part needs --out DIR: the directory of this part's partial result",
         ));
     }
+    if let Some(key) = crate::inputs::Candidate::of(&args.read) {
+        return Err(usage(format!(
+            "--part cannot cut a multi-column trace keyed by the candidate '{key}'; run it \
+             whole"
+        )));
+    }
     let files = workloads::trace::files::expand(&args.input.trace).map_err(usage)?;
     let sizes = files
         .iter()

@@ -354,3 +354,114 @@ fn quiet_keys_prints_nothing_and_writes_every_file() {
     assert!(out.get_output().stdout.is_empty());
     assert!(dir.path().join("out/report.md").is_file());
 }
+
+#[test]
+fn run_with_a_compound_key_col_measures_the_candidate_as_keys_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // No moves: a key change is one request set in keys, two puts in run.
+    cli(
+        d,
+        &[
+            "gen",
+            "orders:moves=0",
+            "--events",
+            "30000",
+            "-q",
+            "-o",
+            "o.csv",
+        ],
+    )
+    .success();
+    cli(
+        d,
+        &[
+            "gen",
+            "orders:moves=0",
+            "--events",
+            "30000",
+            "-q",
+            "-o",
+            "o.parquet",
+        ],
+    )
+    .success();
+    cli(
+        d,
+        &[
+            "keys",
+            "--trace",
+            "o.csv",
+            "--candidates",
+            "tenant,user; hashed(order)",
+            "--schemes",
+            "hash",
+            "--shards",
+            "16",
+            "--out",
+            "k",
+            "-q",
+        ],
+    )
+    .success();
+    let keys = std::fs::read_to_string(d.join("k/keys.csv")).unwrap();
+    for (candidate, trace, out) in [
+        ("tenant,user", "o.csv", "r1"),
+        ("tenant,user", "o.parquet", "r2"),
+        ("hashed(order)", "o.csv", "r3"),
+    ] {
+        cli(
+            d,
+            &[
+                "run",
+                "--trace",
+                trace,
+                "--key-col",
+                candidate,
+                "--schemes",
+                "hash",
+                "--shards",
+                "16",
+                "--no-latency",
+                "-q",
+                "--out",
+                out,
+            ],
+        )
+        .success();
+        let summary = std::fs::read_to_string(d.join(out).join("summary.csv")).unwrap();
+        let mut r = csv::Reader::from_reader(summary.as_bytes());
+        let row = r
+            .records()
+            .map(|rec| rec.unwrap())
+            .find(|rec| &rec[1] == "hash" && &rec[3] == "hottest_shard_share")
+            .unwrap();
+        assert_eq!(&row[0], format!("{trace} by {candidate}"));
+        let value: f64 = row[4].parse().unwrap();
+        assert_eq!(
+            value,
+            figure(&keys, candidate, "hash", "hottest_shard_share"),
+            "{candidate} {trace}: {row:?}"
+        );
+    }
+    let out = cli(
+        d,
+        &[
+            "run",
+            "--trace",
+            "o.csv",
+            "--key-col",
+            "tenant,nope",
+            "--schemes",
+            "hash",
+            "--no-latency",
+            "-q",
+            "--out",
+            "bad",
+        ],
+    )
+    .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("--key-col") && err.contains("'nope'"), "{err}");
+    assert!(!d.join("bad").exists());
+}

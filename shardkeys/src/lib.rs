@@ -4,9 +4,11 @@
 
 pub mod candidate;
 mod error;
+pub mod events;
 mod figures;
 mod options;
 mod recommend;
+mod targeting;
 pub mod trace;
 
 use std::collections::HashMap;
@@ -20,6 +22,8 @@ pub use error::KeysError;
 use figures::{share, KeyStats, Routing};
 pub use options::Options;
 pub use recommend::Recommendation;
+use targeting::{full_key, new_key, target};
+pub use targeting::{request, Request};
 use trace::{CsvTrace, Pred, Row};
 
 /// What `shardlab keys` writes.
@@ -40,79 +44,6 @@ struct Seen {
     count: u64,
     first_row: u64,
     shown: Box<str>,
-}
-
-/// The full key of `cand` from `preds` when every key column is an equality, into `out`.
-fn full_key(cand: &Candidate, preds: &[Pred], out: &mut Vec<u8>) -> bool {
-    out.clear();
-    for p in &cand.parts {
-        match &preds[p.col] {
-            Pred::Eq(v) => push_part(p.hashed, v, out),
-            _ => return false,
-        }
-    }
-    true
-}
-
-fn push_part(hashed: bool, value: &[u8], out: &mut Vec<u8>) {
-    if hashed {
-        out.extend_from_slice(&candidate::hashed_component(value));
-    } else {
-        out.extend_from_slice(value);
-    }
-}
-
-/// Adds to `out` the shards an operation with `preds` contacts under `scheme` for `cand`:
-/// the owner of the key when every key column is an equality; else, after the longest prefix
-/// of equalities, a scan of the range the next column allows (its `[c, c_end)` when it is
-/// an unhashed range, every key with the prefix otherwise); every shard when the first key
-/// column is not constrained.
-fn target(scheme: &dyn Partitioner, cand: &Candidate, preds: &[Pred], out: &mut ShardSet) {
-    let mut prefix = Vec::new();
-    for p in &cand.parts {
-        match &preds[p.col] {
-            Pred::Eq(v) => push_part(p.hashed, v, &mut prefix),
-            Pred::Range(lo, hi) if !p.hashed => {
-                let (mut start, mut end) = (prefix.clone(), prefix);
-                start.extend_from_slice(lo);
-                end.extend_from_slice(hi);
-                scheme.scan_shards(&start, &end, out);
-                return;
-            }
-            _ => {
-                match successor(&prefix) {
-                    Some(end) if !prefix.is_empty() => scheme.scan_shards(&prefix, &end, out),
-                    _ => out.insert_all(scheme.shard_count()),
-                }
-                return;
-            }
-        }
-    }
-    out.insert(scheme.shard_of(&prefix));
-}
-
-/// The least byte string greater than every string that starts with `prefix`.
-fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let last = prefix.iter().rposition(|&b| b != 0xFF)?;
-    let mut end = prefix[..=last].to_vec();
-    end[last] += 1;
-    Some(end)
-}
-
-/// The key after a write's changes, when it changes a key column and gives every one.
-fn new_key(cand: &Candidate, row: &Row, out: &mut Vec<u8>) -> Option<bool> {
-    let changed = cand.parts.iter().any(|p| row.new[p.col].is_some());
-    if !changed {
-        return Some(false);
-    }
-    out.clear();
-    for p in &cand.parts {
-        match (&row.new[p.col], &row.preds[p.col]) {
-            (Some(v), _) | (None, Pred::Eq(v)) => push_part(p.hashed, v, out),
-            _ => return None,
-        }
-    }
-    Some(true)
 }
 
 /// Runs the analysis of the CSV trace at `path`.
@@ -228,9 +159,10 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<KeysReport, KeysError> {
     while trace.next_row(&mut row)? {
         for (c, cand) in cands.iter().enumerate() {
             let moved = !row.read && new_key(cand, &row, &mut key) == Some(true);
+            let req = request(cand, &row.preds);
             for (s, scheme) in built[c].iter().enumerate() {
                 set.clear();
-                target(scheme.as_ref(), cand, &row.preds, &mut set);
+                target(scheme.as_ref(), &req, &mut set);
                 if moved {
                     set.insert(scheme.shard_of(&key));
                 }
@@ -418,6 +350,7 @@ fn csv_field(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::targeting::successor;
 
     #[test]
     fn successor_skips_trailing_ff_bytes() {
