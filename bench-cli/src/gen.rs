@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use workloads::output::{destination, staging_prefix, Destination};
-use workloads::table::parquet::ParquetTableWriter;
+use workloads::table::parquet::{ColumnKind, ParquetTableWriter};
 use workloads::table::TableSpec;
 use workloads::trace::OutputFile;
 use workloads::trace::{self, input::is_stdio, TraceFormat, TraceWriter, WriteOptions};
@@ -88,9 +88,10 @@ fn gen_table(args: &GenArgs) -> Result<()> {
     let write_error = |e: String| anyhow::anyhow!("cannot write '{}': {e}", args.out.display());
     let file = OutputFile::create(&args.out)?;
     let mut out = match parquet {
-        true => {
-            TableOut::Parquet(ParquetTableWriter::new(file, spec.columns()).map_err(write_error)?)
-        }
+        true => TableOut::Parquet(
+            ParquetTableWriter::new(file, spec.columns(), &table_kinds(spec.columns()))
+                .map_err(write_error)?,
+        ),
         false => TableOut::Csv(file, spec.columns().join(",") + "\n"),
     };
     let bar = events_bar(args.quiet, spec.label(), Some(args.events));
@@ -101,7 +102,7 @@ fn gen_table(args: &GenArgs) -> Result<()> {
         let before = written;
         for row in rows.iter().take((args.events - written) as usize) {
             match &mut out {
-                TableOut::Parquet(table) => table.push(row).map_err(write_error)?,
+                TableOut::Parquet(table) => table.push_row(row).map_err(write_error)?,
                 TableOut::Csv(_, text) => push_csv_row(text, row),
             }
             written += 1;
@@ -131,6 +132,13 @@ fn gen_table(args: &GenArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The kinds of a multi-column workload's columns: `op` text, the others integers.
+fn table_kinds(columns: &[&str]) -> Vec<ColumnKind> {
+    let mut kinds = vec![ColumnKind::Int; columns.len()];
+    kinds[0] = ColumnKind::Text;
+    kinds
 }
 
 /// Appends `row` to `text` as a CSV line.

@@ -1,7 +1,7 @@
 //! Multi-column traces as Parquet files (the `parquet` crate of arrow-rs): read row group by
 //! row group as text cells ([`ParquetRows`]), so that a Parquet trace is read exactly as the
-//! same trace in CSV; written by `shardlab gen` for a multi-column workload
-//! ([`ParquetTableWriter`]).
+//! same trace in CSV; written by `shardlab gen` for a multi-column workload and by `shardlab
+//! convert` for a CSV table ([`ParquetTableWriter`]).
 //!
 //! Columns must be flat (no groups or lists) of integer types (INT32, INT64, with or without
 //! a logical integer, timestamp or date type: their stored number) or of strings (BYTE_ARRAY
@@ -124,20 +124,59 @@ impl ParquetRows {
     }
 }
 
-/// Writes the rows of a multi-column workload as Parquet: `op` a required string, every data
-/// column an optional INT64 (a `None` cell is null); zstd-compressed row groups of 65,536 rows.
+/// The type a column is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// An optional INT64.
+    Int,
+    /// An optional UTF8 string.
+    Text,
+}
+
+/// One cell of a row being written; `None` in a row is null.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell<'a> {
+    /// An integer (for an [`ColumnKind::Int`] column).
+    Int(i64),
+    /// A string (for a [`ColumnKind::Text`] column).
+    Text(&'a str),
+}
+
+/// The cells of one column buffered for the row group being written.
+enum Column {
+    Int(Vec<i64>, Vec<i16>),
+    Text(Vec<ByteArray>, Vec<i16>),
+}
+
+/// Writes rows as Parquet: every column optional (a `None` cell is null), of the kinds
+/// given; zstd-compressed row groups of 65,536 rows.
 pub struct ParquetTableWriter<W: Write + Send> {
     writer: SerializedFileWriter<W>,
-    ops: Vec<ByteArray>,
-    cells: Vec<Vec<Option<u64>>>,
+    columns: Vec<Column>,
+    rows: usize,
 }
 
 impl<W: Write + Send> ParquetTableWriter<W> {
-    /// Starts writing the columns `columns` (`op` first) to `out`.
-    pub fn new(out: W, columns: &[&str]) -> Result<Self, String> {
-        let mut schema = String::from("message rows {\n  required binary op (UTF8);\n");
-        for c in &columns[1..] {
-            schema.push_str(&format!("  optional int64 {c};\n"));
+    /// Starts writing the columns `names` of `kinds` to `out`.
+    pub fn new(out: W, names: &[&str], kinds: &[ColumnKind]) -> Result<Self, String> {
+        let mut schema = String::from("message rows {\n");
+        for (name, kind) in names.iter().zip(kinds) {
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
+                return Err(format!(
+                    "column '{name}': Parquet columns written here are named with letters, \
+                     digits and '_'"
+                ));
+            }
+            schema.push_str(match kind {
+                ColumnKind::Int => "  optional int64 ",
+                ColumnKind::Text => "  optional binary ",
+            });
+            schema.push_str(name);
+            schema.push_str(if *kind == ColumnKind::Text {
+                " (UTF8);\n"
+            } else {
+                ";\n"
+            });
         }
         schema.push('}');
         let schema = Arc::new(parse_message_type(&schema).map_err(|e| e.to_string())?);
@@ -146,49 +185,91 @@ impl<W: Write + Send> ParquetTableWriter<W> {
             .build();
         let writer =
             SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(|e| e.to_string())?;
+        let columns = kinds
+            .iter()
+            .map(|k| match k {
+                ColumnKind::Int => Column::Int(Vec::new(), Vec::new()),
+                ColumnKind::Text => Column::Text(Vec::new(), Vec::new()),
+            })
+            .collect();
         Ok(ParquetTableWriter {
             writer,
-            ops: Vec::new(),
-            cells: vec![Vec::new(); columns.len() - 1],
+            columns,
+            rows: 0,
         })
     }
 
-    /// Adds `row`, writing a row group when one is full.
-    pub fn push(&mut self, row: &Row) -> Result<(), String> {
-        self.ops.push(ByteArray::from(row.op));
-        for (column, cell) in self.cells.iter_mut().zip(&row.cells) {
-            column.push(*cell);
+    /// Adds a row of one cell per column (of its column's kind), writing a row group when one
+    /// is full.
+    pub fn push(&mut self, cells: &[Option<Cell<'_>>]) -> Result<(), String> {
+        if cells.len() != self.columns.len() {
+            return Err(format!(
+                "{} cells for {} columns",
+                cells.len(),
+                self.columns.len()
+            ));
         }
-        if self.ops.len() >= ROW_GROUP_ROWS {
+        for (column, cell) in self.columns.iter_mut().zip(cells) {
+            match (column, cell) {
+                (Column::Int(values, defs), Some(Cell::Int(v))) => {
+                    values.push(*v);
+                    defs.push(1);
+                }
+                (Column::Text(values, defs), Some(Cell::Text(t))) => {
+                    values.push(ByteArray::from(*t));
+                    defs.push(1);
+                }
+                (Column::Int(_, defs) | Column::Text(_, defs), None) => defs.push(0),
+                _ => return Err("a cell of another kind than its column".into()),
+            }
+        }
+        self.rows += 1;
+        if self.rows >= ROW_GROUP_ROWS {
             self.flush()?;
         }
         Ok(())
     }
 
+    /// Adds a row of a multi-column workload: `op`, then its integer cells.
+    pub fn push_row(&mut self, row: &Row) -> Result<(), String> {
+        let mut cells = Vec::with_capacity(row.cells.len() + 1);
+        cells.push(Some(Cell::Text(row.op)));
+        for cell in &row.cells {
+            let v = cell.map(|v| i64::try_from(v).map_err(|_| format!("{v} is past i64")));
+            cells.push(v.transpose()?.map(Cell::Int));
+        }
+        self.push(&cells)
+    }
+
     /// Writes the rows pushed so far as one row group.
     fn flush(&mut self) -> Result<(), String> {
-        if self.ops.is_empty() {
+        if self.rows == 0 {
             return Ok(());
         }
         let e = |e: parquet::errors::ParquetError| e.to_string();
         let mut group = self.writer.next_row_group().map_err(e)?;
-        let mut op = group.next_column().map_err(e)?.ok_or("no op column")?;
-        op.typed::<ByteArrayType>()
-            .write_batch(&self.ops, None, None)
-            .map_err(e)?;
-        op.close().map_err(e)?;
-        for column in &self.cells {
-            let values: Vec<i64> = column.iter().flatten().map(|&v| v as i64).collect();
-            let defs: Vec<i16> = column.iter().map(|c| i16::from(c.is_some())).collect();
+        for column in &mut self.columns {
             let mut w = group.next_column().map_err(e)?.ok_or("too few columns")?;
-            w.typed::<Int64Type>()
-                .write_batch(&values, Some(&defs), None)
-                .map_err(e)?;
+            match column {
+                Column::Int(values, defs) => {
+                    w.typed::<Int64Type>()
+                        .write_batch(values, Some(defs), None)
+                        .map_err(e)?;
+                    values.clear();
+                    defs.clear();
+                }
+                Column::Text(values, defs) => {
+                    w.typed::<ByteArrayType>()
+                        .write_batch(values, Some(defs), None)
+                        .map_err(e)?;
+                    values.clear();
+                    defs.clear();
+                }
+            }
             w.close().map_err(e)?;
         }
         group.close().map_err(e)?;
-        self.ops.clear();
-        self.cells.iter_mut().for_each(Vec::clear);
+        self.rows = 0;
         Ok(())
     }
 
@@ -197,6 +278,26 @@ impl<W: Write + Send> ParquetTableWriter<W> {
         self.flush()?;
         self.writer.into_inner().map_err(|e| e.to_string())
     }
+}
+
+/// The kind each column of a CSV table is written as: integers when every non-empty cell of
+/// `rows` (the first rows) is a signed 64-bit integer written as Rust writes it (so it reads
+/// back as the same text), text otherwise.
+pub fn column_kinds(columns: usize, rows: &[Vec<String>]) -> Vec<ColumnKind> {
+    (0..columns)
+        .map(|c| {
+            let integer = rows
+                .iter()
+                .filter_map(|r| r.get(c))
+                .filter(|t| !t.is_empty())
+                .all(|t| t.parse::<i64>().is_ok_and(|v| v.to_string() == *t));
+            if integer && rows.iter().any(|r| r.get(c).is_some_and(|t| !t.is_empty())) {
+                ColumnKind::Int
+            } else {
+                ColumnKind::Text
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -217,10 +318,16 @@ mod tests {
                 cells: vec![None, Some(0), None],
             },
         ];
-        let mut w =
-            ParquetTableWriter::new(File::create(&path).unwrap(), &["op", "a", "b", "c"]).unwrap();
+        let kinds = [
+            ColumnKind::Text,
+            ColumnKind::Int,
+            ColumnKind::Int,
+            ColumnKind::Int,
+        ];
+        let file = File::create(&path).unwrap();
+        let mut w = ParquetTableWriter::new(file, &["op", "a", "b", "c"], &kinds).unwrap();
         for r in &rows {
-            w.push(r).unwrap();
+            w.push_row(r).unwrap();
         }
         w.finish().unwrap();
         assert!(is_parquet(&path));
@@ -232,5 +339,27 @@ mod tests {
             all.push(cells.join(","));
         }
         assert_eq!(all, ["put,1,,4294967302", "get,,0,"]);
+    }
+}
+
+#[cfg(test)]
+mod kinds {
+    use super::*;
+
+    #[test]
+    fn integers_that_read_back_as_written_are_int64_and_the_rest_text() {
+        let rows: Vec<Vec<String>> = [["1", "007", "a", ""], ["-5", "3", "", ""]]
+            .iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect();
+        assert_eq!(
+            column_kinds(4, &rows),
+            [
+                ColumnKind::Int,
+                ColumnKind::Text,
+                ColumnKind::Text,
+                ColumnKind::Text
+            ]
+        );
     }
 }
