@@ -224,7 +224,7 @@ fn usage_errors_exit_2_and_data_errors_exit_1_in_every_subcommand() {
             1,
         ),
         // convert
-        (vec!["convert", &twitter, "-o", &p("out.parquet")], 2),
+        (vec!["convert", &twitter, "-o", &p("out.xyz")], 2),
         (vec!["convert", &twitter, "-o", &p("exists.csv")], 2),
         (vec!["convert", &p("missing.csv"), "-o", &p("c.csv")], 1),
         (vec!["convert", &p("bad.csv"), "-o", &p("c.csv")], 1),

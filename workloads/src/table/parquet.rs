@@ -13,14 +13,14 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-use parquet::basic::{ConvertedType, LogicalType, Type as PhysicalType};
+use parquet::basic::{ConvertedType, LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::reader::RowIter;
 use parquet::record::Field;
-use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::Type as SchemaType;
 
 use super::kind::Row;
 
@@ -159,27 +159,34 @@ pub struct ParquetTableWriter<W: Write + Send> {
 impl<W: Write + Send> ParquetTableWriter<W> {
     /// Starts writing the columns `names` of `kinds` to `out`.
     pub fn new(out: W, names: &[&str], kinds: &[ColumnKind]) -> Result<Self, String> {
-        let mut schema = String::from("message rows {\n");
-        for (name, kind) in names.iter().zip(kinds) {
-            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
-                return Err(format!(
-                    "column '{name}': Parquet columns written here are named with letters, \
-                     digits and '_'"
-                ));
-            }
-            schema.push_str(match kind {
-                ColumnKind::Int => "  optional int64 ",
-                ColumnKind::Text => "  optional binary ",
-            });
-            schema.push_str(name);
-            schema.push_str(if *kind == ColumnKind::Text {
-                " (UTF8);\n"
-            } else {
-                ";\n"
-            });
-        }
-        schema.push('}');
-        let schema = Arc::new(parse_message_type(&schema).map_err(|e| e.to_string())?);
+        // Built field by field (not parsed from a message text), so that any header name is
+        // a column name.
+        let fields = names
+            .iter()
+            .zip(kinds)
+            .map(|(name, kind)| {
+                let field = match kind {
+                    ColumnKind::Int => {
+                        SchemaType::primitive_type_builder(name, PhysicalType::INT64)
+                    }
+                    ColumnKind::Text => {
+                        SchemaType::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+                            .with_converted_type(ConvertedType::UTF8)
+                    }
+                };
+                field
+                    .with_repetition(Repetition::OPTIONAL)
+                    .build()
+                    .map(Arc::new)
+                    .map_err(|e| format!("column '{name}': {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let schema = Arc::new(
+            SchemaType::group_type_builder("rows")
+                .with_fields(fields)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
         let props = WriterProperties::builder()
             .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
             .build();
