@@ -232,7 +232,7 @@ pub fn layout_result(run: &LayoutRun, target: u32, keys: &KeyCounts) -> SchemeRe
         latency: None,
         split: None,
         router: Default::default(),
-        extra_metrics: run.output.metrics.clone(),
+        extra_metrics: run.metrics.clone(),
         intervals: Vec::new(),
     }
 }

@@ -97,7 +97,7 @@ impl LayoutTableCsv {
                 let table = if self.table == "timeline" {
                     Some(&run.timeline)
                 } else {
-                    run.output.tables.iter().find(|t| t.name == self.table)
+                    run.tables.iter().find(|t| t.name == self.table)
                 };
                 if let Some(t) = table {
                     out.push((

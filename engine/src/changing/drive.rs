@@ -9,7 +9,7 @@ use schemes::changing::{
 use schemes::{AnalysisError, SchemeSpec, ShardSet};
 use workloads::{EventChunk, EventSource, Op};
 
-use super::LayoutRun;
+use super::{LayoutRecord, LayoutRun};
 use crate::metrics::fanout::FanoutAccumulator;
 
 /// How a changing layout is replayed besides its own parameters.
@@ -74,22 +74,22 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         fanout,
         ..
     } = counts;
-    let final_state = layout.final_state()?;
-    Ok(LayoutRun {
+    let output = layout.output();
+    let record = LayoutRecord {
         label,
         nodes: opts.nodes,
         clock,
         events: events_seen,
         measured_events: events_seen.saturating_sub(opts.warmup_events),
         timeline: Table::new("timeline", layout.timeline_columns(), timeline),
-        output: layout.output(),
-        final_layout: (changing.final_layout)(&final_state)?,
-        final_state,
+        tables: output.tables,
+        final_state: layout.final_state()?,
         node_requests,
         window_node_requests,
         window_events,
         fanout: fanout.finish(),
-    })
+    };
+    LayoutRun::new(record, output.metrics, changing)
 }
 
 fn check(opts: &LayoutOptions) -> Result<(), AnalysisError> {

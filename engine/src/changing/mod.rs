@@ -25,12 +25,24 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::fanout::ScanFanout;
 use crate::metrics::load::ShardLoad;
 use crate::metrics::remap::{self, Remap};
-use schemes::changing::{LayoutOutput, Table, WindowClock};
+use schemes::changing::{Changing, Table, WindowClock};
 use schemes::value::MetricValue;
 use schemes::{AnalysisError, KeyCounts, Partitioner, SchemeSpec};
 
-/// Everything the replay of one changing layout produced.
+/// Everything the replay of one changing layout produced: its [`LayoutRecord`] (plain data,
+/// what a partial result saves), its metrics and its final layout.
 pub struct LayoutRun {
+    /// The figures and tables, as plain data.
+    pub record: LayoutRecord,
+    /// The layout's own metrics, in the order of its kind's registry.
+    pub metrics: Vec<MetricValue>,
+    /// The layout at the end, as a fixed layout (made from `record.final_state`).
+    pub final_layout: Box<dyn Partitioner>,
+}
+
+/// What the replay of one changing layout counted and the layout reported, as plain data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayoutRecord {
     /// The scheme's label (its spec string).
     pub label: String,
     /// Nodes `N` at the start.
@@ -43,12 +55,10 @@ pub struct LayoutRun {
     pub measured_events: u64,
     /// `timeline.csv`: one row per window.
     pub timeline: Table,
-    /// The layout's other tables and its own metrics.
-    pub output: LayoutOutput,
+    /// The layout's other tables (`splits`, `finders`, ...).
+    pub tables: Vec<Table>,
     /// The layout at the end ([`schemes::changing::ChangingLayout::final_state`]).
     pub final_state: Vec<u8>,
-    /// The layout at the end, as a fixed layout (made from `final_state`).
-    pub final_layout: Box<dyn Partitioner>,
     /// Measured requests per node (a scan counts once per node it contacts).
     pub node_requests: Vec<u64>,
     /// Measured requests per node in each window holding measured events.
@@ -57,6 +67,13 @@ pub struct LayoutRun {
     pub window_events: Vec<u64>,
     /// Nodes contacted per measured scan (`None` without scans).
     pub fanout: Option<ScanFanout>,
+}
+
+impl std::ops::Deref for LayoutRun {
+    type Target = LayoutRecord;
+    fn deref(&self) -> &LayoutRecord {
+        &self.record
+    }
 }
 
 impl std::fmt::Debug for LayoutRun {
@@ -71,6 +88,20 @@ impl std::fmt::Debug for LayoutRun {
 }
 
 impl LayoutRun {
+    /// A run of `record`, its metrics `metrics` and its final layout made by `changing`.
+    pub fn new(
+        record: LayoutRecord,
+        metrics: Vec<MetricValue>,
+        changing: &Changing,
+    ) -> Result<LayoutRun, AnalysisError> {
+        let final_layout = (changing.final_layout)(&record.final_state)?;
+        Ok(LayoutRun {
+            record,
+            metrics,
+            final_layout,
+        })
+    }
+
     /// Node loads and their spread, as for any scheme.
     pub fn load(&self) -> ShardLoad {
         ShardLoad::from_counts(
@@ -100,24 +131,12 @@ impl LayoutRun {
     /// The run as plain data, for a partial result ([`LayoutRun::restore`] reads it back).
     pub fn state(&self) -> LayoutRunState {
         LayoutRunState {
-            label: self.label.clone(),
-            nodes: self.nodes,
-            clock: self.clock,
-            events: self.events,
-            measured_events: self.measured_events,
-            timeline: self.timeline.clone(),
-            tables: self.output.tables.clone(),
+            record: self.record.clone(),
             metrics: self
-                .output
                 .metrics
                 .iter()
                 .map(|m| (m.name.to_string(), m.value))
                 .collect(),
-            final_state: self.final_state.clone(),
-            node_requests: self.node_requests.clone(),
-            window_node_requests: self.window_node_requests.clone(),
-            window_events: self.window_events.clone(),
-            fanout: self.fanout,
         }
     }
 
@@ -127,10 +146,19 @@ impl LayoutRun {
         let changing = spec.kind().changing.as_ref().ok_or_else(|| {
             AnalysisError::Config(format!("'{}' is not a changing layout", spec.label()))
         })?;
-        if state.label != spec.label() {
+        let record = state.record;
+        if record.label != spec.label() {
             return Err(AnalysisError::Config(format!(
                 "the saved run is of '{}', not of '{}'",
-                state.label,
+                record.label,
+                spec.label()
+            )));
+        }
+        if record.window_events.len() != record.window_node_requests.len()
+            || record.node_requests.len() < record.nodes as usize
+        {
+            return Err(AnalysisError::Config(format!(
+                "the saved run of '{}' does not hold one count per node and window",
                 spec.label()
             )));
         }
@@ -155,64 +183,15 @@ impl LayoutRun {
                 })
             })
             .collect::<Result<Vec<_>, AnalysisError>>()?;
-        let final_layout = (changing.final_layout)(&state.final_state)?;
-        let measured_windows = state.window_node_requests.len();
-        if state.window_events.len() != measured_windows
-            || state.node_requests.len() < state.nodes as usize
-        {
-            return Err(AnalysisError::Config(format!(
-                "the saved run of '{}' does not hold one count per node and window",
-                spec.label()
-            )));
-        }
-        Ok(LayoutRun {
-            label: state.label,
-            nodes: state.nodes,
-            clock: state.clock,
-            events: state.events,
-            measured_events: state.measured_events,
-            timeline: state.timeline,
-            output: LayoutOutput {
-                tables: state.tables,
-                metrics,
-            },
-            final_state: state.final_state,
-            final_layout,
-            node_requests: state.node_requests,
-            window_node_requests: state.window_node_requests,
-            window_events: state.window_events,
-            fanout: state.fanout,
-        })
+        LayoutRun::new(record, metrics, changing)
     }
 }
 
-/// A [`LayoutRun`] as plain data ([`LayoutRun::state`]).
+/// A [`LayoutRun`] as plain data ([`LayoutRun::state`]): its record, and its metrics by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayoutRunState {
-    /// The scheme's label.
-    pub label: String,
-    /// Nodes at the start.
-    pub nodes: u32,
-    /// How events were cut into windows.
-    pub clock: WindowClock,
-    /// Events replayed.
-    pub events: u64,
-    /// Events after the warm-up.
-    pub measured_events: u64,
-    /// The timeline.
-    pub timeline: Table,
-    /// The layout's other tables.
-    pub tables: Vec<Table>,
+    /// The figures and tables.
+    pub record: LayoutRecord,
     /// Its own metrics by name.
     pub metrics: Vec<(String, Option<f64>)>,
-    /// The layout at the end.
-    pub final_state: Vec<u8>,
-    /// Measured requests per node.
-    pub node_requests: Vec<u64>,
-    /// Measured requests per node and window.
-    pub window_node_requests: Vec<Vec<u32>>,
-    /// Measured events per window.
-    pub window_events: Vec<u64>,
-    /// Nodes contacted per measured scan.
-    pub fanout: Option<ScanFanout>,
 }

@@ -101,7 +101,7 @@ pub fn simulate(
         warmup_events: 0,
     };
     let mut run = simulate_with(&params, &opts, source)?;
-    run.run.label = spec.to_string();
+    run.run.record.label = spec.to_string();
     Ok(run)
 }
 
