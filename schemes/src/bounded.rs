@@ -50,15 +50,7 @@ pub const KIND: SchemeKind = SchemeKind {
         ),
     ],
     needs_warmup: |_| false,
-    points: |spec, shards| {
-        let vnodes = crate::count_param(spec, "vnodes", DEFAULT_VNODES);
-        crate::Points::times_shards(
-            vnodes,
-            shards,
-            "vnodes x shards",
-            "fewer vnodes or fewer shards",
-        )
-    },
+    points: |spec, shards| crate::Points::vnodes(spec, shards, DEFAULT_VNODES),
     build,
     changing: None,
 };

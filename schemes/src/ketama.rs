@@ -35,14 +35,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| Some("libketama continuum, uhashring 2.5"),
     params: &[],
     needs_warmup: |_| false,
-    points: |_, shards| {
-        crate::Points::times_shards(
-            160,
-            shards,
-            "160 continuum points x servers",
-            "fewer shards",
-        )
-    },
+    points: |_, shards| crate::Points::continuum(shards),
     build,
     changing: None,
 };

@@ -93,6 +93,27 @@ impl Points {
         Points::new(per.saturating_mul(shards as u64), rule, fix)
     }
 
+    /// Ring points: the spec's `vnodes` (else `default`) for each of `shards` shards.
+    pub fn vnodes(spec: &Spec, shards: u32, default: u64) -> Points {
+        let vnodes = crate::count_param(spec, "vnodes", default);
+        Points::times_shards(
+            vnodes,
+            shards,
+            "vnodes x shards",
+            "fewer vnodes or fewer shards",
+        )
+    }
+
+    /// A ketama continuum: 160 points for each of `shards` servers.
+    pub const fn continuum(shards: u32) -> Points {
+        Points::times_shards(
+            160,
+            shards,
+            "160 continuum points x servers",
+            "fewer shards",
+        )
+    }
+
     /// The refusal of `spec` on `shards` shards when these points pass
     /// [`MAX_SCHEME_POINTS`]: a spec error (a usage error to the command line) naming the
     /// scheme, the points it would need, the limit and the fix.

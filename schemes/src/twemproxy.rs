@@ -69,14 +69,7 @@ pub const KIND: SchemeKind = SchemeKind {
          fnv1a_32, one_at_a_time, hsieh, murmur or jenkins",
     )],
     needs_warmup: |_| false,
-    points: |_, shards| {
-        crate::Points::times_shards(
-            160,
-            shards,
-            "160 continuum points x servers",
-            "fewer shards",
-        )
-    },
+    points: |_, shards| crate::Points::continuum(shards),
     build,
     changing: None,
 };

@@ -27,15 +27,7 @@ pub const KIND: SchemeKind = SchemeKind {
     system: |_| None,
     params: &[("vnodes", "virtual nodes per shard, 1..=65536 (default 256)")],
     needs_warmup: |_| false,
-    points: |spec, shards| {
-        let vnodes = crate::count_param(spec, "vnodes", DEFAULT_VNODES);
-        crate::Points::times_shards(
-            vnodes,
-            shards,
-            "vnodes x shards",
-            "fewer vnodes or fewer shards",
-        )
-    },
+    points: |spec, shards| crate::Points::vnodes(spec, shards, DEFAULT_VNODES),
     build,
     changing: None,
 };
