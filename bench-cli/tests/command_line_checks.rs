@@ -124,8 +124,9 @@ fn a_refusal_names_its_scheme_once() {
             "3",
             "k1",
         ],
-        1,
+        0,
     );
+    assert!(err.contains("warning: shard_after left empty"), "{err}");
     assert!(err.contains("Kafka cannot reduce"), "{err}");
     assert_eq!(err.matches("scheme 'kafka'").count(), 1, "{err}");
     let a = shardlab()

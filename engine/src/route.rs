@@ -185,9 +185,6 @@ impl Router {
                     }
                 }
             }
-            if refusals.len() == self.schemes.len() {
-                return Err(AnalysisError::Config(refusals.join("; ")));
-            }
         }
         self.learned = true;
         Ok(refusals)
