@@ -168,6 +168,14 @@ impl TraceFormat {
             if named_oracle {
                 return Ok(TraceFormat::OracleGeneral);
             }
+            if head.starts_with(b"PAR1") {
+                return Err(
+                    "is a Parquet file: a multi-column trace of operations, not a stream \
+                     of keys; measure candidate shard keys with `shardlab keys --trace FILE \
+                     --candidates ...`, or replay it keyed by one with `--key-col tenant,user`"
+                        .into(),
+                );
+            }
             return Err(format!(
                 "is binary data, and neither its name nor its first bytes say which binary format; \
                  pass --format ({})",
@@ -488,6 +496,15 @@ mod tests {
         assert!(
             e.contains("valid formats: csv, text, twitter, oracle-general, vscsi, msr"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_parquet_file_is_named_as_a_multi_column_trace() {
+        let err = TraceFormat::detect(Path::new("t.parquet"), b"PAR1\x15\x04\x15").unwrap_err();
+        assert!(
+            err.contains("Parquet") && err.contains("--key-col"),
+            "{err}"
         );
     }
 
