@@ -56,6 +56,11 @@ pub struct MigrateArgs {
     #[arg(long, default_value_t = 1, value_name = "B")]
     pub key_bytes: u64,
 
+    /// How the keys are read: `bytes` (as written) or `u64` (decimal integers, stored as 8
+    /// big-endian bytes, as `route --key-type u64` reads them).
+    #[arg(long, default_value = "bytes", value_parser = ["bytes", "u64"])]
+    pub key_type: String,
+
     /// The most bytes one shard may send plus receive in one step (e.g. 64MiB).
     #[arg(long, value_name = "B", value_parser = crate::plan::parse_bytes)]
     pub step_bytes: f64,
@@ -79,7 +84,7 @@ pub struct MigrateArgs {
 }
 
 /// Reads a keys file: `KEY` or `KEY<TAB>BYTES` a line; errors name the file and line.
-fn read_keys(path: &Path, default_bytes: u64) -> Result<Vec<SizedKey>> {
+fn read_keys(path: &Path, default_bytes: u64, key_type: KeyType) -> Result<Vec<SizedKey>> {
     let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let body = text.strip_suffix(b"\n").unwrap_or(&text);
     if body.is_empty() {
@@ -105,10 +110,11 @@ fn read_keys(path: &Path, default_bytes: u64) -> Result<Vec<SizedKey>> {
                     (&line[..tab], size)
                 }
             };
-            Ok(SizedKey {
-                key: key.to_vec(),
-                bytes,
-            })
+            let mut parsed = Vec::new();
+            key_type
+                .parse_written(key, &mut parsed)
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+            Ok(SizedKey { key: parsed, bytes })
         })
         .collect()
 }
@@ -125,19 +131,26 @@ pub fn migrate(args: MigrateArgs) -> Result<()> {
         (None, Some(s)) => Change::Drain(s),
         (None, None) => return Err(usage::usage("give --grow M or --drain S")),
     };
+    let key_type = KeyType::from_name(&args.key_type).unwrap_or_default();
+    let name = spec.kind().name;
+    if key_type == KeyType::U64 && matches!(name, "redis-cluster" | "kafka") {
+        return Err(usage::usage(format!(
+            "--key-type u64: {name} places a key by the bytes its clients send, its text; give \
+             the keys as written (--key-type bytes)"
+        )));
+    }
     let ctx = BuildContext {
         shards: n,
         warmup_keys: &[],
-        key_type: KeyType::Bytes,
+        key_type,
         weights: None,
     };
     let scheme = spec.build(&ctx)?;
     if let Change::Grow(m) = change {
         spec.check_points(m)?;
     }
-    let keys = read_keys(&args.keys, args.key_bytes)?;
+    let keys = read_keys(&args.keys, args.key_bytes, key_type)?;
     let budget = args.step_bytes as u64;
-    let name = spec.kind().name;
     let brokers = match name {
         "kafka" => schemes::kafka::brokers_of(&spec.spec)?,
         _ => None,
@@ -163,7 +176,7 @@ pub fn migrate(args: MigrateArgs) -> Result<()> {
     };
     write(
         "moves.csv",
-        &migration::moves_csv(&moves, &steps, &keys, args.bandwidth)?,
+        &migration::moves_csv(&moves, &steps, (&keys, key_type), args.bandwidth)?,
     )?;
     write("steps.csv", migration::steps_csv(&moves, &steps).as_bytes())?;
     let mut written = vec!["moves.csv", "steps.csv"];

@@ -324,7 +324,7 @@ fn list(ids: &[u32]) -> String {
 pub fn moves_csv(
     moves: &[Move],
     steps: &[Step],
-    keys: &[SizedKey],
+    (keys, key_type): (&[SizedKey], workloads::KeyType),
     bandwidth: f64,
 ) -> Result<Vec<u8>, csv::Error> {
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -352,7 +352,7 @@ pub fn moves_csv(
                 ),
                 Unit::Key { index, from, to } => (
                     "key",
-                    keys[*index].key.clone(),
+                    key_type.display(&keys[*index].key).into_bytes(),
                     from.to_string(),
                     to.to_string(),
                 ),
