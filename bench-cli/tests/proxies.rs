@@ -286,15 +286,20 @@ fn start_redis(daemons: &mut Daemons) -> u16 {
     port
 }
 
-/// A nutcracker pool's YAML: `hash: H`, ketama, servers `127.0.0.1:PORT:1 shard{i}`.
+/// A nutcracker pool's YAML: `hash: H` (with `hash_tag: "{}"` when `hash` is `H+tag`),
+/// ketama, servers `127.0.0.1:PORT:1 shard{i}`.
 fn pool_yaml(name: &str, listen: u16, hash: &str, backends: &[u16]) -> String {
+    let (hash, tag) = match hash.strip_suffix("+tag") {
+        Some(h) => (h, "  hash_tag: \"{}\"\n"),
+        None => (hash, ""),
+    };
     let servers: String = backends
         .iter()
         .enumerate()
         .map(|(i, p)| format!("   - 127.0.0.1:{p}:1 shard{i}\n"))
         .collect();
     format!(
-        "{name}:\n  listen: 127.0.0.1:{listen}\n  hash: {hash}\n  distribution: ketama\n  \
+        "{name}:\n  listen: 127.0.0.1:{listen}\n  hash: {hash}\n{tag}  distribution: ketama\n  \
          redis: true\n  auto_eject_hosts: false\n  servers:\n{servers}"
     )
 }
@@ -336,6 +341,8 @@ fn twemproxy_ketama_matches_nutcracker_for_every_hash_before_and_after_growth() 
     // float arithmetic gives each server 156 points instead of 160.
     let mut cases: Vec<(&str, u32)> = schemes::twemproxy::HASHES.iter().map(|h| (*h, 4)).collect();
     cases.extend([("md5", 24), ("fnv1a_64", 24)]);
+    // nutcracker's hash_tag "{}": keys with a tag are hashed by what is between the braces.
+    cases.extend([("fnv1a_64+tag", 4), ("md5+tag", 5), ("crc32a+tag", 4)]);
     let mut yaml = String::new();
     let mut pools = Vec::new();
     for (i, &(hash, n)) in cases.iter().enumerate() {
@@ -362,7 +369,10 @@ fn twemproxy_ketama_matches_nutcracker_for_every_hash_before_and_after_growth() 
     let keys = test_keys();
     for (&(hash, n), &(now, after)) in cases.iter().zip(&pools) {
         wait_for_port("nutcracker", after);
-        let spec = format!("twemproxy:hash={hash}");
+        let spec = match hash.strip_suffix("+tag") {
+            Some(h) => format!("twemproxy:hash={h},hash_tag={{}}"),
+            None => format!("twemproxy:hash={hash}"),
+        };
         let routed = route(&spec, n, n + 1, &keys);
         let before = holders(now, &backends[..n as usize], &keys);
         let grown = holders(after, &backends[..n as usize + 1], &keys);

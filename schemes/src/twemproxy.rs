@@ -63,11 +63,19 @@ pub const KIND: SchemeKind = SchemeKind {
     about: "twemproxy (nutcracker 0.5.0) distribution: ketama over servers shard0..: 160 MD5 \
             points per server, key hash=H (fnv1a_64 by default); growth adds a server",
     system: |_| Some("nutcracker 0.5.0 ketama"),
-    params: &[(
-        "hash",
-        "fnv1a_64 (nutcracker's default), md5, crc16, crc32, crc32a, fnv1_64, fnv1_32, \
-         fnv1a_32, one_at_a_time, hsieh, murmur or jenkins",
-    )],
+    params: &[
+        (
+            "hash",
+            "fnv1a_64 (nutcracker's default), md5, crc16, crc32, crc32a, fnv1_64, fnv1_32, \
+             fnv1a_32, one_at_a_time, hsieh, murmur or jenkins",
+        ),
+        (
+            "hash_tag",
+            "two characters, as nutcracker's hash_tag (e.g. {}): a key holding the first and, \
+             after it, the second with something between hashes only what is between (default: \
+             none)",
+        ),
+    ],
     needs_warmup: |_| false,
     points: |_, shards| crate::Points::continuum(shards),
     build,
@@ -87,13 +95,38 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
         );
         return Err(spec.error(message).into());
     };
+    let tag = match spec.get("hash_tag") {
+        None => None,
+        Some(t) => match t.as_bytes() {
+            &[open, close] => Some([open, close]),
+            _ => {
+                let message = format!(
+                    "hash_tag={t} must be two characters, as nutcracker's hash_tag (e.g. {{}})"
+                );
+                return Err(spec.error(message).into());
+            }
+        },
+    };
     let ids = Identities::first(ctx.shards, Weights::equal())?;
-    Ok(Box::new(TwemproxyPartitioner::new(
-        label,
-        ctx.key_type,
-        hash,
-        ids,
-    )))
+    Ok(Box::new(
+        TwemproxyPartitioner::new(label, ctx.key_type, hash, ids).with_hash_tag(tag),
+    ))
+}
+
+/// The part of `key` nutcracker hashes under `hash_tag` `tag`: what lies between the first
+/// `tag[0]` and the next `tag[1]` after it, when that is not empty; else the whole key
+/// (`server_pool_idx` in nc_server.c).
+pub fn tagged(key: &[u8], tag: Option<[u8; 2]>) -> &[u8] {
+    let Some([open, close]) = tag else {
+        return key;
+    };
+    let Some(start) = key.iter().position(|&b| b == open) else {
+        return key;
+    };
+    match key[start + 1..].iter().position(|&b| b == close) {
+        Some(len) if len > 0 => &key[start + 1..start + 1 + len],
+        _ => key,
+    }
 }
 
 /// A key byte as nutcracker's `(uint32_t)key[x]` reads it: a signed `char`, sign-extended.
@@ -259,6 +292,8 @@ pub struct TwemproxyPartitioner {
     key_type: KeyType,
     /// The index of the key hash in [`HASHES`].
     hash: usize,
+    /// nutcracker's `hash_tag`, if any ([`tagged`]).
+    tag: Option<[u8; 2]>,
     /// Server `i` is named `shard{ids[i]}`.
     ids: Identities,
     /// Every point and its server, sorted by point, first server first among equal points.
@@ -286,15 +321,22 @@ impl TwemproxyPartitioner {
             label: label.into(),
             key_type,
             hash,
+            tag: None,
             ids,
             points,
         }
     }
 
+    /// The same pool with nutcracker's `hash_tag` `tag`.
+    pub fn with_hash_tag(mut self, tag: Option<[u8; 2]>) -> Self {
+        self.tag = tag;
+        self
+    }
+
     /// The key's hash and the index of its point (first at or after it, wrapping).
     fn point_of(&self, key: &[u8]) -> (u32, usize) {
         let mut digits = [0; 20];
-        let key = self.key_type.as_text(key, &mut digits);
+        let key = tagged(self.key_type.as_text(key, &mut digits), self.tag);
         let h = if key.is_empty() {
             0
         } else {
@@ -316,7 +358,7 @@ impl ByIdentity for TwemproxyPartitioner {
     }
 
     fn rebuilt(&self, ids: Identities) -> Result<Self, AnalysisError> {
-        Ok(Self::new(self.label.clone(), self.key_type, self.hash, ids))
+        Ok(Self::new(self.label.clone(), self.key_type, self.hash, ids).with_hash_tag(self.tag))
     }
 }
 
@@ -390,6 +432,16 @@ impl Partitioner for TwemproxyPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_tag_keeps_what_lies_between_its_characters_when_not_empty() {
+        let tag = Some(*b"{}");
+        assert_eq!(tagged(b"a{user1}b", tag), b"user1");
+        assert_eq!(tagged(b"{}x", tag), b"{}x");
+        assert_eq!(tagged(b"{open", tag), b"{open");
+        assert_eq!(tagged(b"x}{y}", tag), b"y");
+        assert_eq!(tagged(b"a{user1}b", None), b"a{user1}b");
+    }
     use crate::testing::{keys, moved};
 
     fn by_name(name: &str, key: &[u8]) -> u32 {
