@@ -90,10 +90,14 @@ pub fn refuse(ctx: &BuildContext<'_>, label: &str, why: &str) -> Result<(), Anal
 
 /// Parses `--weights`: a comma-separated list (`1,2,2`) or a file with one weight per line
 /// (at least one). Errors say which weight (or which line of the file) is wrong. Weights are
-/// relative: they come back divided by the largest, so that sums of them stay finite
-/// (`1e308` four times is four equal shards).
+/// relative: when their sum would not be a finite number they come back divided by the
+/// largest (`1e308` four times is four equal shards); otherwise as given, so that the
+/// systems whose integer weights shardlab matches bit for bit see the very numbers given.
 pub fn parse(text: &str) -> Result<Vec<f64>, AnalysisError> {
     let weights = parse_raw(text)?;
+    if weights.iter().sum::<f64>().is_finite() {
+        return Ok(weights);
+    }
     let largest = weights.iter().copied().fold(0.0, f64::max);
     Ok(weights.into_iter().map(|w| w / largest).collect())
 }
@@ -164,8 +168,8 @@ mod tests {
 
     #[test]
     fn weights_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
-        // Relative: divided by the largest.
-        assert_eq!(parse("1,2, 2.5").unwrap(), [0.4, 0.8, 1.0]);
+        assert_eq!(parse("1,2, 2.5").unwrap(), [1.0, 2.0, 2.5]);
+        // Relative: divided by the largest when their sum would overflow.
         assert_eq!(parse("1e308,1e308,1e308,1e308").unwrap(), [1.0; 4]);
         let err = parse("1,x").unwrap_err().to_string();
         assert!(
@@ -178,13 +182,13 @@ mod tests {
         std::fs::write(&file, "1\n3\n-1\n").unwrap();
         let err = parse(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(err.contains("w.txt:3: bad weight: '-1'"), "{err}");
-        std::fs::write(&file, "1\r\n4\n").unwrap();
-        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [0.25, 1.0]);
+        std::fs::write(&file, "1\r\n3\n").unwrap();
+        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
         std::fs::write(&file, "\n").unwrap();
         let err = parse(file.to_str().unwrap()).unwrap_err().to_string();
         assert!(err.contains("w.txt:1: ") && err.contains("empty"), "{err}");
-        std::fs::write(&file, "\u{feff}1\r\n4\n").unwrap();
-        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [0.25, 1.0]);
+        std::fs::write(&file, "\u{feff}1\r\n3\n").unwrap();
+        assert_eq!(parse(file.to_str().unwrap()).unwrap(), [1.0, 3.0]);
     }
 
     #[test]

@@ -709,8 +709,8 @@ fn quantile_splits(keys: &[Vec<u8>], ranges: u64) -> Vec<Vec<u8>> {
 /// shard `s` starts at the quantile `(w_0 + ... + w_(s-1) + w_s r / R) / W` and belongs to
 /// `s`. Where several starts fall on the same key, the ranges before the last are empty and
 /// the key's range belongs to the last one's shard, so a shard of a tiny weight may own no
-/// key at all (and never takes another shard's). Weights are divided by the largest first,
-/// so that their sum stays finite.
+/// key at all (and never takes another shard's). Weights whose sum would overflow are
+/// divided by the largest first.
 fn weighted_layout(
     keys: &[Vec<u8>],
     per_shard: u64,
@@ -721,7 +721,11 @@ fn weighted_layout(
     if keys.is_empty() || largest <= 0.0 {
         return (starts, owners);
     }
-    let weights: Vec<f64> = weights.iter().map(|w| w / largest).collect();
+    let scale = match weights.iter().sum::<f64>().is_finite() {
+        true => 1.0,
+        false => largest,
+    };
+    let weights: Vec<f64> = weights.iter().map(|w| w / scale).collect();
     let (len, total) = (keys.len(), weights.iter().sum::<f64>());
     let mut before = 0.0;
     for (shard, w) in weights.iter().enumerate() {
