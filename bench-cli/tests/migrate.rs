@@ -5,6 +5,25 @@ mod common;
 
 use common::shardlab;
 
+/// `shardlab migrate` in `dir` of the u64 keys in `keys` under `scheme`, from `shards` to
+/// `grow` shards, into `out`.
+fn migrate_u64(
+    dir: &std::path::Path,
+    scheme: &str,
+    (shards, grow): (&str, &str),
+    keys: &str,
+    out: &str,
+) -> assert_cmd::assert::Assert {
+    shardlab()
+        .current_dir(dir)
+        .args([
+            "migrate", "--scheme", scheme, "--shards", shards, "--grow", grow,
+        ])
+        .args(["--keys", keys, "--key-type", "u64", "--step-bytes", "1MB"])
+        .args(["--bandwidth", "1MB", "--out", out])
+        .assert()
+}
+
 #[test]
 fn migrate_with_u64_keys_moves_what_route_says_moves() {
     let dir = tempfile::tempdir().unwrap();
@@ -33,28 +52,7 @@ fn migrate_with_u64_keys_moves_what_route_says_moves() {
         .filter(|c| c[2] != c[4])
         .map(|c| format!("{},{},{}", c[0], c[2], c[4]))
         .collect();
-    shardlab()
-        .current_dir(d)
-        .args([
-            "migrate",
-            "--scheme",
-            "vitess-hash",
-            "--shards",
-            "2",
-            "--grow",
-            "4",
-        ])
-        .args([
-            "--keys",
-            "k.txt",
-            "--key-type",
-            "u64",
-            "--step-bytes",
-            "1MB",
-        ])
-        .args(["--bandwidth", "1MB", "--out", "m"])
-        .assert()
-        .success();
+    migrate_u64(d, "vitess-hash", ("2", "4"), "k.txt", "m").success();
     let moves = std::fs::read_to_string(d.join("m/moves.csv")).unwrap();
     let mut got: Vec<String> = moves
         .lines()
@@ -68,44 +66,8 @@ fn migrate_with_u64_keys_moves_what_route_says_moves() {
     assert_eq!(got, want);
     // A key that is not an integer names its line; Redis is placed by the key's text.
     std::fs::write(d.join("bad.txt"), "12\nx\n").unwrap();
-    let bad = shardlab()
-        .current_dir(d)
-        .args([
-            "migrate", "--scheme", "hash", "--shards", "2", "--grow", "3",
-        ])
-        .args([
-            "--keys",
-            "bad.txt",
-            "--key-type",
-            "u64",
-            "--step-bytes",
-            "1MB",
-        ])
-        .args(["--bandwidth", "1MB", "--out", "b"])
-        .assert()
-        .code(1);
+    let bad = migrate_u64(d, "hash", ("2", "3"), "bad.txt", "b").code(1);
     let err = String::from_utf8_lossy(&bad.get_output().stderr).into_owned();
     assert!(err.contains("bad.txt:2:"), "{err}");
-    shardlab()
-        .current_dir(d)
-        .args([
-            "migrate",
-            "--scheme",
-            "redis-cluster",
-            "--shards",
-            "3",
-            "--grow",
-            "4",
-        ])
-        .args([
-            "--keys",
-            "k.txt",
-            "--key-type",
-            "u64",
-            "--step-bytes",
-            "1MB",
-        ])
-        .args(["--bandwidth", "1MB", "--out", "r"])
-        .assert()
-        .code(2);
+    migrate_u64(d, "redis-cluster", ("3", "4"), "k.txt", "r").code(2);
 }
