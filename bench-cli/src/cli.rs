@@ -298,6 +298,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "W,...|FILE", help_heading = SCHEMES)]
     pub weights: Option<String>,
 
+    /// A cluster that changes over time.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub scenario: crate::scenario::ScenarioArgs,
+
     /// Replay each synthetic workload with K seeds (--seed, --seed+1, ...) for 95% intervals
     /// of every non-timing metric (values stay those of --seed). A recorded trace gets a
     /// block bootstrap over its windows instead.

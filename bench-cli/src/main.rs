@@ -17,6 +17,7 @@ mod progress;
 mod route;
 mod run;
 mod run_part;
+mod scenario;
 mod sweep;
 mod trace_source;
 mod usage;

@@ -36,7 +36,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     let (first_dir, first) = &parts[0];
     let (run_args, options_given) = run_options(first)?;
     let key_type = crate::run_part::trace_key_type(first)?;
-    let setup = RunSetup::new(&run_args, key_type)?;
+    let setup = RunSetup::new(&run_args, key_type, crate::run_part::trace_unit_ns(first))?;
     let warmup: Warmup = read_binary(first_dir, first, WARMUP_FILE)?;
     let formats: Vec<&str> = parts
         .iter()

@@ -38,7 +38,11 @@ pub fn run(
         schemes,
         sweep,
         base,
-    } = RunSetup::new(&args, key_type)?;
+    } = RunSetup::new(
+        &args,
+        key_type,
+        trace.as_ref().and_then(|t| t.format().time_unit_ns()),
+    )?;
     if let Some(t) = trace.as_ref().filter(|t| t.read_once()) {
         check_read_once(t, &sweep)?;
     }
@@ -128,8 +132,17 @@ pub fn run(
         threads: pool.current_num_threads(),
         started: (started_utc, started),
     };
+    let conditions = args
+        .scenario
+        .assert
+        .as_deref()
+        .map(|text| crate::scenario::parse_conditions(text, &crate::scenario::known_metrics()))
+        .transpose()?
+        .unwrap_or_default();
+    let failed = crate::scenario::failed_conditions(&conditions, &results);
     // The report (files, charts) is rendered on the --threads workers too.
-    pool.install(|| publish(out, results, record, &progress, args.output.quiet))
+    pool.install(|| publish(out, results, record, &progress, args.output.quiet))?;
+    crate::scenario::exit_on_failures(&failed)
 }
 
 /// The name of the copy of the `--config` file in the run directory.
@@ -166,7 +179,8 @@ pub struct RunSetup {
 
 impl RunSetup {
     /// The setup of `args` for keys of `key_type`.
-    pub fn new(args: &RunArgs, key_type: KeyType) -> Result<RunSetup> {
+    /// `format_unit_ns` is the nanoseconds of the trace format's own timestamp unit.
+    pub fn new(args: &RunArgs, key_type: KeyType, format_unit_ns: Option<u64>) -> Result<RunSetup> {
         let weights = args
             .weights
             .as_deref()
@@ -193,6 +207,11 @@ impl RunSetup {
         let schemes = args
             .schemes
             .checked(&args.shards.0, key_type, weights.as_deref())?;
+        let scenario = args
+            .scenario
+            .scenario(key_type, weights.as_deref(), format_unit_ns)?;
+        let counts: Vec<u32> = args.shards.0.iter().map(|n| n.get()).collect();
+        let schemes = crate::scenario::under(schemes, scenario, &counts)?;
         if let Some(warning) = args.schemes.without_warmup(&schemes) {
             eprintln!("warning: {warning}");
         }

@@ -131,7 +131,10 @@ fn count(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     let found = key_type;
     let key_type =
         key_type.unwrap_or_else(|| KeyType::from_name(&args.read.key_type).unwrap_or_default());
-    let setup = RunSetup::new(args, key_type)?;
+    let unit = read.first().and_then(|f| {
+        workloads::trace::TraceFormat::from_name(&f.format).and_then(|f| f.time_unit_ns())
+    });
+    let setup = RunSetup::new(args, key_type, unit)?;
     let out = args.output.claim_staged("")?;
     let dir = out.path().to_path_buf();
     crate::interrupt::stage(&dir, || out.create())?;
@@ -194,7 +197,7 @@ fn replay(args: &RunArgs, mine: &Share<'_>) -> Result<()> {
     let warmup: Warmup = engine::part::read_binary(&counted[0].0, &counted[0].1, WARMUP_FILE)?;
     // Part 0 always holds the first file: its key type is the trace's.
     let key_type = trace_key_type(&counted[0].1)?;
-    let setup = RunSetup::new(args, key_type)?;
+    let setup = RunSetup::new(args, key_type, trace_unit_ns(&counted[0].1))?;
     let trace = mine.open(args)?;
     let input = trace.as_ref().map(Input::of_trace);
     let share_events = counts.events();
@@ -291,6 +294,12 @@ pub fn trace_key_type(part0: &PartialHeader) -> Result<KeyType> {
         .as_deref()
         .and_then(KeyType::from_name)
         .context("part 0 names no key type; count it again")
+}
+
+/// The nanoseconds of the timestamp unit of part 0's trace format, when it has its own.
+pub fn trace_unit_ns(part0: &PartialHeader) -> Option<u64> {
+    let format = part0.files.first()?.format.as_str();
+    workloads::trace::TraceFormat::from_name(format)?.time_unit_ns()
 }
 
 /// Part 0's replay of the whole trace (`whole_events` events) through the run's changing

@@ -1,7 +1,8 @@
 //! Exit statuses. A usage error (the command line alone is wrong: a bad option value or spec,
 //! options that conflict, an existing output without `--force`) exits with 2, as clap's own
 //! errors do; every other error (a trace, boundaries file or output that cannot be read or
-//! written, data that does not fit the options) exits with 1.
+//! written, data that does not fit the options) exits with 1; failed `run --assert`
+//! conditions exit with 3.
 
 use std::fmt;
 
@@ -17,6 +18,23 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// `run --assert` conditions that failed (their count); `main` exits with 3 for it, after
+/// the run's outputs were written.
+#[derive(Debug)]
+pub struct AssertionsFailed(pub usize);
+
+impl fmt::Display for AssertionsFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} --assert condition(s) failed (the run's outputs are written)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for AssertionsFailed {}
+
 /// A usage error with this message.
 pub fn usage(message: impl fmt::Display) -> anyhow::Error {
     UsageError(message.to_string()).into()
@@ -25,7 +43,9 @@ pub fn usage(message: impl fmt::Display) -> anyhow::Error {
 /// The exit status for `err`: 2 when a [`UsageError`] or a usage-kind library error is in its
 /// chain, else 1.
 pub fn exit_status(err: &anyhow::Error) -> i32 {
-    if err.chain().any(is_usage) {
+    if err.chain().any(|e| e.is::<AssertionsFailed>()) {
+        3
+    } else if err.chain().any(is_usage) {
         2
     } else {
         1

@@ -224,7 +224,7 @@ pub fn replay_layouts(
 pub fn layout_result(run: &LayoutRun, target: u32, keys: &KeyCounts) -> SchemeResult {
     SchemeResult {
         scheme: run.label.clone(),
-        shards: run.nodes,
+        shards: run.nodes.max(run.node_requests.len() as u32),
         load: run.load(),
         shard_distinct_keys: run.node_distinct_keys(keys),
         remap: run.remap_of(target, keys),

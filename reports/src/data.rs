@@ -94,6 +94,8 @@ pub struct RunData {
     pub timeline: Option<Vec<TimelineCsvRow>>,
     /// `splits.csv`, when the run has one.
     pub splits: Option<Vec<SplitCsvRow>>,
+    /// `events.csv` (a scenario run's events), when the run has one.
+    pub events: Option<Vec<crate::dynamic_csv::EventCsvRow>>,
     /// `finders.csv`, when the run has one.
     pub finders: Option<Vec<FinderCsvRow>>,
     /// `plan.csv`, when `shardlab plan` wrote one into the directory.
@@ -264,6 +266,7 @@ impl RunData {
         }
         let timeline = files.optional("timeline.csv", read_rows)?;
         let splits = files.optional("splits.csv", read_rows)?;
+        let events = files.optional("events.csv", read_rows)?;
         let finders = files.optional("finders.csv", read_rows)?;
         let recommendations =
             files.optional(crate::recommendation_csv::FILE, read_recommendations)?;
@@ -275,6 +278,7 @@ impl RunData {
             loads,
             timeline,
             splits,
+            events,
             finders,
             plan,
             plan_manifest,

@@ -53,6 +53,15 @@ pub struct TimelineCsvRow {
     /// Events in the window.
     #[serde(default)]
     pub events: Option<u64>,
+    /// A scenario run's node requests throttled in the window.
+    #[serde(default)]
+    pub throttled: Option<u64>,
+    /// A scenario run's events with no replica up in the window.
+    #[serde(default)]
+    pub unavailable: Option<u64>,
+    /// Bytes a scenario's adds, drains and weight changes moved in the window.
+    #[serde(default)]
+    pub moved_bytes: Option<u64>,
     /// Node requests in the window.
     #[serde(default)]
     pub requests: Option<u64>,
@@ -76,6 +85,38 @@ impl TimelineCsvRow {
     pub fn series(&self) -> String {
         series(&self.workload, &self.scheme, self.shards)
     }
+}
+
+/// One row of `events.csv`: what one scenario event did to one scheme.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EventCsvRow {
+    /// Its line in the scenario file.
+    pub line: u64,
+    /// When it was applied (seconds from the first event, or an event position).
+    pub applied_secs: f64,
+    /// The action (`add 1`).
+    pub action: String,
+    /// `applied`, or `refused: ` and why.
+    pub outcome: String,
+    /// Keys moved, and their bytes.
+    pub moved_keys: u64,
+    /// Bytes moved.
+    pub moved_bytes: u64,
+    /// Keys still waiting to move at the end.
+    #[serde(default)]
+    pub keys_left: u64,
+    /// Seconds the moves took (empty: not done by the end, or nothing to move).
+    #[serde(default, with = "number")]
+    pub move_secs: Option<f64>,
+    /// Seconds until the hottest node share settled.
+    #[serde(default, with = "number")]
+    pub converge_secs: Option<f64>,
+    /// Workload label.
+    pub workload: String,
+    /// Scheme label.
+    pub scheme: String,
+    /// Nodes N at the start.
+    pub shards: u32,
 }
 
 /// One row of `splits.csv`: one finder's answer to one load-split decision.

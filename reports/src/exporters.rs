@@ -63,6 +63,14 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
             file: "finders.csv",
             table: "finders",
         }),
+        Box::new(LayoutTableCsv {
+            file: "events.csv",
+            table: "events",
+        }),
+        Box::new(LayoutTableCsv {
+            file: "phases.csv",
+            table: "phases",
+        }),
         Box::new(ManifestJson),
     ]
 }

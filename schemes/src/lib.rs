@@ -145,6 +145,8 @@ pub struct SchemeSpec {
     /// The parsed spec (its `Display` is the label in reports).
     pub spec: Spec,
     kind: &'static SchemeKind,
+    /// The scenario the scheme runs under (`run --scenario`), as a changing layout.
+    scenario: Option<std::sync::Arc<changing::scenario::Scenario>>,
 }
 
 impl std::fmt::Debug for SchemeSpec {
@@ -172,7 +174,11 @@ impl SchemeSpec {
     pub fn of_kind(kind: &'static SchemeKind, spec: Spec) -> Result<SchemeSpec, AnalysisError> {
         let names: Vec<&str> = kind.params.iter().map(|(n, _)| *n).collect();
         spec.check(&names)?;
-        Ok(SchemeSpec { spec, kind })
+        Ok(SchemeSpec {
+            spec,
+            kind,
+            scenario: None,
+        })
     }
 
     /// Parses a comma-separated list such as `range,ring:vnodes=64,hash`.
@@ -205,6 +211,7 @@ impl SchemeSpec {
                     params: Vec::new(),
                 },
                 kind: k,
+                scenario: None,
             })
             .collect()
     }
@@ -217,13 +224,46 @@ impl SchemeSpec {
     /// True for schemes whose layout changes during the replay (fed the stream, not built:
     /// [`SchemeKind::changing`]).
     pub fn is_changing(&self) -> bool {
-        self.kind.changing.is_some()
+        self.changing().is_some()
+    }
+
+    /// How the scheme runs as a changing layout: its kind's rule, or the scenario's for a
+    /// fixed scheme under one; `None` for a fixed scheme.
+    pub fn changing(&self) -> Option<&'static changing::Changing> {
+        match &self.scenario {
+            Some(_) => Some(&changing::scenario::CHANGING),
+            None => self.kind.changing.as_ref(),
+        }
+    }
+
+    /// This scheme under `scenario` (`run --scenario`).
+    pub fn under(&self, scenario: std::sync::Arc<changing::scenario::Scenario>) -> SchemeSpec {
+        SchemeSpec {
+            scenario: Some(scenario),
+            ..self.clone()
+        }
+    }
+
+    /// The scenario the scheme runs under.
+    pub fn scenario(&self) -> Option<&std::sync::Arc<changing::scenario::Scenario>> {
+        self.scenario.as_ref()
+    }
+
+    /// This scheme without its scenario.
+    pub fn without_scenario(&self) -> SchemeSpec {
+        SchemeSpec {
+            scenario: None,
+            ..self.clone()
+        }
     }
 
     /// Checks every parameter without data: builds fixed schemes for `ctx.shards` shards and
     /// checks the parameters of simulated ones, which refuse `--weights` (a simulation is given
     /// no weights: its nodes are equal, so its balance could not be measured per weight).
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
+        if let Some(scenario) = &self.scenario {
+            return scenario.check(&self.without_scenario(), ctx.shards);
+        }
         match &self.kind.changing {
             Some(sim) => {
                 self.check_points(ctx.shards)?;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 /// How the key text of a trace is read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyType {
     /// The text's bytes are the key.

@@ -31,14 +31,14 @@ pub fn drive(
     opts: &LayoutOptions,
     source: &mut dyn EventSource,
 ) -> Result<LayoutRun, AnalysisError> {
-    let changing = spec.kind().changing.as_ref().ok_or_else(|| {
+    let changing = spec.changing().ok_or_else(|| {
         AnalysisError::Config(format!(
             "'{}' is a fixed layout, not a changing one",
             spec.label()
         ))
     })?;
     check(opts)?;
-    let mut layout = (changing.start)(&spec.spec, &LayoutSetup { nodes: opts.nodes })?;
+    let mut layout = (changing.start)(spec, &LayoutSetup { nodes: opts.nodes })?;
     drive_layout(layout.as_mut(), (spec.label(), changing), opts, source)
 }
 
@@ -74,6 +74,11 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         fanout,
         ..
     } = counts;
+    // Windows before a node was added count nothing on it.
+    let mut window_node_requests = window_node_requests;
+    for w in &mut window_node_requests {
+        w.resize(node_requests.len().max(w.len()), 0);
+    }
     let output = layout.output();
     let record = LayoutRecord {
         label,
@@ -158,6 +163,15 @@ impl<L: ChangingLayout + ?Sized> WindowSink for Counts<'_, L> {
             if measured && scan {
                 self.fanout.record(self.hit.len());
             }
+            // A layout may add nodes while it routes (a scenario's `add` at its time).
+            let now = self.layout.nodes() as usize;
+            if now > window_nodes.len() {
+                window_nodes.resize(now, 0);
+                measured_nodes.resize(now, 0);
+                self.node_requests
+                    .resize(now.max(self.node_requests.len()), 0);
+            }
+            let n = window_nodes.len();
             for node in self.hit.iter().map(|s| s as usize).filter(|&s| s < n) {
                 window_nodes[node] += 1;
                 if measured {

@@ -143,7 +143,7 @@ impl LayoutRun {
     /// The run of `spec` that [`LayoutRun::state`] saved in `state`, its final layout made
     /// again by the layout's kind and its metrics named by the kind's registry.
     pub fn restore(state: LayoutRunState, spec: &SchemeSpec) -> Result<LayoutRun, AnalysisError> {
-        let changing = spec.kind().changing.as_ref().ok_or_else(|| {
+        let changing = spec.changing().ok_or_else(|| {
             AnalysisError::Config(format!("'{}' is not a changing layout", spec.label()))
         })?;
         let record = state.record;

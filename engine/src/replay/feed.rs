@@ -57,8 +57,8 @@ impl Feed {
         let layouts: Vec<(String, &'static Changing, Box<dyn ChangingLayout>)> = schemes
             .iter()
             .filter_map(|spec| {
-                let changing = spec.kind().changing.as_ref()?;
-                Some((changing.start)(&spec.spec, &setup).map(|l| (spec.label(), changing, l)))
+                let changing = spec.changing()?;
+                Some((changing.start)(spec, &setup).map(|l| (spec.label(), changing, l)))
             })
             .collect::<Result<_, _>>()?;
         if layouts.is_empty() {

@@ -18,7 +18,7 @@ type Measure = (
 );
 
 /// Columns drawn, with their axis label, tick format and value.
-const MEASURES: [Measure; 5] = [
+const MEASURES: [Measure; 8] = [
     ("ranges", "ranges", whole, |r| r.ranges.map(|v| v as f64)),
     ("splits", "splits per window", whole, |r| {
         r.splits.map(|v| v as f64)
@@ -35,6 +35,15 @@ const MEASURES: [Measure; 5] = [
         percent,
         |r| r.hottest_node_share,
     ),
+    ("moved_bytes", "bytes moved per window", whole, |r| {
+        r.moved_bytes.map(|v| v as f64)
+    }),
+    ("throttled", "requests throttled per window", whole, |r| {
+        r.throttled.map(|v| v as f64)
+    }),
+    ("unavailable", "events unavailable per window", whole, |r| {
+        r.unavailable.map(|v| v as f64)
+    }),
 ];
 
 fn rows(data: &RunData) -> &[TimelineCsvRow] {
@@ -132,7 +141,11 @@ impl Chart for RangeTimeline {
             true => " Windows with under half the requests of the fullest (a short last window, idle windows) are not drawn in the hottest node's share.",
             false => "",
         };
-        format!("Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.{short}")
+        let scenario = match input.data.events.is_some() {
+            true => " Under a scenario (events.csv lists its events and when each settled): bytes moved by its adds, drains and weight changes, requests throttled, events with no replica up.",
+            false => "",
+        };
+        format!("Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.{scenario}{short}")
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(measures(input.data).len())

@@ -36,6 +36,8 @@ pub enum Topic {
     Sweep,
     /// Splits, merges and moves of the range-dynamic scheme.
     RangeDynamics,
+    /// What a scenario's events did (`run --scenario`).
+    Scenario,
 }
 
 /// One sentence computed from the numbers.
@@ -727,6 +729,7 @@ pub fn run_findings(data: &RunData) -> Vec<Finding> {
     out.extend(skew_sweeps(data));
     out.extend(split_quality(data));
     out.extend(timeline(data));
+    out.extend(super::scenario::findings(data));
     out
 }
 

@@ -10,6 +10,7 @@ pub mod document;
 pub mod findings;
 pub mod html;
 pub mod markdown;
+pub mod scenario;
 
 use std::path::{Path, PathBuf};
 

@@ -10,6 +10,7 @@
 //! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
+pub mod scenario;
 mod table;
 mod window;
 
@@ -19,7 +20,7 @@ pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_I
 use workloads::{Event, Spec};
 
 use crate::value::{MetricDef, MetricValue};
-use crate::{AnalysisError, Partitioner, ShardSet};
+use crate::{AnalysisError, Partitioner, SchemeSpec, ShardSet};
 
 /// The columns of `timeline.csv` the engine fills for every changing layout: the window's
 /// index, its events, the node requests they made (a scan counts once per node it contacts),
@@ -109,7 +110,7 @@ pub struct LayoutOutput {
 }
 
 /// The constructor of a changing layout: its spec and setup to the layout at the start.
-pub type StartFn = fn(&Spec, &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
+pub type StartFn = fn(&SchemeSpec, &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
 
 /// How the registry starts a changing layout (a [`crate::SchemeKind`]'s `changing`).
 #[derive(Clone, Copy)]

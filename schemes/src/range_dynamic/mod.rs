@@ -60,6 +60,7 @@ pub const KIND: SchemeKind = SchemeKind {
     changing: Some(Changing {
         check: |spec| Ok(DynamicParams::parse(spec).map(drop)?),
         start: |spec, setup| {
+            let spec = &spec.spec;
             let params = DynamicParams::parse(spec)?;
             Ok(Box::new(RangeDynamic::new(
                 spec.to_string(),

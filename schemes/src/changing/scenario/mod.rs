@@ -1,0 +1,836 @@
+//! Clusters over time (`run --scenario FILE`): any fixed scheme replayed as a changing
+//! layout to which the scenario's timed events happen ([`file`]): shards added, drained,
+//! failed and recovered, weights changed, each by the scheme's own rule
+//! ([`Partitioner::resized`], [`Partitioner::without_shard`], a build with the new weights),
+//! with moves paced by a bytes-per-second budget and shards throttled by token buckets
+//! ([`throttle`]).
+//!
+//! **Time.** An event's time is its timestamp's distance from the first event's, in seconds
+//! (timestamps read in the trace's unit); without timestamps it is the event's position from
+//! 0, and scenario times, move budgets and token refills count events instead of seconds.
+//!
+//! **Moves.** When shards are added, drained or reweighted, every key seen so far whose
+//! owner changes moves, in key order. With `--move-rate B` the moves of one event take bytes
+//! from a budget of `B` bytes per second since the event (a key's bytes: its length plus the
+//! size of its last event that carried one); a key not moved yet is still served by its old
+//! owner, a key first seen after the event by its new one. An event that comes while the
+//! moves of the one before are not done completes them first, at once. Scans route by the
+//! layout being moved to.
+//!
+//! **Failures.** A failed shard answers nothing and nothing moves: a point request goes to
+//! the first surviving of its key's `--replicas` replicas ([`Partitioner::replicas`]) and is
+//! unavailable when none survives; a scan's failed shard is replaced by the first surviving
+//! shard after it in shard order within the replicas, or makes the scan unavailable.
+
+mod file;
+mod moves;
+mod throttle;
+
+pub use file::{check, parse, Action, Step};
+pub use moves::MoveGraph;
+pub use throttle::{Buckets, Throttle};
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use workloads::{Event, KeyType, Op};
+
+use super::{
+    decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutOutput, LayoutSetup, Table,
+    WindowLoad, WindowLog, WindowTime, GENERIC_COLUMNS,
+};
+use crate::placement::Degraded;
+use crate::value::{MetricDef, MetricValue};
+use crate::{AnalysisError, BuildContext, KeyCounts, Partitioner, SchemeSpec, ShardSet};
+
+/// A scenario and the options it runs with, shared by every scheme of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// The file's name, for messages.
+    pub name: String,
+    /// Its events, in time order.
+    pub steps: Vec<Step>,
+    /// Token buckets per shard (`--throttle`).
+    pub throttle: Option<Throttle>,
+    /// Copies of every key (`--replicas`), at least 1.
+    pub replicas: u32,
+    /// Bytes moved per second after an event (`--move-rate`); `None`: moves are instant.
+    pub move_rate: Option<f64>,
+    /// Nanoseconds of one timestamp unit of the trace.
+    pub time_unit_ns: u64,
+    /// How the schemes read key text in files.
+    pub key_type: KeyType,
+    /// Shard weights at the start (`--weights`).
+    pub weights: Option<Vec<f64>>,
+}
+
+impl Scenario {
+    /// Why `spec` cannot run under a scenario on `shards` shards, or a line of the scenario
+    /// that does not fit that cluster.
+    pub fn check(&self, spec: &SchemeSpec, shards: u32) -> Result<(), AnalysisError> {
+        let refuse = |why: &str| {
+            Err(AnalysisError::Config(format!(
+                "--scenario cannot run '{}': {why}",
+                spec.label()
+            )))
+        };
+        if spec.kind().changing.is_some() {
+            return refuse("it changes its layout by its own rules; run it without --scenario");
+        }
+        if spec.needs_warmup() {
+            return refuse(
+                "it learns its boundaries from a warm-up; give them (boundaries=FILE) or use \
+                 another scheme",
+            );
+        }
+        let part = self.build(spec, shards, self.weights.as_deref())?;
+        if part.learns_arrival() {
+            return refuse("it places keys in the order they first appear in the whole stream");
+        }
+        check(&self.name, &self.steps, shards)?;
+        if let Some(step) = self
+            .steps
+            .iter()
+            .find(|s| matches!(s.action, Action::Weight(..)))
+        {
+            let ones = vec![1.0; shards as usize];
+            self.build(spec, shards, Some(&ones)).map_err(|e| {
+                AnalysisError::Config(format!(
+                    "{}:{}: '{}': '{}' cannot take weights: {e}",
+                    self.name,
+                    step.line,
+                    step.action,
+                    spec.label()
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    fn build(
+        &self,
+        spec: &SchemeSpec,
+        shards: u32,
+        weights: Option<&[f64]>,
+    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
+        spec.build(&BuildContext {
+            shards,
+            warmup_keys: &[],
+            key_type: self.key_type,
+            weights,
+        })
+    }
+}
+
+/// How a scheme runs under a scenario (a [`SchemeSpec`] with a scenario's `changing`).
+pub static CHANGING: Changing = Changing {
+    check: |_| Ok(()),
+    start,
+    metrics: METRICS,
+    final_layout,
+};
+
+/// The figures of a scenario run, in `summary.csv` beside every scheme's.
+pub static METRICS: &[MetricDef] = &[
+    MetricDef {
+        name: "throttled_share",
+        unit: "share",
+        definition: "Node requests that found no token in their shard's bucket (--throttle) / all node requests; empty without --throttle.",
+    },
+    MetricDef {
+        name: "unavailable_share",
+        unit: "share",
+        definition: "Events none of whose key's replicas was up (failed shards) / all events.",
+    },
+    MetricDef {
+        name: "moved_keys",
+        unit: "keys",
+        definition: "Keys moved by the scenario's adds, drains and weight changes (each move of a key counts).",
+    },
+    MetricDef {
+        name: "moved_bytes",
+        unit: "bytes",
+        definition: "Their bytes: each key's length plus the size of its last event that carried one.",
+    },
+    MetricDef {
+        name: "redundant_moves",
+        unit: "keys",
+        definition: "Moves cancelled by cycles in the graph of moves between shards (as pd-simulator counts them): data that went back or round.",
+    },
+    MetricDef {
+        name: "move_secs",
+        unit: "s",
+        definition: "The longest time the moves of one event took under --move-rate (0 without); empty when the moves of an event were not done by the end of the trace (events.csv: keys_left).",
+    },
+    MetricDef {
+        name: "converge_secs",
+        unit: "s",
+        definition: "The longest time after an event until the hottest node share of every later window (up to the next event) stays within a band of its settled value (the mean of the last quarter of those windows): max(0.02, 10% of it, 3 binomial standard deviations of a share of the window's requests); resolution one window.",
+    },
+    MetricDef {
+        name: "under_replicated_key_secs",
+        unit: "key x s",
+        definition: "Keys seen with at least one replica on a failed shard, times the seconds they stay so (counted at each event).",
+    },
+];
+
+/// Columns of a scenario run's `timeline.csv` (the generic ones, then its own).
+pub const TIMELINE_COLUMNS: [&str; 13] = [
+    GENERIC_COLUMNS[0],
+    "time_secs",
+    GENERIC_COLUMNS[1],
+    GENERIC_COLUMNS[2],
+    GENERIC_COLUMNS[3],
+    GENERIC_COLUMNS[4],
+    "nodes_up",
+    "throttled",
+    "unavailable",
+    "moved_keys",
+    "moved_bytes",
+    "pending_keys",
+    "scenario_events",
+];
+
+fn start(spec: &SchemeSpec, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError> {
+    let scenario = spec
+        .scenario()
+        .cloned()
+        .ok_or_else(|| AnalysisError::Config(format!("'{}' has no scenario", spec.label())))?;
+    let inner = spec.without_scenario();
+    scenario.check(&inner, setup.nodes)?;
+    let layout = scenario.build(&inner, setup.nodes, scenario.weights.as_deref())?;
+    Ok(Box::new(ScenarioLayout::new(
+        scenario,
+        inner,
+        setup.nodes,
+        layout,
+    )))
+}
+
+/// One change of the layout, enough to build the final layout again from the spec.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Change {
+    /// Resized to this many shards, with the keys given when the rule weighs them.
+    Resize(u32, Option<Vec<(Vec<u8>, u64)>>),
+    /// This shard removed (original number), with the keys when the rule weighs them.
+    Remove(u32, Option<Vec<(Vec<u8>, u64)>>),
+    /// Built again with these weights on the shards of the moment.
+    Reweigh(Vec<f64>),
+}
+
+/// The final state: the spec, how it started and every change since.
+#[derive(Serialize, Deserialize)]
+struct FinalState {
+    spec: String,
+    shards: u32,
+    key_type: KeyType,
+    weights: Option<Vec<f64>>,
+    changes: Vec<Change>,
+}
+
+/// Builds the scheme on a shard count with weights (a weight change places keys as a fresh
+/// build with the new weights would).
+type BuildFn<'a> = dyn Fn(u32, &[f64]) -> Result<Box<dyn Partitioner>, AnalysisError> + 'a;
+
+/// The layout of `spec` after `changes` (the same steps the run took).
+fn apply_change(
+    layout: &Degraded,
+    change: &Change,
+    build: &BuildFn<'_>,
+) -> Result<Result<Degraded, String>, AnalysisError> {
+    let counts = |keys: &Option<Vec<(Vec<u8>, u64)>>| {
+        let mut c = KeyCounts::new();
+        for (k, n) in keys.iter().flatten() {
+            c.add(k, *n);
+        }
+        c
+    };
+    Ok(match change {
+        Change::Resize(to, keys) => match layout.resize_refusal(*to) {
+            Some(why) => Err(why),
+            None => Ok(Degraded::intact(layout.resized(*to, &counts(keys))?)),
+        },
+        Change::Remove(shard, keys) => match layout.without(*shard, &counts(keys))? {
+            Some(d) => Ok(d),
+            None => Err(layout.cannot_remove_message()),
+        },
+        Change::Reweigh(weights) => Ok(Degraded::intact(build(layout.shard_count(), weights)?)),
+    })
+}
+
+fn final_layout(bytes: &[u8]) -> Result<Box<dyn Partitioner>, AnalysisError> {
+    let state: FinalState = decode_state(bytes)?;
+    let spec = SchemeSpec::parse_list(&state.spec)?
+        .pop()
+        .ok_or_else(|| AnalysisError::Config("a scenario's saved layout has no scheme".into()))?;
+    let build = |shards: u32, weights: &[f64]| {
+        spec.build(&BuildContext {
+            shards,
+            warmup_keys: &[],
+            key_type: state.key_type,
+            weights: Some(weights).filter(|w| !w.is_empty()),
+        })
+    };
+    let mut layout = Degraded::intact(build(
+        state.shards,
+        state.weights.as_deref().unwrap_or(&[]),
+    )?);
+    for change in &state.changes {
+        layout = apply_change(&layout, change, &build)?.map_err(AnalysisError::Config)?;
+    }
+    Ok(Box::new(layout))
+}
+
+/// Moves of one event still under way.
+struct Pending {
+    /// Keys to move, sorted, with their bytes and (from, to) shards.
+    movers: Vec<(Vec<u8>, u64, u32, u32)>,
+    /// Keys `..cursor` have moved.
+    cursor: usize,
+    /// Bytes moved so far.
+    spent: u64,
+    /// When the moves began.
+    since: f64,
+    /// The row of [`ScenarioLayout::events`] they belong to.
+    event: usize,
+}
+
+/// What happened at one scenario event.
+struct EventRow {
+    step: Step,
+    applied_at: f64,
+    outcome: String,
+    moved_keys: u64,
+    moved_bytes: u64,
+    move_secs: Option<f64>,
+}
+
+/// Counts of the current window.
+#[derive(Default)]
+struct WindowCounts {
+    start: Option<f64>,
+    throttled: u64,
+    unavailable: u64,
+    moved_keys: u64,
+    moved_bytes: u64,
+    events: Vec<String>,
+}
+
+/// A fixed scheme under a scenario.
+struct ScenarioLayout {
+    scenario: Arc<Scenario>,
+    spec: SchemeSpec,
+    start_shards: u32,
+    layout: Degraded,
+    weights: Vec<f64>,
+    changes: Vec<Change>,
+    next_step: usize,
+    failed: Vec<u32>,
+    pending: Option<Pending>,
+    /// Every key seen: its requests and bytes.
+    keys: HashMap<Vec<u8>, (u64, u64)>,
+    origin: Option<u64>,
+    position: u64,
+    now: f64,
+    buckets: Option<Buckets>,
+    window: WindowCounts,
+    graph: MoveGraph,
+    events: Vec<EventRow>,
+    /// Node requests per phase (phase `i` follows the `i`-th event).
+    phases: Vec<(f64, Vec<u64>)>,
+    /// Per window: its start, hottest node share and node requests.
+    series: Vec<(f64, f64, u64)>,
+    node_requests: u64,
+    throttled: u64,
+    unavailable: u64,
+    seen_events: u64,
+    under: (u64, f64, f64),
+    replicas: Vec<u32>,
+    scan: ShardSet,
+}
+
+impl ScenarioLayout {
+    fn new(
+        scenario: Arc<Scenario>,
+        spec: SchemeSpec,
+        shards: u32,
+        layout: Box<dyn Partitioner>,
+    ) -> ScenarioLayout {
+        let buckets = scenario.throttle.map(|t| Buckets::new(t, shards));
+        let weights = scenario.weights.clone().unwrap_or_default();
+        ScenarioLayout {
+            scenario,
+            spec,
+            start_shards: shards,
+            layout: Degraded::intact(layout),
+            weights,
+            changes: Vec::new(),
+            next_step: 0,
+            failed: Vec::new(),
+            pending: None,
+            keys: HashMap::new(),
+            origin: None,
+            position: 0,
+            now: 0.0,
+            buckets,
+            window: WindowCounts::default(),
+            graph: MoveGraph::default(),
+            events: Vec::new(),
+            phases: vec![(0.0, vec![0; shards as usize])],
+            series: Vec::new(),
+            node_requests: 0,
+            throttled: 0,
+            unavailable: 0,
+            seen_events: 0,
+            under: (0, 0.0, 0.0),
+            replicas: Vec::new(),
+            scan: ShardSet::new(shards),
+        }
+    }
+
+    /// The time of `e` in seconds (or its position) and the whole seconds elapsed.
+    fn clock(&mut self, e: &Event<'_>) -> (f64, u64) {
+        let position = self.position;
+        self.position += 1;
+        match e.timestamp {
+            Some(ts) => {
+                let origin = *self.origin.get_or_insert(ts);
+                let ns =
+                    u128::from(ts.saturating_sub(origin)) * u128::from(self.scenario.time_unit_ns);
+                let secs = (ns as f64 / 1e9).max(self.now);
+                (secs, (ns / 1_000_000_000) as u64)
+            }
+            None => (position as f64, position),
+        }
+    }
+
+    /// The keys for a change, kept only when the scheme's rule weighs them.
+    fn change_keys(&self) -> Option<Vec<(Vec<u8>, u64)>> {
+        self.layout.layout().resize_learns().then(|| {
+            let mut keys: Vec<(Vec<u8>, u64)> = self
+                .keys
+                .iter()
+                .map(|(k, (n, _))| (k.clone(), (*n).max(1)))
+                .collect();
+            keys.sort();
+            keys
+        })
+    }
+
+    /// Applies every scenario event due at `now`.
+    fn apply_due(&mut self) {
+        while let Some(&step) = self.scenario.steps.get(self.next_step) {
+            if step.at > self.now {
+                break;
+            }
+            self.next_step += 1;
+            self.finish_moves(true);
+            self.account_under_replication();
+            let outcome = self.apply(step);
+            self.window.events.push(step.action.to_string());
+            let shards = self.layout.shard_count() as usize;
+            self.phases.push((self.now, vec![0; shards]));
+            if let Some(b) = &mut self.buckets {
+                b.grow(shards as u32);
+            }
+            self.recount_under_replicated();
+            self.events.push(EventRow {
+                step,
+                applied_at: self.now,
+                outcome,
+                moved_keys: 0,
+                moved_bytes: 0,
+                move_secs: None,
+            });
+            if let Some(p) = &mut self.pending {
+                p.event = self.events.len() - 1;
+            }
+            self.advance_moves();
+        }
+    }
+
+    /// Applies one event; returns what happened (`applied`, or why the scheme refused).
+    fn apply(&mut self, step: Step) -> String {
+        let change = match step.action {
+            Action::Fail(s) => {
+                self.failed.push(s);
+                return "applied".into();
+            }
+            Action::Recover(s) => {
+                self.failed.retain(|&f| f != s);
+                return "applied".into();
+            }
+            Action::Add(k) => Change::Resize(self.layout.shard_count() + k, self.change_keys()),
+            Action::Drain(s) => Change::Remove(s, self.change_keys()),
+            Action::Weight(s, w) => {
+                let n = self.layout.shard_count() as usize;
+                let mut weights = self.weights.clone();
+                weights.resize(n, 1.0);
+                weights[s as usize] = w;
+                Change::Reweigh(weights)
+            }
+        };
+        let scenario = Arc::clone(&self.scenario);
+        let spec = self.spec.clone();
+        let build =
+            move |shards: u32, weights: &[f64]| scenario.build(&spec, shards, Some(weights));
+        let next = match apply_change(&self.layout, &change, &build) {
+            Ok(Ok(next)) => next,
+            Ok(Err(why)) => return format!("refused: {why}"),
+            Err(e) => return format!("refused: {e}"),
+        };
+        if let Change::Reweigh(w) = &change {
+            self.weights = w.clone();
+        }
+        let mut movers: Vec<(Vec<u8>, u64, u32, u32)> = self
+            .keys
+            .iter()
+            .filter_map(|(k, &(_, bytes))| {
+                let (from, to) = (self.layout.shard_of(k), next.shard_of(k));
+                (from != to).then(|| (k.clone(), bytes, from, to))
+            })
+            .collect();
+        movers.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.layout = next;
+        self.changes.push(change);
+        self.pending = Some(Pending {
+            movers,
+            cursor: 0,
+            spent: 0,
+            since: self.now,
+            event: 0,
+        });
+        "applied".into()
+    }
+
+    /// Moves what the budget allows by now (everything when `all`, or without a budget).
+    fn advance_moves(&mut self) {
+        self.finish_moves(false);
+    }
+
+    fn finish_moves(&mut self, all: bool) {
+        let Some(p) = &mut self.pending else { return };
+        let allowance = match (all, self.scenario.move_rate) {
+            (false, Some(rate)) => rate * (self.now - p.since),
+            _ => f64::INFINITY,
+        };
+        let row = &mut self.events[p.event];
+        while let Some(&(_, bytes, from, to)) = p.movers.get(p.cursor) {
+            if (p.spent + bytes) as f64 > allowance {
+                break;
+            }
+            p.spent += bytes;
+            p.cursor += 1;
+            self.graph.add(from, to, 1);
+            row.moved_keys += 1;
+            row.moved_bytes += bytes;
+            self.window.moved_keys += 1;
+            self.window.moved_bytes += bytes;
+        }
+        if p.cursor == p.movers.len() {
+            row.move_secs = Some(match (all, self.scenario.move_rate) {
+                (false, Some(rate)) => p.spent as f64 / rate,
+                _ => self.now - p.since,
+            });
+            self.pending = None;
+        }
+    }
+
+    /// Adds the key x time of under-replication since the last count.
+    fn account_under_replication(&mut self) {
+        let (keys, since, total) = self.under;
+        self.under = (keys, self.now, total + keys as f64 * (self.now - since));
+    }
+
+    fn recount_under_replicated(&mut self) {
+        let mut keys = 0;
+        if !self.failed.is_empty() {
+            let mut replicas = Vec::new();
+            for k in self.keys.keys() {
+                replicas.clear();
+                self.layout
+                    .replicas(k, self.scenario.replicas, &mut replicas);
+                keys += replicas.iter().any(|s| self.failed.contains(s)) as u64;
+            }
+        }
+        self.under.0 = keys;
+    }
+
+    /// The owner of `key` now: its old owner while its move waits.
+    fn owner(&self, key: &[u8]) -> u32 {
+        if let Some(p) = &self.pending {
+            if let Ok(i) = p.movers.binary_search_by(|m| m.0.as_slice().cmp(key)) {
+                if i >= p.cursor {
+                    return p.movers[i].2;
+                }
+            }
+        }
+        self.layout.shard_of(key)
+    }
+
+    /// The first replica of `key` that is up, from `owner`.
+    fn serving(&mut self, key: &[u8], owner: u32) -> Option<u32> {
+        if !self.failed.contains(&owner) {
+            return Some(owner);
+        }
+        self.replicas.clear();
+        self.layout
+            .replicas(key, self.scenario.replicas, &mut self.replicas);
+        self.replicas
+            .iter()
+            .copied()
+            .find(|s| !self.failed.contains(s))
+    }
+}
+
+impl ChangingLayout for ScenarioLayout {
+    fn window_time(&self) -> WindowTime {
+        WindowTime::Auto
+    }
+
+    fn nodes(&self) -> u32 {
+        self.layout.shard_count()
+    }
+
+    fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
+        let (now, second) = self.clock(e);
+        self.now = now;
+        self.window.start.get_or_insert(now);
+        self.apply_due();
+        self.advance_moves();
+        self.seen_events += 1;
+        if e.op != Op::Scan {
+            let entry = self
+                .keys
+                .entry(e.key.to_vec())
+                .or_insert((0, e.key.len() as u64));
+            entry.0 += 1;
+            if let Some(size) = e.size {
+                entry.1 = e.key.len() as u64 + u64::from(size);
+            }
+        }
+        let scan = e.op == Op::Scan && e.end.is_some_and(|end| end > e.key);
+        if scan {
+            self.scan.clear();
+            self.layout
+                .scan_shards(e.key, e.end.unwrap_or_default(), &mut self.scan);
+            let n = self.layout.shard_count();
+            for s in self.scan.iter() {
+                let up = (0..self.scenario.replicas.min(n))
+                    .map(|i| (s + i) % n)
+                    .find(|r| !self.failed.contains(r));
+                match up {
+                    Some(r) => {
+                        out.insert(r);
+                    }
+                    None => {
+                        out.clear();
+                        break;
+                    }
+                }
+            }
+        } else {
+            let owner = self.owner(e.key);
+            if let Some(s) = self.serving(e.key, owner) {
+                out.insert(s);
+            }
+        }
+        if out.is_empty() {
+            self.unavailable += 1;
+            self.window.unavailable += 1;
+            return;
+        }
+        let write = matches!(e.op, Op::Put | Op::Delete);
+        let phase = &mut self.phases.last_mut().expect("a phase").1;
+        for s in out.iter() {
+            self.node_requests += 1;
+            if let Some(c) = phase.get_mut(s as usize) {
+                *c += 1;
+            }
+            if let Some(b) = &mut self.buckets {
+                b.tick(second);
+                if !b.take(s, write) {
+                    self.throttled += 1;
+                    self.window.throttled += 1;
+                }
+            }
+        }
+    }
+
+    fn end_window(&mut self, _log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
+        let w = std::mem::take(&mut self.window);
+        let start = w.start.unwrap_or(self.now);
+        self.series
+            .push((start, load.hottest_node_share, load.requests));
+        let n = self.layout.shard_count();
+        let up = (0..n)
+            .filter(|s| !self.failed.contains(s) && self.layout.live().contains(s))
+            .count();
+        let pending = self
+            .pending
+            .as_ref()
+            .map_or(0, |p| (p.movers.len() - p.cursor) as u64);
+        vec![
+            Cell::Number(Some(start)),
+            Cell::Count(up as u64),
+            Cell::Count(w.throttled),
+            Cell::Count(w.unavailable),
+            Cell::Count(w.moved_keys),
+            Cell::Count(w.moved_bytes),
+            Cell::Count(pending),
+            Cell::Text(w.events.join("; ")),
+        ]
+    }
+
+    fn timeline_columns(&self) -> &'static [&'static str] {
+        &TIMELINE_COLUMNS
+    }
+
+    fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
+        encode_state(&FinalState {
+            spec: self.spec.label(),
+            shards: self.start_shards,
+            key_type: self.scenario.key_type,
+            weights: self.scenario.weights.clone(),
+            changes: self.changes.clone(),
+        })
+    }
+
+    fn output(&self) -> LayoutOutput {
+        // Keys of each event still waiting to move at the end.
+        let mut left = vec![0u64; self.events.len()];
+        if let Some(p) = &self.pending {
+            left[p.event] = (p.movers.len() - p.cursor) as u64;
+        }
+        let converge: Vec<Option<f64>> = (0..self.events.len())
+            .map(|i| self.converge_secs(i))
+            .collect();
+        let events = self
+            .events
+            .iter()
+            .zip(&converge)
+            .zip(&left)
+            .map(|((r, c), left)| {
+                vec![
+                    Cell::Count(r.step.line as u64),
+                    Cell::Number(Some(r.step.at)),
+                    Cell::Number(Some(r.applied_at)),
+                    Cell::Text(r.step.action.to_string()),
+                    Cell::Text(r.outcome.clone()),
+                    Cell::Count(r.moved_keys),
+                    Cell::Count(r.moved_bytes),
+                    Cell::Count(*left),
+                    Cell::Number(r.move_secs),
+                    Cell::Number(*c),
+                ]
+            })
+            .collect();
+        let phases = self
+            .phases
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (from, nodes))| {
+                nodes.iter().enumerate().map(move |(node, &requests)| {
+                    vec![
+                        Cell::Count(i as u64),
+                        Cell::Number(Some(*from)),
+                        Cell::Count(node as u64),
+                        Cell::Count(requests),
+                    ]
+                })
+            })
+            .collect();
+        let mut under = self.under;
+        under.2 += under.0 as f64 * (self.now - under.1);
+        let share = |n: u64, of: u64| (of > 0).then(|| n as f64 / of as f64);
+        let max = |v: &mut dyn Iterator<Item = f64>| {
+            v.fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+        };
+        let values = [
+            self.buckets
+                .as_ref()
+                .and_then(|_| share(self.throttled, self.node_requests)),
+            share(self.unavailable, self.seen_events),
+            Some(self.events.iter().map(|r| r.moved_keys).sum::<u64>() as f64),
+            Some(self.events.iter().map(|r| r.moved_bytes).sum::<u64>() as f64),
+            Some(self.graph.redundant() as f64),
+            // Undefined while the moves of an event are not done at the end.
+            match self.pending {
+                Some(_) => None,
+                None => {
+                    Some(max(&mut self.events.iter().filter_map(|r| r.move_secs)).unwrap_or(0.0))
+                }
+            },
+            max(&mut converge.iter().flatten().copied()),
+            Some(under.2),
+        ];
+        LayoutOutput {
+            tables: vec![
+                Table::new(
+                    "events",
+                    &[
+                        "line",
+                        "at_secs",
+                        "applied_secs",
+                        "action",
+                        "outcome",
+                        "moved_keys",
+                        "moved_bytes",
+                        "keys_left",
+                        "move_secs",
+                        "converge_secs",
+                    ],
+                    events,
+                ),
+                Table::new(
+                    "phases",
+                    &["phase", "from_secs", "node", "requests"],
+                    phases,
+                ),
+            ],
+            metrics: METRICS
+                .iter()
+                .zip(values)
+                .map(|(d, value)| MetricValue {
+                    name: d.name,
+                    unit: d.unit,
+                    value,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl ScenarioLayout {
+    /// Seconds after event `i` until the hottest node share settles (see [`METRICS`]).
+    fn converge_secs(&self, i: usize) -> Option<f64> {
+        let at = self.events[i].applied_at;
+        let until = self
+            .events
+            .get(i + 1)
+            .map_or(f64::INFINITY, |r| r.applied_at);
+        let segment: Vec<(f64, f64, u64)> = self
+            .series
+            .iter()
+            .copied()
+            .filter(|&(t, _, _)| t >= at && t < until)
+            .collect();
+        if segment.is_empty() {
+            return None;
+        }
+        let tail = &segment[segment.len() - segment.len().div_ceil(4)..];
+        let settled = tail.iter().map(|&(_, h, _)| h).sum::<f64>() / tail.len() as f64;
+        // The band: 0.02, 10% of the settled share, or three binomial standard deviations of
+        // a share of the window's requests, whichever is widest (a thin window is noisy).
+        let in_band = |&(_, h, requests): &(f64, f64, u64)| {
+            let noise = 3.0 * (settled * (1.0 - settled) / requests.max(1) as f64).sqrt();
+            (h - settled).abs() <= (0.1 * settled).max(0.02).max(noise)
+        };
+        let from = segment
+            .iter()
+            .rposition(|w| !in_band(w))
+            .map_or(0, |k| k + 1);
+        segment.get(from).map(|&(t, _, _)| (t - at).max(0.0))
+    }
+}
