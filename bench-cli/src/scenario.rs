@@ -1,13 +1,13 @@
 //! The options of `run` for clusters over time (`--scenario`, `--throttle`, `--replicas`,
 //! `--move-rate`, `--time-unit`, `--assert`): every scheme then runs as a changing layout
-//! under the scenario ([`schemes::changing::scenario`]).
+//! under the scenario ([`schemes::scenario`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use schemes::changing::scenario::{self, Scenario, Throttle};
+use schemes::scenario::{self, Scenario, Throttle};
 use schemes::SchemeSpec;
 use serde::Serialize;
 use workloads::KeyType;
@@ -138,7 +138,7 @@ pub fn under(
     }
     Ok(schemes
         .iter()
-        .map(|s| s.under(Arc::clone(&scenario)))
+        .map(|s| scenario::under(s, Arc::clone(&scenario)))
         .collect())
 }
 
@@ -199,7 +199,7 @@ pub fn known_metrics() -> Vec<&'static str> {
     let changing = schemes::CHANGING_SCHEMES
         .iter()
         .filter_map(|k| k.changing.as_ref())
-        .flat_map(|c| c.metrics.iter());
+        .flat_map(|c| c.end.metrics.iter());
     engine::metrics::METRICS
         .iter()
         .chain(engine::metrics::failure::FAILURE_METRICS)

@@ -261,7 +261,7 @@ mod tests {
         got.sort_unstable();
         assert_eq!(got, want);
         for column in ["throttled", "unavailable", "moved_bytes"] {
-            assert!(schemes::changing::scenario::TIMELINE_COLUMNS.contains(&column));
+            assert!(schemes::scenario::TIMELINE_COLUMNS.contains(&column));
         }
         assert_eq!(header::<SplitCsvRow>(), written(&splits_table(&[]).columns));
         assert_eq!(

@@ -15,7 +15,8 @@ use engine::replay::{
 use reports::data::RunData;
 use reports::{exporters, Manifest, RunReport};
 use schemes::changing::{
-    decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutOutput, WindowLoad, WindowLog,
+    decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutEnd, LayoutOutput,
+    WindowLoad, WindowLog,
 };
 use schemes::value::{MetricDef, MetricValue};
 use schemes::{AnalysisError, KeyCounts, Partitioner, SchemeKind, SchemeSpec, ShardId, ShardSet};
@@ -135,8 +136,10 @@ static TOY: SchemeKind = SchemeKind {
                 rotations: 0,
             }))
         },
-        metrics: TOY_METRICS,
-        final_layout: |state| Ok(Box::new(decode_state::<Rotated>(state)?)),
+        end: LayoutEnd {
+            metrics: TOY_METRICS,
+            final_layout: |state| Ok(Box::new(decode_state::<Rotated>(state)?)),
+        },
     }),
 };
 

@@ -59,6 +59,7 @@ pub mod redis_cluster;
 pub mod rendezvous;
 pub mod ring;
 pub mod salted;
+pub mod scenario;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod twemproxy;
@@ -145,8 +146,8 @@ pub struct SchemeSpec {
     /// The parsed spec (its `Display` is the label in reports).
     pub spec: Spec,
     kind: &'static SchemeKind,
-    /// The scenario the scheme runs under (`run --scenario`), as a changing layout.
-    scenario: Option<std::sync::Arc<changing::scenario::Scenario>>,
+    /// The overlay the scheme runs under as a changing layout (`run --scenario`).
+    overlay: Option<std::sync::Arc<dyn changing::Overlay>>,
 }
 
 impl std::fmt::Debug for SchemeSpec {
@@ -177,7 +178,7 @@ impl SchemeSpec {
         Ok(SchemeSpec {
             spec,
             kind,
-            scenario: None,
+            overlay: None,
         })
     }
 
@@ -211,7 +212,7 @@ impl SchemeSpec {
                     params: Vec::new(),
                 },
                 kind: k,
-                scenario: None,
+                overlay: None,
             })
             .collect()
     }
@@ -222,37 +223,46 @@ impl SchemeSpec {
     }
 
     /// True for schemes whose layout changes during the replay (fed the stream, not built:
-    /// [`SchemeKind::changing`]).
+    /// [`SchemeKind::changing`], or a fixed scheme under an overlay).
     pub fn is_changing(&self) -> bool {
-        self.changing().is_some()
+        self.layout_end().is_some()
     }
 
-    /// How the scheme runs as a changing layout: its kind's rule, or the scenario's for a
-    /// fixed scheme under one; `None` for a fixed scheme.
-    pub fn changing(&self) -> Option<&'static changing::Changing> {
-        match &self.scenario {
-            Some(_) => Some(&changing::scenario::CHANGING),
-            None => self.kind.changing.as_ref(),
+    /// What the scheme leaves at the end as a changing layout (its overlay's, else its
+    /// kind's); `None` for a fixed scheme.
+    pub fn layout_end(&self) -> Option<&'static changing::LayoutEnd> {
+        match &self.overlay {
+            Some(overlay) => Some(overlay.end()),
+            None => self.kind.changing.as_ref().map(|c| &c.end),
         }
     }
 
-    /// This scheme under `scenario` (`run --scenario`).
-    pub fn under(&self, scenario: std::sync::Arc<changing::scenario::Scenario>) -> SchemeSpec {
-        SchemeSpec {
-            scenario: Some(scenario),
-            ..self.clone()
+    /// Starts the scheme as a changing layout on `setup.nodes` nodes, with what it leaves at
+    /// the end; an error for a fixed scheme.
+    pub fn start_layout(
+        &self,
+        setup: &changing::LayoutSetup,
+    ) -> Result<
+        (
+            Box<dyn changing::ChangingLayout>,
+            &'static changing::LayoutEnd,
+        ),
+        AnalysisError,
+    > {
+        match (&self.overlay, &self.kind.changing) {
+            (Some(overlay), _) => Ok((overlay.start(setup)?, overlay.end())),
+            (None, Some(changing)) => Ok(((changing.start)(&self.spec, setup)?, &changing.end)),
+            (None, None) => Err(AnalysisError::Config(format!(
+                "'{}' is a fixed layout, not a changing one",
+                self.label()
+            ))),
         }
     }
 
-    /// The scenario the scheme runs under.
-    pub fn scenario(&self) -> Option<&std::sync::Arc<changing::scenario::Scenario>> {
-        self.scenario.as_ref()
-    }
-
-    /// This scheme without its scenario.
-    pub fn without_scenario(&self) -> SchemeSpec {
+    /// This scheme run as a changing layout by `overlay` (`run --scenario`).
+    pub fn under(&self, overlay: std::sync::Arc<dyn changing::Overlay>) -> SchemeSpec {
         SchemeSpec {
-            scenario: None,
+            overlay: Some(overlay),
             ..self.clone()
         }
     }
@@ -261,8 +271,8 @@ impl SchemeSpec {
     /// checks the parameters of simulated ones, which refuse `--weights` (a simulation is given
     /// no weights: its nodes are equal, so its balance could not be measured per weight).
     pub fn validate(&self, ctx: &BuildContext<'_>) -> Result<(), AnalysisError> {
-        if let Some(scenario) = &self.scenario {
-            return scenario.check(&self.without_scenario(), ctx.shards);
+        if let Some(overlay) = &self.overlay {
+            return overlay.check(ctx.shards);
         }
         match &self.kind.changing {
             Some(sim) => {

@@ -4,7 +4,8 @@
 //! the layout to change, and its `timeline.csv` row written.
 
 use schemes::changing::{
-    Cell, Changing, ChangingLayout, LayoutSetup, Table, WindowLoad, WindowLog, WindowSink, Windower,
+    Cell, ChangingLayout, LayoutEnd, LayoutSetup, Table, WindowLoad, WindowLog, WindowSink,
+    Windower,
 };
 use schemes::{AnalysisError, SchemeSpec, ShardSet};
 use workloads::{EventChunk, EventSource, Op};
@@ -31,22 +32,16 @@ pub fn drive(
     opts: &LayoutOptions,
     source: &mut dyn EventSource,
 ) -> Result<LayoutRun, AnalysisError> {
-    let changing = spec.changing().ok_or_else(|| {
-        AnalysisError::Config(format!(
-            "'{}' is a fixed layout, not a changing one",
-            spec.label()
-        ))
-    })?;
     check(opts)?;
-    let mut layout = (changing.start)(spec, &LayoutSetup { nodes: opts.nodes })?;
-    drive_layout(layout.as_mut(), (spec.label(), changing), opts, source)
+    let (mut layout, end) = spec.start_layout(&LayoutSetup { nodes: opts.nodes })?;
+    drive_layout(layout.as_mut(), (spec.label(), end), opts, source)
 }
 
 /// Replays `source` through `layout` (already started on `opts.nodes` nodes), labelled `label`,
-/// of kind `changing`; the layout keeps its state, for a caller that reads it afterwards.
+/// ending as `end` says; the layout keeps its state, for a caller that reads it afterwards.
 pub fn drive_layout<L: ChangingLayout + ?Sized>(
     layout: &mut L,
-    (label, changing): (String, &Changing),
+    (label, end): (String, &LayoutEnd),
     opts: &LayoutOptions,
     source: &mut dyn EventSource,
 ) -> Result<LayoutRun, AnalysisError> {
@@ -94,7 +89,7 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         window_events,
         fanout: fanout.finish(),
     };
-    LayoutRun::new(record, output.metrics, changing)
+    LayoutRun::new(record, output.metrics, end)
 }
 
 fn check(opts: &LayoutOptions) -> Result<(), AnalysisError> {

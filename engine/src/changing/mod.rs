@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::fanout::ScanFanout;
 use crate::metrics::load::ShardLoad;
 use crate::metrics::remap::{self, Remap};
-use schemes::changing::{Changing, Table, WindowClock};
+use schemes::changing::{LayoutEnd, Table, WindowClock};
 use schemes::value::MetricValue;
 use schemes::{AnalysisError, KeyCounts, Partitioner, SchemeSpec};
 
@@ -88,13 +88,13 @@ impl std::fmt::Debug for LayoutRun {
 }
 
 impl LayoutRun {
-    /// A run of `record`, its metrics `metrics` and its final layout made by `changing`.
+    /// A run of `record`, its metrics `metrics` and its final layout made as `end` says.
     pub fn new(
         record: LayoutRecord,
         metrics: Vec<MetricValue>,
-        changing: &Changing,
+        end: &LayoutEnd,
     ) -> Result<LayoutRun, AnalysisError> {
-        let final_layout = (changing.final_layout)(&record.final_state)?;
+        let final_layout = (end.final_layout)(&record.final_state)?;
         Ok(LayoutRun {
             record,
             metrics,
@@ -143,7 +143,7 @@ impl LayoutRun {
     /// The run of `spec` that [`LayoutRun::state`] saved in `state`, its final layout made
     /// again by the layout's kind and its metrics named by the kind's registry.
     pub fn restore(state: LayoutRunState, spec: &SchemeSpec) -> Result<LayoutRun, AnalysisError> {
-        let changing = spec.changing().ok_or_else(|| {
+        let end = spec.layout_end().ok_or_else(|| {
             AnalysisError::Config(format!("'{}' is not a changing layout", spec.label()))
         })?;
         let record = state.record;
@@ -166,16 +166,12 @@ impl LayoutRun {
             .metrics
             .iter()
             .map(|(name, value)| {
-                let def = changing
-                    .metrics
-                    .iter()
-                    .find(|d| d.name == name)
-                    .ok_or_else(|| {
-                        AnalysisError::Config(format!(
-                            "the saved run of '{}' has an unknown metric '{name}'",
-                            spec.label()
-                        ))
-                    })?;
+                let def = end.metrics.iter().find(|d| d.name == name).ok_or_else(|| {
+                    AnalysisError::Config(format!(
+                        "the saved run of '{}' has an unknown metric '{name}'",
+                        spec.label()
+                    ))
+                })?;
                 Ok(MetricValue {
                     name: def.name,
                     unit: def.unit,
@@ -183,7 +179,7 @@ impl LayoutRun {
                 })
             })
             .collect::<Result<Vec<_>, AnalysisError>>()?;
-        LayoutRun::new(record, metrics, changing)
+        LayoutRun::new(record, metrics, end)
     }
 }
 

@@ -19,7 +19,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use workloads::{EventChunk, EventSource, WorkloadError};
 
 use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
-use schemes::changing::{Changing, ChangingLayout, LayoutSetup};
+use schemes::changing::{ChangingLayout, LayoutEnd, LayoutSetup};
 use schemes::{AnalysisError, SchemeSpec};
 
 /// Chunks queued for each changing layout before the replay waits for it.
@@ -54,11 +54,13 @@ impl Feed {
         opts: LayoutOptions,
     ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
         let setup = LayoutSetup { nodes: opts.nodes };
-        let layouts: Vec<(String, &'static Changing, Box<dyn ChangingLayout>)> = schemes
+        let layouts: Vec<(String, &'static LayoutEnd, Box<dyn ChangingLayout>)> = schemes
             .iter()
             .filter_map(|spec| {
-                let changing = spec.changing()?;
-                Some((changing.start)(spec, &setup).map(|l| (spec.label(), changing, l)))
+                spec.is_changing().then(|| {
+                    spec.start_layout(&setup)
+                        .map(|(layout, end)| (spec.label(), end, layout))
+                })
             })
             .collect::<Result<_, _>>()?;
         if layouts.is_empty() {
@@ -66,16 +68,11 @@ impl Feed {
         }
         let mut queues = Vec::with_capacity(layouts.len());
         let mut handles = Vec::with_capacity(layouts.len());
-        for (label, changing, mut layout) in layouts {
+        for (label, end, mut layout) in layouts {
             let (queue, chunks) = sync_channel(QUEUE_CHUNKS);
             queues.push(queue);
             handles.push(scope.spawn(move || {
-                drive_layout(
-                    layout.as_mut(),
-                    (label, changing),
-                    &opts,
-                    &mut Fed::new(chunks),
-                )
+                drive_layout(layout.as_mut(), (label, end), &opts, &mut Fed::new(chunks))
             }));
         }
         let feed = Feed {

@@ -67,14 +67,14 @@ pub fn simulate_with(
 ) -> Result<DynamicRun, schemes::AnalysisError> {
     let label = schemes::range_dynamic::params::NAME.to_string();
     let mut layout = RangeDynamic::new(label.clone(), params.clone(), opts.nodes.max(1));
-    let changing = schemes::range_dynamic::KIND.changing.as_ref().unwrap();
+    let end = &schemes::range_dynamic::KIND.changing.as_ref().unwrap().end;
     let mut counted = Counted {
         source,
         seen: 0,
         warmup: opts.warmup_events,
         keys: KeyCounts::with_limit(workloads::stats::DEFAULT_DISTINCT_LIMIT),
     };
-    let run = drive_layout(&mut layout, (label, changing), opts, &mut counted)?;
+    let run = drive_layout(&mut layout, (label, end), opts, &mut counted)?;
     Ok(DynamicRun {
         run,
         keys: counted.keys,

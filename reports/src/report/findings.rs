@@ -11,43 +11,13 @@ use crate::data::{is_full_window, RunData, SchemeLoad};
 use crate::dynamic_csv::TimelineCsvRow;
 use crate::recommendation_csv::RecommendationRow;
 
+pub use super::finding::{pct, Finding, Topic};
+
 /// A hottest share this many times the fair share 1/N counts as a hot spot.
 pub const HOT_SPOT_FACTOR: f64 = 3.0;
 
 /// A remap this many times the ideal counts as moving far more than needed.
 pub const REMAP_EXCESS_FACTOR: f64 = 3.0;
-
-/// What a finding is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Topic {
-    /// Keys moved when the shard count changes.
-    Growth,
-    /// A shard taking far more than its share.
-    HotSpot,
-    /// One key too hot for any scheme.
-    HotKey,
-    /// Shards contacted per scan.
-    ScanFanout,
-    /// Lookup cost.
-    Latency,
-    /// What one shard failure moves (`--fail`).
-    Failure,
-    /// How results change along a sweep.
-    Sweep,
-    /// Splits, merges and moves of the range-dynamic scheme.
-    RangeDynamics,
-    /// What a scenario's events did (`run --scenario`).
-    Scenario,
-}
-
-/// One sentence computed from the numbers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    /// What it is about.
-    pub topic: Topic,
-    /// The sentence.
-    pub text: String,
-}
 
 /// What one scheme costs on one workload at one shard count, read from the run.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,22 +112,6 @@ pub struct Recommendation {
     pub headline: String,
     /// Why, from the numbers.
     pub reasoning: Vec<String>,
-}
-
-/// Formats a share for sentences: `94%`, `6.2%`, `0.35%`.
-pub fn pct(v: f64) -> String {
-    let p = v * 100.0;
-    if p.abs() >= 9.95 {
-        format!("{p:.0}%")
-    } else if p.abs() >= 0.995 {
-        format!("{p:.1}%")
-    } else if p.abs() >= 0.00995 {
-        format!("{p:.2}%")
-    } else if p == 0.0 {
-        "0%".into()
-    } else {
-        "under 0.01%".into()
-    }
 }
 
 /// A share with its interval: `94% (95% CI 93% to 95%)`.

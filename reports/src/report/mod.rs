@@ -7,6 +7,7 @@
 //! ```
 
 pub mod document;
+pub mod finding;
 pub mod findings;
 pub mod html;
 pub mod markdown;

@@ -2,7 +2,7 @@
 //! long its moves took and when the hottest node share settled, with the run's throttled
 //! and unavailable shares.
 
-use super::findings::{pct, Finding, Topic};
+use super::finding::{pct, Finding, Topic};
 use crate::data::RunData;
 
 /// One finding per workload and scheme of `events.csv`.

@@ -10,7 +10,6 @@
 //! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
-pub mod scenario;
 mod table;
 mod window;
 
@@ -20,7 +19,7 @@ pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_I
 use workloads::{Event, Spec};
 
 use crate::value::{MetricDef, MetricValue};
-use crate::{AnalysisError, Partitioner, SchemeSpec, ShardSet};
+use crate::{AnalysisError, Partitioner, ShardSet};
 
 /// The columns of `timeline.csv` the engine fills for every changing layout: the window's
 /// index, its events, the node requests they made (a scan counts once per node it contacts),
@@ -91,12 +90,12 @@ pub trait ChangingLayout: Send {
     }
 
     /// The layout at the end of the stream as bytes ([`encode_state`]) that its kind's
-    /// [`Changing::final_layout`] turns into a fixed layout. Every run goes through the bytes,
+    /// [`LayoutEnd::final_layout`] turns into a fixed layout. Every run goes through the bytes,
     /// so a run cut into parts, whose merge reads them from a file, measures the same layout.
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError>;
 
     /// Its tables other than the timeline (one CSV file each) and its own metrics' values,
-    /// in the order of its kind's [`Changing::metrics`].
+    /// in the order of its [`LayoutEnd::metrics`].
     fn output(&self) -> LayoutOutput;
 }
 
@@ -110,7 +109,7 @@ pub struct LayoutOutput {
 }
 
 /// The constructor of a changing layout: its spec and setup to the layout at the start.
-pub type StartFn = fn(&SchemeSpec, &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
+pub type StartFn = fn(&Spec, &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
 
 /// How the registry starts a changing layout (a [`crate::SchemeKind`]'s `changing`).
 #[derive(Clone, Copy)]
@@ -119,12 +118,32 @@ pub struct Changing {
     pub check: fn(&Spec) -> Result<(), AnalysisError>,
     /// Starts the layout.
     pub start: StartFn,
+    /// Its metrics and its layout at the end.
+    pub end: LayoutEnd,
+}
+
+/// What a changing layout leaves at the end, however it started: its own metrics and its
+/// final layout.
+#[derive(Clone, Copy)]
+pub struct LayoutEnd {
     /// Its own metrics (the values of [`LayoutOutput::metrics`]).
     pub metrics: &'static [MetricDef],
     /// The layout at the end from its [`ChangingLayout::final_state`], as a fixed layout: the
     /// owner of every key, how scans route, and its own rule to grow or shrink, through which
     /// its remap and growth figures are measured as every scheme's are.
     pub final_layout: FinalLayoutFn,
+}
+
+/// A run-wide rule that replays one fixed scheme as a changing layout (a scenario of
+/// cluster events, [`crate::scenario`]). A [`crate::SchemeSpec`] under an overlay
+/// ([`crate::SchemeSpec::under`]) checks and starts through it instead of through its kind.
+pub trait Overlay: Send + Sync {
+    /// Why the scheme cannot run under the overlay on `shards` shards.
+    fn check(&self, shards: u32) -> Result<(), AnalysisError>;
+    /// Starts the layout.
+    fn start(&self, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError>;
+    /// Its metrics and its layout at the end.
+    fn end(&self) -> &'static LayoutEnd;
 }
 
 /// Turns a changing layout's [`ChangingLayout::final_state`] into a fixed layout.

@@ -36,7 +36,7 @@ pub use output::{DynamicTotals, FinalRange, FinderSummary, SplitRow, TimelineRow
 pub use params::{DynamicParams, LoadLimit};
 pub use range_map::{RangeEntry, RangeMap, RangeMapError};
 
-use crate::changing::Changing;
+use crate::changing::{Changing, LayoutEnd};
 use crate::{AnalysisError, SchemeKind};
 use params::{ABOUT, NAME, PARAMS};
 
@@ -60,7 +60,6 @@ pub const KIND: SchemeKind = SchemeKind {
     changing: Some(Changing {
         check: |spec| Ok(DynamicParams::parse(spec).map(drop)?),
         start: |spec, setup| {
-            let spec = &spec.spec;
             let params = DynamicParams::parse(spec)?;
             Ok(Box::new(RangeDynamic::new(
                 spec.to_string(),
@@ -68,7 +67,9 @@ pub const KIND: SchemeKind = SchemeKind {
                 setup.nodes,
             )))
         },
-        metrics: METRICS,
-        final_layout: |state| Ok(Box::new(FinalRanges::from_state(state)?)),
+        end: LayoutEnd {
+            metrics: METRICS,
+            final_layout: |state| Ok(Box::new(FinalRanges::from_state(state)?)),
+        },
     }),
 };

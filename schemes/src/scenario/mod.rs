@@ -36,9 +36,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use workloads::{Event, KeyType, Op};
 
-use super::{
-    decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutOutput, LayoutSetup, Table,
-    WindowLoad, WindowLog, WindowTime, GENERIC_COLUMNS,
+use crate::changing::{
+    decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput, LayoutSetup,
+    Overlay, Table, WindowLoad, WindowLog, WindowTime, GENERIC_COLUMNS,
 };
 use crate::placement::Degraded;
 use crate::value::{MetricDef, MetricValue};
@@ -123,13 +123,48 @@ impl Scenario {
     }
 }
 
-/// How a scheme runs under a scenario (a [`SchemeSpec`] with a scenario's `changing`).
-pub static CHANGING: Changing = Changing {
-    check: |_| Ok(()),
-    start,
+/// What a scheme under a scenario leaves at the end: the scenario's figures and the layout
+/// after every change.
+pub static END: LayoutEnd = LayoutEnd {
     metrics: METRICS,
     final_layout,
 };
+
+/// `spec` replayed under `scenario` as a changing layout.
+pub fn under(spec: &SchemeSpec, scenario: Arc<Scenario>) -> SchemeSpec {
+    spec.under(Arc::new(Under {
+        scenario,
+        spec: spec.clone(),
+    }))
+}
+
+/// A fixed scheme and the scenario it runs under ([`Overlay`]).
+struct Under {
+    scenario: Arc<Scenario>,
+    spec: SchemeSpec,
+}
+
+impl Overlay for Under {
+    fn check(&self, shards: u32) -> Result<(), AnalysisError> {
+        self.scenario.check(&self.spec, shards)
+    }
+
+    fn start(&self, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError> {
+        let scenario = &self.scenario;
+        scenario.check(&self.spec, setup.nodes)?;
+        let layout = scenario.build(&self.spec, setup.nodes, scenario.weights.as_deref())?;
+        Ok(Box::new(ScenarioLayout::new(
+            Arc::clone(scenario),
+            self.spec.clone(),
+            setup.nodes,
+            layout,
+        )))
+    }
+
+    fn end(&self) -> &'static LayoutEnd {
+        &END
+    }
+}
 
 /// The figures of a scenario run, in `summary.csv` beside every scheme's.
 pub static METRICS: &[MetricDef] = &[
@@ -191,22 +226,6 @@ pub const TIMELINE_COLUMNS: [&str; 13] = [
     "pending_keys",
     "scenario_events",
 ];
-
-fn start(spec: &SchemeSpec, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError> {
-    let scenario = spec
-        .scenario()
-        .cloned()
-        .ok_or_else(|| AnalysisError::Config(format!("'{}' has no scenario", spec.label())))?;
-    let inner = spec.without_scenario();
-    scenario.check(&inner, setup.nodes)?;
-    let layout = scenario.build(&inner, setup.nodes, scenario.weights.as_deref())?;
-    Ok(Box::new(ScenarioLayout::new(
-        scenario,
-        inner,
-        setup.nodes,
-        layout,
-    )))
-}
 
 /// One change of the layout, enough to build the final layout again from the spec.
 #[derive(Clone, Debug, Serialize, Deserialize)]
