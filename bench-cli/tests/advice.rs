@@ -218,7 +218,7 @@ fn two_shard_counts_and_two_targets_give_four_decisions_per_workload() {
     let text = std::fs::read_to_string(out.join("recommendation.csv")).unwrap();
     assert_eq!(
         text.lines().next(),
-        Some("workload,shards,grow_to,scheme,decided_by,margin,margin_unit,tied_with,tied_growth_cost,tied_failure_cost,tied_scan_fanout,tied_lookup_time,warning")
+        Some("workload,shards,grow_to,scheme,decided_by,margin,margin_unit,tied_with,tied_growth_cost,tied_failure_cost,tied_scenario_cost,tied_scan_fanout,tied_lookup_time,warning")
     );
     let rows = read_csv(&out.join("recommendation.csv"));
     for w in ["uniform:keys=20000", "zipf:keys=20000,s=1.1,scans=0.05"] {

@@ -24,15 +24,20 @@
 //!    least possible (the failed shard's own share of the keys), ties under [`GROWTH_TIE`];
 //!    a winner whose failure moves over [`FAILURE_EXCESS`] times the least is named with
 //!    that warning.
-//! 6. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
+//! 6. Under a scenario (`run --scenario`), the **scenario cost**: a scheme whose own rule
+//!    refused one of its events (`refused_events`) loses to those that applied them all; then
+//!    the share of the keys moved in vain, `redundant_moves / distinct_keys` (moves that went
+//!    back or round: a balancer's pure waste, which leaving a new shard idle cannot lower),
+//!    ties under [`GROWTH_TIE`].
+//! 7. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
-//! 7. Then **lookup time** (`lookup_ns_p50`), only when the gap is large enough to matter
+//! 8. Then **lookup time** (`lookup_ns_p50`), only when the gap is large enough to matter
 //!    beside a request and stable: the slower's median is at least [`LOOKUP_RATIO`] times the
 //!    faster's and at least [`LOOKUP_MATTERS_NS`] above it, and the faster's `lookup_ns_p99` is below the slower's
 //!    median (the batch timings do not overlap). Timings vary between runs, so the margin of
 //!    such a decision is not the measured gap but the ratio the rule guarantees,
 //!    [`LOOKUP_RATIO`]: identical runs give the same `recommendation.csv`.
-//! 8. Schemes still tied after every criterion are reported as a tie: no scheme is named.
+//! 9. Schemes still tied after every criterion are reported as a tie: no scheme is named.
 //!
 //! Every decision says which criterion decided, by what margin (in that criterion's unit,
 //! [`Criterion::unit`]), which schemes were tied with the winner on usable capacity and,
@@ -76,6 +81,9 @@ pub enum Criterion {
     /// Keys moved by the failure of the `--fail` shard, as distance from the least possible
     /// (the failed shard's own keys); margin in share points of keys.
     FailureCost,
+    /// Under a scenario: the events applied, then the keys moved in vain
+    /// (`redundant_moves`) as a share of the distinct keys; margin in share points of keys.
+    ScenarioCost,
     /// Mean shards per scan; margin in shards.
     ScanFanout,
     /// Median lookup time; margin: [`LOOKUP_RATIO`], the ratio the rule guarantees (the
@@ -88,9 +96,10 @@ pub enum Criterion {
 impl Criterion {
     /// The criteria applied after usable capacity, in the order the procedure applies them
     /// (the idle-shard test is part of the growth cost).
-    pub const LATER: [Criterion; 4] = [
+    pub const LATER: [Criterion; 5] = [
         Criterion::GrowthCost,
         Criterion::FailureCost,
+        Criterion::ScenarioCost,
         Criterion::ScanFanout,
         Criterion::LookupTime,
     ];
@@ -113,6 +122,7 @@ impl Criterion {
             Criterion::IdleNewShards => "idle_new_shards",
             Criterion::GrowthCost => "growth_cost",
             Criterion::FailureCost => "failure_cost",
+            Criterion::ScenarioCost => "scenario_cost",
             Criterion::ScanFanout => "scan_fanout",
             Criterion::LookupTime => "lookup_time",
             Criterion::Tie => "tie",
@@ -237,6 +247,30 @@ struct Candidate<'a> {
     failure_moved: Option<(f64, f64)>,
     /// `lookup_ns_p50`, with (p50, p99) as its spread.
     lookup: Option<Figure>,
+    /// Under a scenario.
+    scenario: Option<ScenarioCost>,
+}
+
+/// What a scenario cost one scheme.
+#[derive(Clone, Copy, Debug)]
+struct ScenarioCost {
+    /// Events its rule refused.
+    refused: f64,
+    /// `redundant_moves / distinct_keys`.
+    waste: Figure,
+}
+
+/// The scenario cost of one scheme run under a scenario (its own metrics), `None` without.
+fn scenario_cost(r: &WorkloadResult, s: &SchemeResult) -> Option<ScenarioCost> {
+    let refused = s.extra_value("refused_events")??;
+    let redundant = s.extra_value("redundant_moves")??;
+    Some(ScenarioCost {
+        refused,
+        waste: Figure {
+            value: redundant / r.distinct_keys.max(1) as f64,
+            ci: None,
+        },
+    })
 }
 
 impl<'a> Candidate<'a> {
@@ -271,6 +305,7 @@ impl<'a> Candidate<'a> {
                     .figure(s, "lookup_ns_p99")
                     .map(|(p99, _)| (p50, p99.max(p50))),
             }),
+            scenario: scenario_cost(r, s),
         })
     }
 }
@@ -514,6 +549,25 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>], steps: &mut Steps<'c, 'a>) -> O
     let failure = |c: &Candidate| c.failure;
     let step = narrow(&left, failure, |a, b| a.ties(b, GROWTH_TIE));
     if let Some(done) = settle(Criterion::FailureCost, step, &mut left, steps) {
+        return done;
+    }
+    // Under a scenario, a scheme whose rule refused one of its events loses to those that
+    // applied them all, as one that cannot reach a growth target does; then the waste.
+    let applied: Vec<&Candidate> = left
+        .iter()
+        .copied()
+        .filter(|c| c.scenario.is_some_and(|s| s.refused == 0.0))
+        .collect();
+    if applied.len() == 1 && left.len() > 1 {
+        steps.push((Criterion::ScenarioCost, applied.clone()));
+        return (Some(applied[0]), Criterion::ScenarioCost, None, applied);
+    }
+    if !applied.is_empty() {
+        left = applied;
+    }
+    let waste = |c: &Candidate| c.scenario.map(|s| s.waste);
+    let step = narrow(&left, waste, |a, b| a.ties(b, GROWTH_TIE));
+    if let Some(done) = settle(Criterion::ScenarioCost, step, &mut left, steps) {
         return done;
     }
     let fanout = |c: &Candidate| c.fanout;

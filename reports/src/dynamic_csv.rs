@@ -65,6 +65,15 @@ pub struct TimelineCsvRow {
     /// Node requests in the window.
     #[serde(default)]
     pub requests: Option<u64>,
+    /// A scenario run's window start: seconds from the first event (or an event position).
+    #[serde(default, with = "number")]
+    pub time_secs: Option<f64>,
+    /// A scenario run's nodes answering at the window's end.
+    #[serde(default)]
+    pub nodes_up: Option<u64>,
+    /// A scenario run's keys still waiting to move at the window's end.
+    #[serde(default)]
+    pub pending_keys: Option<u64>,
     /// True when the window holds measured events.
     #[serde(default)]
     pub measured: Option<bool>,
@@ -253,14 +262,22 @@ mod tests {
         // The timeline's row type reads the columns of every changing layout: range-dynamic's
         // and a scenario's (without the few the charts do not draw), nothing else.
         let mut want: Vec<&str> = layout.timeline_columns().to_vec();
-        want.extend(["throttled", "unavailable", "moved_bytes"]);
+        let scenario = [
+            "throttled",
+            "unavailable",
+            "moved_bytes",
+            "time_secs",
+            "nodes_up",
+            "pending_keys",
+        ];
+        want.extend(scenario);
         want.extend(["workload", "scheme", "shards"]);
         want.sort_unstable();
         let got = header::<TimelineCsvRow>();
         let mut got: Vec<&str> = got.split(',').collect();
         got.sort_unstable();
         assert_eq!(got, want);
-        for column in ["throttled", "unavailable", "moved_bytes"] {
+        for column in scenario {
             assert!(schemes::scenario::TIMELINE_COLUMNS.contains(&column));
         }
         assert_eq!(header::<SplitCsvRow>(), written(&splits_table(&[]).columns));

@@ -41,6 +41,9 @@ pub struct RecommendationRow {
     /// ... then on the failure cost (with `--fail`).
     #[serde(with = "list")]
     pub tied_failure_cost: Vec<String>,
+    /// ... then on the scenario cost (with `--scenario`; missing in older run directories).
+    #[serde(default, with = "list")]
+    pub tied_scenario_cost: Vec<String>,
     /// ... then on the scan fan-out.
     #[serde(with = "list")]
     pub tied_scan_fanout: Vec<String>,
@@ -58,6 +61,7 @@ impl RecommendationRow {
         let later = [
             &self.tied_growth_cost,
             &self.tied_failure_cost,
+            &self.tied_scenario_cost,
             &self.tied_scan_fanout,
             &self.tied_lookup_time,
         ];
@@ -91,6 +95,7 @@ impl From<advice::Decision> for RecommendationRow {
         RecommendationRow {
             tied_growth_cost: on(Criterion::GrowthCost),
             tied_failure_cost: on(Criterion::FailureCost),
+            tied_scenario_cost: on(Criterion::ScenarioCost),
             tied_scan_fanout: on(Criterion::ScanFanout),
             tied_lookup_time: on(Criterion::LookupTime),
             workload: d.workload,
@@ -134,7 +139,7 @@ mod tests {
         let header = csv_rows::header::<RecommendationRow>();
         assert_eq!(
             header,
-            "workload,shards,grow_to,scheme,decided_by,margin,margin_unit,tied_with,tied_growth_cost,tied_failure_cost,tied_scan_fanout,tied_lookup_time,warning"
+            "workload,shards,grow_to,scheme,decided_by,margin,margin_unit,tied_with,tied_growth_cost,tied_failure_cost,tied_scenario_cost,tied_scan_fanout,tied_lookup_time,warning"
         );
         let readme =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();

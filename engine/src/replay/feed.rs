@@ -56,11 +56,10 @@ impl Feed {
         let setup = LayoutSetup { nodes: opts.nodes };
         let layouts: Vec<(String, &'static LayoutEnd, Box<dyn ChangingLayout>)> = schemes
             .iter()
-            .filter_map(|spec| {
-                spec.is_changing().then(|| {
-                    spec.start_layout(&setup)
-                        .map(|(layout, end)| (spec.label(), end, layout))
-                })
+            .filter(|spec| spec.is_changing())
+            .map(|spec| {
+                spec.start_layout(&setup)
+                    .map(|(layout, end)| (spec.label(), end, layout))
             })
             .collect::<Result<_, _>>()?;
         if layouts.is_empty() {

@@ -455,3 +455,46 @@ fn with_fail_a_scheme_that_cannot_remove_the_failed_shard_loses() {
     r.schemes[1].extra_metrics.clear();
     assert_eq!(decide_one(&r).decided_by, Some(Criterion::Tie));
 }
+
+#[test]
+fn under_a_scenario_a_refused_event_loses_then_keys_moved_in_vain_decide() {
+    use engine::metrics::MetricValue;
+    let scenario = |refused: f64, redundant: f64| {
+        vec![
+            MetricValue {
+                name: "refused_events",
+                value: Some(refused),
+                unit: "events",
+            },
+            MetricValue {
+                name: "redundant_moves",
+                value: Some(redundant),
+                unit: "keys",
+            },
+        ]
+    };
+    // Tied on capacity and growth; mod-N moved a third of the keys back or round.
+    let mut r = result(&[s("hash", 0.255, 0.2, 0.2), s("ring", 0.256, 0.2, 0.2)]);
+    let keys = r.distinct_keys as f64;
+    r.schemes[0].extra_metrics = scenario(0.0, keys / 3.0);
+    r.schemes[1].extra_metrics = scenario(0.0, 0.0);
+    let d = decide_one(&r);
+    assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::ScenarioCost));
+    assert!((d.margin.unwrap() - 1.0 / 3.0).abs() < 1e-9, "{d:?}");
+    // A scheme that refused an event (and so moved nothing in vain) does not win by it.
+    r.schemes[1].extra_metrics = scenario(1.0, 0.0);
+    let d = decide_one(&r);
+    assert_eq!(d.scheme.as_deref(), Some("hash"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::ScenarioCost));
+    assert_eq!(d.margin, None);
+    // Within 2 points of keys: tied there, and named as tied on it.
+    r.schemes[0].extra_metrics = scenario(0.0, keys * 0.01);
+    r.schemes[1].extra_metrics = scenario(0.0, 0.0);
+    let d = decide_one(&r);
+    assert_eq!(d.scheme, None, "{d:?}");
+    assert!(d
+        .tied_on
+        .iter()
+        .any(|(c, t)| *c == Criterion::ScenarioCost && t.len() == 2));
+}

@@ -17,6 +17,7 @@ mod plan_shards;
 mod range_timeline;
 mod remap;
 mod scan_fanout;
+mod scenario_timeline;
 mod shard_sweep;
 mod skew_sweep;
 mod split_balance;
@@ -96,6 +97,7 @@ pub fn all() -> Vec<Box<dyn Chart>> {
         Box::new(skew_sweep::SkewSweep),
         Box::new(shard_sweep::ShardSweep),
         Box::new(range_timeline::RangeTimeline),
+        Box::new(scenario_timeline::ScenarioTimeline),
         Box::new(split_balance::SplitBalanceChart),
         Box::new(plan_shards::PlanShards),
     ]

@@ -18,7 +18,7 @@ type Measure = (
 );
 
 /// Columns drawn, with their axis label, tick format and value.
-const MEASURES: [Measure; 8] = [
+const MEASURES: [Measure; 5] = [
     ("ranges", "ranges", whole, |r| r.ranges.map(|v| v as f64)),
     ("splits", "splits per window", whole, |r| {
         r.splits.map(|v| v as f64)
@@ -35,26 +35,18 @@ const MEASURES: [Measure; 8] = [
         percent,
         |r| r.hottest_node_share,
     ),
-    ("moved_bytes", "bytes moved per window", whole, |r| {
-        r.moved_bytes.map(|v| v as f64)
-    }),
-    ("throttled", "requests throttled per window", whole, |r| {
-        r.throttled.map(|v| v as f64)
-    }),
-    ("unavailable", "events unavailable per window", whole, |r| {
-        r.unavailable.map(|v| v as f64)
-    }),
 ];
 
-fn rows(data: &RunData) -> &[TimelineCsvRow] {
+pub(super) fn rows(data: &RunData) -> &[TimelineCsvRow] {
     data.timeline.as_deref().unwrap_or(&[])
 }
 
-/// The measures the timeline has.
+/// The measures the timeline has (none under a scenario: [`super::scenario_timeline`]).
 fn measures(data: &RunData) -> Vec<Measure> {
     MEASURES
         .iter()
         .copied()
+        .filter(|_| data.events.is_none())
         .filter(|(_, _, _, value)| rows(data).iter().any(|r| value(r).is_some()))
         .collect()
 }
@@ -62,12 +54,23 @@ fn measures(data: &RunData) -> Vec<Measure> {
 /// True for the measure whose windows are judged by their requests: a short window's hottest
 /// node share leans to 100% (and an idle one's is 0), so only full windows are drawn
 /// ([`is_full_window`], the rule of the hottest-over-time chart).
-fn full_windows_only(column: &str) -> bool {
+pub(super) fn full_windows_only(column: &str) -> bool {
     column == "hottest_node_share"
 }
 
-fn series_of(
+/// The point of a row on the x axis (its window, or its time).
+pub(super) type XOf = fn(&TimelineCsvRow) -> Option<f64>;
+
+/// A row's window on the x axis.
+fn window_x(r: &TimelineCsvRow) -> Option<f64> {
+    Some(r.window as f64)
+}
+
+/// One series per run of the timeline: `value` of its rows at `x`, full windows only when
+/// `full_only`.
+pub(super) fn series_of(
     data: &RunData,
+    x: XOf,
     value: fn(&TimelineCsvRow) -> Option<f64>,
     full_only: bool,
 ) -> Vec<Series> {
@@ -88,7 +91,7 @@ fn series_of(
             let mut points: Vec<(f64, f64)> = mine
                 .iter()
                 .filter(|r| !full_only || r.requests.is_none_or(|q| is_full_window(q, fullest)))
-                .filter_map(|r| Some((r.window as f64, value(r)?)))
+                .filter_map(|r| Some((x(r)?, value(r)?)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             Series {
@@ -110,8 +113,8 @@ fn series_of(
 /// True when some run's timeline holds a window left out of the hottest node's share.
 fn has_short_windows(data: &RunData) -> bool {
     let (drawn, all) = (
-        series_of(data, |r| r.hottest_node_share, true),
-        series_of(data, |r| r.hottest_node_share, false),
+        series_of(data, window_x, |r| r.hottest_node_share, true),
+        series_of(data, window_x, |r| r.hottest_node_share, false),
     );
     let points = |s: &[Series]| s.iter().map(|s| s.points.len()).sum::<usize>();
     points(&drawn) < points(&all)
@@ -130,6 +133,9 @@ impl Chart for RangeTimeline {
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
         match &input.data.timeline {
             None => Some("the run has no timeline.csv (no range-dynamic scheme)".into()),
+            Some(_) if input.data.events.is_some() => {
+                Some("a scenario run: its timeline is drawn as the cluster over time".into())
+            }
             Some(_) if measures(input.data).is_empty() => Some(
                 "timeline.csv has none of the columns ranges, splits, merges, bytes_moved".into(),
             ),
@@ -141,11 +147,7 @@ impl Chart for RangeTimeline {
             true => " Windows with under half the requests of the fullest (a short last window, idle windows) are not drawn in the hottest node's share.",
             false => "",
         };
-        let scenario = match input.data.events.is_some() {
-            true => " Under a scenario (events.csv lists its events and when each settled): bytes moved by its adds, drains and weight changes, requests throttled, events with no replica up.",
-            false => "",
-        };
-        format!("Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.{scenario}{short}")
+        format!("Per window of the range-dynamic replay: ranges in the cluster, splits and merges made, bytes moved by rebalancing.{short}")
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
         style::grid_size(measures(input.data).len())
@@ -160,7 +162,7 @@ impl Chart for RangeTimeline {
                 y_format,
                 x_format: whole,
                 y_from_zero: true,
-                series: series_of(input.data, value, full_windows_only(column)),
+                series: series_of(input.data, window_x, value, full_windows_only(column)),
             })
             .collect();
         style::draw_line_grid(root, "Range dynamics over time", &grid)
@@ -190,9 +192,9 @@ mod tests {
             ]),
             ..RunData::default()
         };
-        let shares = series_of(&data, |r| r.hottest_node_share, true);
+        let shares = series_of(&data, window_x, |r| r.hottest_node_share, true);
         assert_eq!(shares[0].points, vec![(0.0, 0.5), (1.0, 0.3)]);
-        let ranges = series_of(&data, |r| r.ranges.map(|v| v as f64), false);
+        let ranges = series_of(&data, window_x, |r| r.ranges.map(|v| v as f64), false);
         assert_eq!(ranges[0].points.len(), 3);
         assert!(has_short_windows(&data));
     }

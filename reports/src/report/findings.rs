@@ -925,6 +925,10 @@ fn margin_text(row: &RecommendationRow) -> String {
             "{:.1} points of keys closer to the least a failure must move",
             m * 100.0
         ),
+        "scenario_cost" => format!(
+            "{:.1} points of keys fewer moved in vain by the scenario",
+            m * 100.0
+        ),
         "scan_fanout" => format!("{} fewer per scan", shards(m)),
         "lookup_time" => format!("at least {m}x faster lookups (median)"),
         _ => format!("{m}"),
@@ -1021,6 +1025,9 @@ pub fn recommend(data: &RunData, p: &WorkloadProfile) -> Option<Recommendation> 
             "growth cost (the worst distance of the remap from the ideal over the targets)"
         }
         "failure_cost" => "failure cost (keys moved when the --fail shard fails, against its own)",
+        "scenario_cost" => {
+            "scenario cost (events applied by its own rule, then keys moved back or round)"
+        }
         "scan_fanout" => "scan fan-out",
         "lookup_time" => "lookup time",
         other => other,

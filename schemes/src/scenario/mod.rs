@@ -24,10 +24,12 @@
 
 mod file;
 mod moves;
+mod thrash;
 mod throttle;
 
 pub use file::{check, parse, Action, Step};
 pub use moves::MoveGraph;
+pub use thrash::{tdtv, thrash};
 pub use throttle::{Buckets, Throttle};
 
 use std::collections::HashMap;
@@ -208,6 +210,21 @@ pub static METRICS: &[MetricDef] = &[
         unit: "key x s",
         definition: "Keys seen with at least one replica on a failed shard, times the seconds they stay so (counted at each event).",
     },
+    MetricDef {
+        name: "refused_events",
+        unit: "events",
+        definition: "Scenario events the scheme's own rule refused (events.csv outcome 'refused: ...'; jump removes only its last bucket): nothing changed at them.",
+    },
+    MetricDef {
+        name: "thrash",
+        unit: "ratio",
+        definition: "How much data went back and forth (CockroachDB asim's thrashing): per node, the series of keys seen that it holds at each window end; the largest trend-discounting total variation of a node's series, tdtv(up, down) = a (up + down) + (1 - a) min(up, down) with a = (min / max)^0.8 of its summed upward and downward steps, divided by the range of every node's holdings (1 when constant). 0 when holdings only grow or only shrink; 2 for data that swept that range once and came back.",
+    },
+    MetricDef {
+        name: "overcommit",
+        unit: "ratio",
+        definition: "The busiest node against the best possible (as Scylla's tablet load-balancing test judges its own), after the last event (the whole run without events): the busiest node's requests / max(requests / nodes up, the hottest key's point requests); 1 is the best any placement could do. Empty when nothing was served then.",
+    },
 ];
 
 /// Columns of a scenario run's `timeline.csv` (the generic ones, then its own).
@@ -325,6 +342,18 @@ struct EventRow {
     move_secs: Option<f64>,
 }
 
+/// What the layout knows of one key seen.
+struct KeySeen {
+    /// Its point requests.
+    requests: u64,
+    /// Its bytes: its length plus the size of its last event that carried one.
+    bytes: u64,
+    /// The phase of `phase_requests`.
+    phase: usize,
+    /// Its point requests in that phase.
+    phase_requests: u64,
+}
+
 /// Counts of the current window.
 #[derive(Default)]
 struct WindowCounts {
@@ -347,8 +376,14 @@ struct ScenarioLayout {
     next_step: usize,
     failed: Vec<u32>,
     pending: Option<Pending>,
-    /// Every key seen: its requests and bytes.
-    keys: HashMap<Vec<u8>, (u64, u64)>,
+    /// Every key seen.
+    keys: HashMap<Vec<u8>, KeySeen>,
+    /// Keys seen that each node holds (moves done).
+    held: Vec<u64>,
+    /// `held` at each window end.
+    held_series: Vec<Vec<u64>>,
+    /// The most point requests of one key in the current phase.
+    phase_hottest_key: u64,
     origin: Option<u64>,
     position: u64,
     now: f64,
@@ -389,6 +424,9 @@ impl ScenarioLayout {
             failed: Vec::new(),
             pending: None,
             keys: HashMap::new(),
+            held: vec![0; shards as usize],
+            held_series: Vec::new(),
+            phase_hottest_key: 0,
             origin: None,
             position: 0,
             now: 0.0,
@@ -430,7 +468,7 @@ impl ScenarioLayout {
             let mut keys: Vec<(Vec<u8>, u64)> = self
                 .keys
                 .iter()
-                .map(|(k, (n, _))| (k.clone(), (*n).max(1)))
+                .map(|(k, seen)| (k.clone(), seen.requests.max(1)))
                 .collect();
             keys.sort();
             keys
@@ -450,6 +488,10 @@ impl ScenarioLayout {
             self.window.events.push(step.action.to_string());
             let shards = self.layout.shard_count() as usize;
             self.phases.push((self.now, vec![0; shards]));
+            self.phase_hottest_key = 0;
+            if self.held.len() < shards {
+                self.held.resize(shards, 0);
+            }
             if let Some(b) = &mut self.buckets {
                 b.grow(shards as u32);
             }
@@ -505,7 +547,7 @@ impl ScenarioLayout {
         let mut movers: Vec<(Vec<u8>, u64, u32, u32)> = self
             .keys
             .iter()
-            .filter_map(|(k, &(_, bytes))| {
+            .filter_map(|(k, &KeySeen { bytes, .. })| {
                 let (from, to) = (self.layout.shard_of(k), next.shard_of(k));
                 (from != to).then(|| (k.clone(), bytes, from, to))
             })
@@ -542,6 +584,8 @@ impl ScenarioLayout {
             p.spent += bytes;
             p.cursor += 1;
             self.graph.add(from, to, 1);
+            self.held[from as usize] = self.held[from as usize].saturating_sub(1);
+            self.held[to as usize] += 1;
             row.moved_keys += 1;
             row.moved_bytes += bytes;
             self.window.moved_keys += 1;
@@ -619,14 +663,23 @@ impl ChangingLayout for ScenarioLayout {
         self.apply_due();
         self.advance_moves();
         self.seen_events += 1;
-        if e.op != Op::Scan {
-            let entry = self
-                .keys
-                .entry(e.key.to_vec())
-                .or_insert((0, e.key.len() as u64));
-            entry.0 += 1;
+        if e.op != Op::Scan && !self.keys.contains_key(e.key) {
+            let owner = self.layout.shard_of(e.key) as usize;
+            if let Some(held) = self.held.get_mut(owner) {
+                *held += 1;
+            }
+            let seen = KeySeen {
+                requests: 0,
+                bytes: e.key.len() as u64,
+                phase: 0,
+                phase_requests: 0,
+            };
+            self.keys.insert(e.key.to_vec(), seen);
+        }
+        if let Some(seen) = self.keys.get_mut(e.key).filter(|_| e.op != Op::Scan) {
+            seen.requests += 1;
             if let Some(size) = e.size {
-                entry.1 = e.key.len() as u64 + u64::from(size);
+                seen.bytes = e.key.len() as u64 + u64::from(size);
             }
         }
         let scan = e.op == Op::Scan && e.end.is_some_and(|end| end > e.key);
@@ -660,8 +713,16 @@ impl ChangingLayout for ScenarioLayout {
             self.window.unavailable += 1;
             return;
         }
+        let phase_index = self.phases.len() - 1;
+        if let Some(seen) = self.keys.get_mut(e.key).filter(|_| e.op != Op::Scan) {
+            if seen.phase != phase_index {
+                (seen.phase, seen.phase_requests) = (phase_index, 0);
+            }
+            seen.phase_requests += 1;
+            self.phase_hottest_key = self.phase_hottest_key.max(seen.phase_requests);
+        }
         let write = matches!(e.op, Op::Put | Op::Delete);
-        let phase = &mut self.phases.last_mut().expect("a phase").1;
+        let phase = &mut self.phases[phase_index].1;
         for s in out.iter() {
             self.node_requests += 1;
             if let Some(c) = phase.get_mut(s as usize) {
@@ -679,6 +740,7 @@ impl ChangingLayout for ScenarioLayout {
 
     fn end_window(&mut self, _log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
         let w = std::mem::take(&mut self.window);
+        self.held_series.push(self.held.clone());
         let start = w.start.unwrap_or(self.now);
         self.series
             .push((start, load.hottest_node_share, load.requests));
@@ -783,6 +845,14 @@ impl ChangingLayout for ScenarioLayout {
             },
             max(&mut converge.iter().flatten().copied()),
             Some(under.2),
+            Some(
+                self.events
+                    .iter()
+                    .filter(|r| r.outcome != "applied")
+                    .count() as f64,
+            ),
+            Some(self.thrash()),
+            self.overcommit(),
         ];
         LayoutOutput {
             tables: vec![
@@ -822,6 +892,32 @@ impl ChangingLayout for ScenarioLayout {
 }
 
 impl ScenarioLayout {
+    /// [`thrash`] of the keys each node held at each window end (see [`METRICS`]).
+    fn thrash(&self) -> f64 {
+        let nodes = self.held_series.last().map_or(0, Vec::len);
+        let series: Vec<Vec<f64>> = (0..nodes)
+            .map(|n| {
+                let at = |w: &Vec<u64>| w.get(n).copied().unwrap_or(0) as f64;
+                self.held_series.iter().map(at).collect()
+            })
+            .collect();
+        thrash(&series)
+    }
+
+    /// The busiest node of the last phase against the best possible (see [`METRICS`]).
+    fn overcommit(&self) -> Option<f64> {
+        let requests = &self.phases.last()?.1;
+        let total: u64 = requests.iter().sum();
+        let busiest = requests.iter().copied().max().unwrap_or(0);
+        let live = self.layout.live();
+        let up = (0..requests.len() as u32)
+            .filter(|s| !self.failed.contains(s) && live.contains(s))
+            .count()
+            .max(1);
+        let best = (total as f64 / up as f64).max(self.phase_hottest_key as f64);
+        (total > 0).then(|| busiest as f64 / best)
+    }
+
     /// Seconds after event `i` until the hottest node share settles (see [`METRICS`]).
     fn converge_secs(&self, i: usize) -> Option<f64> {
         let at = self.events[i].applied_at;
