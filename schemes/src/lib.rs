@@ -36,6 +36,7 @@ pub use shard_count::ShardCount;
 pub mod anchor;
 pub mod bounded;
 pub mod cassandra;
+pub mod citus;
 pub mod couchbase;
 pub mod elasticsearch;
 pub mod growth;
