@@ -20,7 +20,9 @@ use super::metrics::METRICS;
 use super::params::CitusParams;
 use super::placement::Placement;
 use super::rebalance::ShardMove;
-use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, GENERIC_COLUMNS};
+use crate::changing::{
+    Cell, ChangingLayout, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
+};
 use crate::scenario::MoveGraph;
 use crate::value::MetricValue;
 use crate::{AnalysisError, ShardSet};
@@ -37,11 +39,18 @@ const TIMELINE_COLUMNS: &[&str] = &[
     "pending_moves",
 ];
 
+/// The columns of `citus_shards.csv`.
+const SHARDS_COLUMNS: [&str; 5] = ["shard", "start_node", "node", "moves", "bytes"];
+
 /// A `citus` cluster and what it did so far.
 pub struct Citus {
     label: String,
     params: CitusParams,
     placement: Placement,
+    /// The node of each shard at the start.
+    start: Vec<u32>,
+    /// Moves made per shard.
+    shard_moves: Vec<u64>,
     /// Last value size of every key seen.
     sizes: HashMap<Vec<u8>, u32>,
     queue: VecDeque<ShardMove>,
@@ -60,6 +69,8 @@ impl Citus {
         let placement = Placement::round_robin(params.shards, on, nodes);
         Ok(Citus {
             label: spec.to_string(),
+            start: placement.owner.clone(),
+            shard_moves: vec![0; params.shards as usize],
             graphs: vec![MoveGraph::default(); params.shards as usize],
             params,
             placement,
@@ -93,6 +104,22 @@ impl Citus {
             value: Some(v as f64),
         })
         .collect()
+    }
+
+    /// `citus_shards.csv`: every shard's node at the start and at the end, its moves and
+    /// its bytes.
+    pub fn shards_table(&self) -> Table {
+        let p = &self.placement;
+        let rows = (0..p.owner.len())
+            .map(|s| {
+                [s as u64, u64::from(self.start[s]), u64::from(p.owner[s])]
+                    .into_iter()
+                    .chain([self.shard_moves[s], p.bytes[s]])
+                    .map(Cell::Count)
+                    .collect()
+            })
+            .collect();
+        Table::new("citus_shards", &SHARDS_COLUMNS, rows)
     }
 
     fn record(&mut self, e: &Event<'_>) {
@@ -141,6 +168,9 @@ impl Citus {
             self.placement.apply(&m);
             if let Some(g) = self.graphs.get_mut(m.shard as usize) {
                 g.add(m.from as u32, m.to as u32, 1);
+            }
+            if let Some(n) = self.shard_moves.get_mut(m.shard as usize) {
+                *n += 1;
             }
             moves += 1;
             bytes += size;
@@ -195,7 +225,7 @@ impl ChangingLayout for Citus {
 
     fn output(&self) -> LayoutOutput {
         LayoutOutput {
-            tables: Vec::new(),
+            tables: vec![self.shards_table()],
             metrics: self.metric_values(),
         }
     }

@@ -33,7 +33,7 @@ use params::{ABOUT, NAME, PARAMS};
 pub const KIND: SchemeKind = SchemeKind {
     name: NAME,
     about: ABOUT,
-    system: |_| Some("Citus rebalancer (shard_rebalancer.c)"),
+    system: |_| Some("Citus 15.0devel shard rebalancer"),
     params: PARAMS,
     needs_warmup: |_| false,
     points: |spec, _| {
