@@ -12,8 +12,23 @@ use common::{csv_rows, shardlab, stderr_of};
 /// `shardlab run` of a zipf trace on 4 nodes with `scheme`, into `out`.
 fn run(scheme: &str, out: &Path) {
     shardlab()
-        .args(["run", "--workload", "zipf:keys=20000,s=0.99", "--events", "20000"])
-        .args(["--shards", "4", "--window", "2000", "--schemes", scheme, "--quiet", "--out"])
+        .args([
+            "run",
+            "--workload",
+            "zipf:keys=20000,s=0.99",
+            "--events",
+            "20000",
+        ])
+        .args([
+            "--shards",
+            "4",
+            "--window",
+            "2000",
+            "--schemes",
+            scheme,
+            "--quiet",
+            "--out",
+        ])
         .arg(out)
         .assert()
         .success();
@@ -50,16 +65,25 @@ fn the_new_node_gets_its_fair_share_and_every_move_is_counted() {
     // 32 shards on 4 nodes: 8 each, the new node included.
     assert_eq!([on("0"), on("1"), on("2"), on("3")], [8, 8, 8, 8]);
     assert!(shards.iter().all(|r| r["start_node"] != "3"));
-    let moved = shards.iter().filter(|r| r["node"] != r["start_node"]).count() as u64;
+    let moved = shards
+        .iter()
+        .filter(|r| r["node"] != r["start_node"])
+        .count() as u64;
     assert_eq!(moved, 8);
     assert_eq!(metric(&out, "citus_shard_moves"), moved);
     assert_eq!(metric(&out, "citus_redundant_moves"), 0);
     let timeline = rows(&out, "timeline.csv");
-    let per_window: Vec<u64> = timeline.iter().map(|r| r["shard_moves"].parse().unwrap()).collect();
+    let per_window: Vec<u64> = timeline
+        .iter()
+        .map(|r| r["shard_moves"].parse().unwrap())
+        .collect();
     // Instant moves: all in the first window, nothing after.
     assert_eq!(per_window.iter().sum::<u64>(), moved);
     assert_eq!(per_window[0], moved);
-    let bytes: u64 = timeline.iter().map(|r| r["bytes_moved"].parse::<u64>().unwrap()).sum();
+    let bytes: u64 = timeline
+        .iter()
+        .map(|r| r["bytes_moved"].parse::<u64>().unwrap())
+        .sum();
     assert_eq!(metric(&out, "citus_bytes_moved"), bytes);
     assert!(bytes > 0);
 }
@@ -70,8 +94,14 @@ fn move_rate_spreads_the_moves_over_windows() {
     let out = dir.path().join("run");
     run("citus:grown_from=3,move_rate=5000", &out);
     let timeline = rows(&out, "timeline.csv");
-    let pending: Vec<u64> = timeline.iter().map(|r| r["pending_moves"].parse().unwrap()).collect();
-    let moves: Vec<u64> = timeline.iter().map(|r| r["shard_moves"].parse().unwrap()).collect();
+    let pending: Vec<u64> = timeline
+        .iter()
+        .map(|r| r["pending_moves"].parse().unwrap())
+        .collect();
+    let moves: Vec<u64> = timeline
+        .iter()
+        .map(|r| r["shard_moves"].parse().unwrap())
+        .collect();
     assert!(pending[0] > 0, "{pending:?}");
     assert!(moves.iter().filter(|&&m| m > 0).count() > 1, "{moves:?}");
     assert_eq!(
