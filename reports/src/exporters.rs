@@ -71,6 +71,10 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
             file: "phases.csv",
             table: "phases",
         }),
+        Box::new(LayoutTableCsv {
+            file: "citus_shards.csv",
+            table: "citus_shards",
+        }),
         Box::new(ManifestJson),
     ]
 }

@@ -36,6 +36,7 @@ pub use shard_count::ShardCount;
 pub mod anchor;
 pub mod bounded;
 pub mod cassandra;
+pub mod citus;
 pub mod couchbase;
 pub mod elasticsearch;
 pub mod growth;
@@ -107,7 +108,7 @@ pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 
 /// Schemes whose layout changes while the events replay ([`changing`]); the replay feeds
 /// them the whole stream in order.
-pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND];
+pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND, &citus::KIND];
 
 /// A scheme's label for people: with the real system whose rule it follows
 /// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels

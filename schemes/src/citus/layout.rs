@@ -1,0 +1,232 @@
+//! `citus` as a [`ChangingLayout`]: logical shards hashed onto nodes, rebalanced by Citus's
+//! planner at window ends.
+//!
+//! At the end of each window, in this order:
+//! 1. the window's point events update the bytes of their shards (a key counts its length
+//!    plus the size of its last event that carried one);
+//! 2. when no move is waiting (Citus runs one rebalance at a time), the planner runs on the
+//!    placement as it stands and its moves join the queue, in the plan's order;
+//! 3. moves are made in order: all of them without `move_rate`; with it, the window adds
+//!    `move_rate` bytes to a budget and the next move is made while its shard's bytes fit in
+//!    what is left (the budget resets once the queue is empty). A shard not moved yet serves
+//!    from its old node.
+
+use std::collections::{HashMap, VecDeque};
+
+use workloads::{Event, Spec};
+
+use super::final_layout::FinalShards;
+use super::metrics::METRICS;
+use super::params::CitusParams;
+use super::placement::Placement;
+use super::rebalance::ShardMove;
+use crate::changing::{
+    Cell, ChangingLayout, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
+};
+use crate::scenario::MoveGraph;
+use crate::value::MetricValue;
+use crate::{AnalysisError, ShardSet};
+
+/// Every column of its `timeline.csv`, in order.
+const TIMELINE_COLUMNS: &[&str] = &[
+    GENERIC_COLUMNS[0],
+    GENERIC_COLUMNS[1],
+    GENERIC_COLUMNS[2],
+    GENERIC_COLUMNS[3],
+    GENERIC_COLUMNS[4],
+    "shard_moves",
+    "bytes_moved",
+    "pending_moves",
+];
+
+/// The columns of `citus_shards.csv`.
+const SHARDS_COLUMNS: [&str; 5] = ["shard", "start_node", "node", "moves", "bytes"];
+
+/// A `citus` cluster and what it did so far.
+pub struct Citus {
+    label: String,
+    params: CitusParams,
+    placement: Placement,
+    /// The node of each shard at the start.
+    start: Vec<u32>,
+    /// Moves made per shard.
+    shard_moves: Vec<u64>,
+    /// Last value size of every key seen.
+    sizes: HashMap<Vec<u8>, u32>,
+    queue: VecDeque<ShardMove>,
+    budget: u64,
+    /// Each shard's moves between nodes.
+    graphs: Vec<MoveGraph>,
+    moves: u64,
+    bytes_moved: u64,
+}
+
+impl Citus {
+    /// The cluster of `spec` on `nodes` nodes; a spec error when `grown_from` is above them.
+    pub fn start(spec: &Spec, nodes: u32) -> Result<Citus, AnalysisError> {
+        let params = CitusParams::parse(spec)?;
+        let on = params.start_nodes(spec, nodes)?;
+        let placement = Placement::round_robin(params.shards, on, nodes);
+        Ok(Citus {
+            label: spec.to_string(),
+            start: placement.owner.clone(),
+            shard_moves: vec![0; params.shards as usize],
+            graphs: vec![MoveGraph::default(); params.shards as usize],
+            params,
+            placement,
+            sizes: HashMap::new(),
+            queue: VecDeque::new(),
+            budget: 0,
+            moves: 0,
+            bytes_moved: 0,
+        })
+    }
+
+    /// The placement as it stands.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The metrics' values, in [`METRICS`] order.
+    pub fn metric_values(&self) -> Vec<MetricValue> {
+        let redundant: u64 = self.graphs.iter().map(MoveGraph::redundant).sum();
+        [
+            self.moves,
+            self.bytes_moved,
+            redundant,
+            self.queue.len() as u64,
+        ]
+        .iter()
+        .zip(METRICS)
+        .map(|(&v, m)| MetricValue {
+            name: m.name,
+            unit: m.unit,
+            value: Some(v as f64),
+        })
+        .collect()
+    }
+
+    /// `citus_shards.csv`: every shard's node at the start and at the end, its moves and
+    /// its bytes.
+    pub fn shards_table(&self) -> Table {
+        let p = &self.placement;
+        let rows = (0..p.owner.len())
+            .map(|s| {
+                [s as u64, u64::from(self.start[s]), u64::from(p.owner[s])]
+                    .into_iter()
+                    .chain([self.shard_moves[s], p.bytes[s]])
+                    .map(Cell::Count)
+                    .collect()
+            })
+            .collect();
+        Table::new("citus_shards", &SHARDS_COLUMNS, rows)
+    }
+
+    fn record(&mut self, e: &Event<'_>) {
+        if !e.is_point() {
+            return;
+        }
+        let shard = self.placement.shard_of_key(e.key);
+        let len = e.key.len() as u64;
+        let (old, new) = match self.sizes.get_mut(e.key) {
+            Some(size) => {
+                let old = len + u64::from(*size);
+                *size = e.size.unwrap_or(*size);
+                (old, len + u64::from(*size))
+            }
+            None => {
+                let size = e.size.unwrap_or(0);
+                self.sizes.insert(e.key.to_vec(), size);
+                (0, len + u64::from(size))
+            }
+        };
+        if let Some(b) = self.placement.bytes.get_mut(shard) {
+            *b = b.saturating_sub(old) + new;
+        }
+    }
+
+    /// Makes the moves the budget allows; returns (moves, bytes).
+    fn make_moves(&mut self) -> (u64, u64) {
+        let (mut moves, mut bytes) = (0, 0);
+        if let Some(rate) = self.params.move_rate {
+            self.budget = self.budget.saturating_add(rate);
+        }
+        while let Some(m) = self.queue.front().copied() {
+            let size = self
+                .placement
+                .bytes
+                .get(m.shard as usize)
+                .copied()
+                .unwrap_or(0);
+            if self.params.move_rate.is_some() {
+                if size > self.budget {
+                    break;
+                }
+                self.budget -= size;
+            }
+            self.queue.pop_front();
+            self.placement.apply(&m);
+            if let Some(g) = self.graphs.get_mut(m.shard as usize) {
+                g.add(m.from as u32, m.to as u32, 1);
+            }
+            if let Some(n) = self.shard_moves.get_mut(m.shard as usize) {
+                *n += 1;
+            }
+            moves += 1;
+            bytes += size;
+        }
+        if self.queue.is_empty() {
+            self.budget = 0;
+        }
+        self.moves += moves;
+        self.bytes_moved += bytes;
+        (moves, bytes)
+    }
+}
+
+impl ChangingLayout for Citus {
+    fn nodes(&self) -> u32 {
+        self.placement.nodes
+    }
+
+    fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
+        match e.end {
+            Some(end) if !e.is_point() && end > e.key => self.placement.scan_nodes(out),
+            _ => {
+                out.insert(self.placement.node_of_key(e.key));
+            }
+        }
+    }
+
+    fn end_window(&mut self, log: &WindowLog, _load: &WindowLoad<'_>) -> Vec<Cell> {
+        for e in log.events() {
+            self.record(&e);
+        }
+        if self.queue.is_empty() {
+            // The placement and parameters were checked at the start: a plan cannot fail.
+            if let Ok(plan) = self.placement.plan(&self.params, self.placement.nodes) {
+                self.queue.extend(plan.moves);
+            }
+        }
+        let (moves, bytes) = self.make_moves();
+        [moves, bytes, self.queue.len() as u64]
+            .into_iter()
+            .map(Cell::Count)
+            .collect()
+    }
+
+    fn timeline_columns(&self) -> &'static [&'static str] {
+        TIMELINE_COLUMNS
+    }
+
+    fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
+        FinalShards::new(&self.label, self.params.clone(), self.placement.clone()).state()
+    }
+
+    fn output(&self) -> LayoutOutput {
+        LayoutOutput {
+            tables: vec![self.shards_table()],
+            metrics: self.metric_values(),
+        }
+    }
+}
