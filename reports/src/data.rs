@@ -92,6 +92,8 @@ pub struct RunData {
     pub loads: Vec<SchemeLoad>,
     /// `timeline.csv`, when the run has one.
     pub timeline: Option<Vec<TimelineCsvRow>>,
+    /// `timeline.csv` as numbers, whichever layouts wrote it (what the charts draw).
+    pub timeline_table: Option<crate::timeline_table::TimelineTable>,
     /// `splits.csv`, when the run has one.
     pub splits: Option<Vec<SplitCsvRow>>,
     /// `events.csv` (a scenario run's events), when the run has one.
@@ -265,6 +267,8 @@ impl RunData {
             })?,
         }
         let timeline = files.optional("timeline.csv", read_rows)?;
+        let timeline_table =
+            files.optional("timeline.csv", crate::timeline_table::TimelineTable::parse)?;
         let splits = files.optional("splits.csv", read_rows)?;
         let events = files.optional("events.csv", read_rows)?;
         let finders = files.optional("finders.csv", read_rows)?;
@@ -277,6 +281,7 @@ impl RunData {
             metrics,
             loads,
             timeline,
+            timeline_table,
             splits,
             events,
             finders,

@@ -53,27 +53,9 @@ pub struct TimelineCsvRow {
     /// Events in the window.
     #[serde(default)]
     pub events: Option<u64>,
-    /// A scenario run's node requests throttled in the window.
-    #[serde(default)]
-    pub throttled: Option<u64>,
-    /// A scenario run's events with no replica up in the window.
-    #[serde(default)]
-    pub unavailable: Option<u64>,
-    /// Bytes a scenario's adds, drains and weight changes moved in the window.
-    #[serde(default)]
-    pub moved_bytes: Option<u64>,
     /// Node requests in the window.
     #[serde(default)]
     pub requests: Option<u64>,
-    /// A scenario run's window start: seconds from the first event (or an event position).
-    #[serde(default, with = "number")]
-    pub time_secs: Option<f64>,
-    /// A scenario run's nodes answering at the window's end.
-    #[serde(default)]
-    pub nodes_up: Option<u64>,
-    /// A scenario run's keys still waiting to move at the window's end.
-    #[serde(default)]
-    pub pending_keys: Option<u64>,
     /// True when the window holds measured events.
     #[serde(default)]
     pub measured: Option<bool>,
@@ -231,7 +213,11 @@ impl FinderCsvRow {
 }
 
 /// The labels present, joined with " / ".
-fn series(workload: &Option<String>, scheme: &Option<String>, shards: Option<u32>) -> String {
+pub(crate) fn series(
+    workload: &Option<String>,
+    scheme: &Option<String>,
+    shards: Option<u32>,
+) -> String {
     let shards = shards.map(|n| format!("{n} shards"));
     [workload.as_ref(), scheme.as_ref(), shards.as_ref()]
         .into_iter()
@@ -259,27 +245,15 @@ mod tests {
     fn the_rows_read_back_have_the_columns_the_layout_writes() {
         let spec = workloads::Spec::parse("range-dynamic").unwrap();
         let layout = RangeDynamic::new(spec.to_string(), DynamicParams::parse(&spec).unwrap(), 2);
-        // The timeline's row type reads the columns of every changing layout: range-dynamic's
-        // and a scenario's (without the few the charts do not draw), nothing else.
+        // The timeline's row type reads range-dynamic's columns, nothing else (the charts
+        // read any layout's columns as numbers: timeline_table.rs).
         let mut want: Vec<&str> = layout.timeline_columns().to_vec();
-        let scenario = [
-            "throttled",
-            "unavailable",
-            "moved_bytes",
-            "time_secs",
-            "nodes_up",
-            "pending_keys",
-        ];
-        want.extend(scenario);
         want.extend(["workload", "scheme", "shards"]);
         want.sort_unstable();
         let got = header::<TimelineCsvRow>();
         let mut got: Vec<&str> = got.split(',').collect();
         got.sort_unstable();
         assert_eq!(got, want);
-        for column in scenario {
-            assert!(schemes::scenario::TIMELINE_COLUMNS.contains(&column));
-        }
         assert_eq!(header::<SplitCsvRow>(), written(&splits_table(&[]).columns));
         assert_eq!(
             header::<FinderCsvRow>(),

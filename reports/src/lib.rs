@@ -24,6 +24,7 @@ pub mod recommendation_csv;
 pub mod report;
 pub mod summary;
 pub mod table;
+pub mod timeline_table;
 pub mod value_checks;
 pub mod windows;
 

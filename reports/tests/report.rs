@@ -190,7 +190,7 @@ fn the_report_reads_the_decision_and_usable_capacity_and_computes_neither() {
     });
     edit("recommendation.csv", &|l| {
         if l.starts_with("sequential:scans=0.05,4,5,") {
-            "sequential:scans=0.05,4,5,ring,lookup_time,2,ratio,hash;salted,salted,,,,".into()
+            "sequential:scans=0.05,4,5,ring,lookup_time,2,ratio,hash;salted,salted,,,,,".into()
         } else {
             l.to_string()
         }

@@ -214,7 +214,7 @@ fn a_toy_changing_layout_gets_its_timeline_metrics_chart_and_report() {
     let data = RunData::from_rendered(dir.path(), &files, &report.results).unwrap();
     let rendered = reports::report::render(&data).unwrap();
     assert!(
-        rendered.iter().any(|(n, _)| n.contains("range_timeline")),
+        rendered.iter().any(|(n, _)| n.contains("layout_timeline")),
         "the timeline chart is drawn"
     );
     let md = &rendered.iter().find(|(n, _)| n.ends_with(".md")).unwrap().1;

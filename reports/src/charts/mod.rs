@@ -10,11 +10,11 @@ pub mod style;
 
 mod hottest_over_time;
 mod latency;
+mod layout_timeline;
 mod load_bars;
 mod load_heatmap;
 mod loads;
 mod plan_shards;
-mod range_timeline;
 mod remap;
 mod scan_fanout;
 mod scenario_timeline;
@@ -96,7 +96,7 @@ pub fn all() -> Vec<Box<dyn Chart>> {
         Box::new(scan_fanout::ScanFanoutChart),
         Box::new(skew_sweep::SkewSweep),
         Box::new(shard_sweep::ShardSweep),
-        Box::new(range_timeline::RangeTimeline),
+        Box::new(layout_timeline::LayoutTimeline),
         Box::new(scenario_timeline::ScenarioTimeline),
         Box::new(split_balance::SplitBalanceChart),
         Box::new(plan_shards::PlanShards),

@@ -1,64 +1,47 @@
-//! A cluster over time (`run --scenario`), from `timeline.csv` and `events.csv`: per window
-//! start, the hottest node's share, the nodes up, the bytes moved, the keys waiting to move,
-//! the requests throttled and the events unavailable, one panel per measure, one line per
-//! scheme, every applied event marked by a vertical line.
+//! A cluster over time (`run --scenario`), from `timeline.csv` read as numbers and
+//! `events.csv`: per window start, the busiest node's share, the nodes up, the bytes moved,
+//! the keys waiting to move, the requests throttled and the events unavailable, one panel per
+//! measure, one line per scheme, every applied event marked by a vertical line.
 
-use super::range_timeline::{full_windows_only, rows, series_of, XOf};
-use super::style::{self, percent, whole, LinePanel, Series, Stroke};
+use super::layout_timeline::{format_of, series_of};
+use super::style::{self, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::RunData;
-use crate::dynamic_csv::TimelineCsvRow;
+use crate::timeline_table::TimelineTable;
 
 /// A cluster over time under a scenario.
 pub struct ScenarioTimeline;
 
-/// A column drawn, with its axis label, tick format and value.
-type Measure = (
-    &'static str,
-    &'static str,
-    fn(&f64) -> String,
-    fn(&TimelineCsvRow) -> Option<f64>,
-);
-
-const MEASURES: [Measure; 6] = [
-    (
-        "hottest_node_share",
-        "hottest node's share (%)",
-        percent,
-        |r| r.hottest_node_share,
-    ),
-    ("nodes_up", "nodes answering", whole, |r| {
-        r.nodes_up.map(|v| v as f64)
-    }),
-    ("moved_bytes", "bytes moved per window", whole, |r| {
-        r.moved_bytes.map(|v| v as f64)
-    }),
-    ("pending_keys", "keys waiting to move", whole, |r| {
-        r.pending_keys.map(|v| v as f64)
-    }),
-    ("throttled", "requests throttled per window", whole, |r| {
-        r.throttled.map(|v| v as f64)
-    }),
-    ("unavailable", "events unavailable per window", whole, |r| {
-        r.unavailable.map(|v| v as f64)
-    }),
+/// The columns drawn, in order, with their axis labels.
+const MEASURES: [(&str, &str); 6] = [
+    ("hottest_node_share", "hottest node's share (%)"),
+    ("nodes_up", "nodes answering"),
+    ("moved_bytes", "bytes moved per window"),
+    ("pending_keys", "keys waiting to move"),
+    ("throttled", "requests throttled per window"),
+    ("unavailable", "events unavailable per window"),
 ];
 
 const TITLE: &str = "The cluster over time";
 
-/// A window's start on the x axis.
-const TIME: XOf = |r| r.time_secs;
+/// The x axis: a window's start.
+const TIME: &str = "time_secs";
 
-/// The measures with a value other than 0 in some window (the others are named in the
-/// caption).
-fn measures(data: &RunData) -> Vec<Measure> {
+/// The timeline of a scenario run, when it has its window starts.
+fn table(data: &RunData) -> Option<&TimelineTable> {
+    let t = data.timeline_table.as_ref()?;
+    (data.events.is_some() && t.column(TIME).is_some()).then_some(t)
+}
+
+/// The measures with a value other than 0 in some window, with their column and label (the
+/// others are named in the caption).
+fn measures(t: &TimelineTable) -> Vec<(usize, &'static str, &'static str)> {
+    let varying = t.varying();
     MEASURES
         .iter()
-        .copied()
-        .filter(|(_, _, _, value)| {
-            rows(data)
-                .iter()
-                .any(|r| value(r).is_some_and(|v| v != 0.0))
+        .filter_map(|&(name, label)| {
+            let c = t.column(name)?;
+            varying.contains(&c).then_some((c, name, label))
         })
         .collect()
 }
@@ -103,16 +86,19 @@ impl Chart for ScenarioTimeline {
         Scope::Run
     }
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
-        if input.data.events.is_none() {
-            return Some("the run has no events.csv (no --scenario)".into());
+        match table(input.data) {
+            Some(_) => None,
+            None if input.data.events.is_none() => {
+                Some("the run has no events.csv (no --scenario)".into())
+            }
+            None => Some("timeline.csv has no time_secs column".into()),
         }
-        if !rows(input.data).iter().any(|r| r.time_secs.is_some()) {
-            return Some("timeline.csv has no time_secs column".into());
-        }
-        None
     }
     fn caption(&self, input: &ChartInput<'_>) -> String {
-        let drawn: Vec<&str> = measures(input.data).iter().map(|m| m.0).collect();
+        let Some(t) = table(input.data) else {
+            return String::new();
+        };
+        let drawn: Vec<&str> = measures(t).iter().map(|m| m.1).collect();
         let zero: Vec<String> = MEASURES
             .iter()
             .filter(|m| !drawn.contains(&m.0))
@@ -137,20 +123,27 @@ impl Chart for ScenarioTimeline {
         )
     }
     fn size(&self, input: &ChartInput<'_>) -> (u32, u32) {
-        style::grid_size(measures(input.data).len().max(1))
+        style::grid_size(table(input.data).map_or(1, |t| measures(t).len().max(1)))
     }
     fn draw(&self, input: &ChartInput<'_>, root: &Canvas<'_>) -> DrawResult {
+        let Some(t) = table(input.data) else {
+            return Ok(());
+        };
         let times = event_times(input.data);
-        let grid: Vec<LinePanel> = measures(input.data)
+        let Some(time) = t.column(TIME) else {
+            return Ok(());
+        };
+        let x = |r: &crate::timeline_table::TimelineRow| r.values[time];
+        let grid: Vec<LinePanel> = measures(t)
             .into_iter()
-            .map(|(column, y_desc, y_format, value)| {
-                let mut series = series_of(input.data, TIME, value, full_windows_only(column));
+            .map(|(c, name, y_desc)| {
+                let mut series = series_of(t, &x, c);
                 series.push(event_marks(&times, &series));
                 LinePanel {
-                    caption: column.replace('_', " "),
+                    caption: name.replace('_', " "),
                     x_desc: "time (s from the first event)",
                     y_desc,
-                    y_format,
+                    y_format: format_of(t, c),
                     x_format: whole,
                     y_from_zero: true,
                     series,
@@ -165,19 +158,13 @@ impl Chart for ScenarioTimeline {
 mod tests {
     use super::*;
     use crate::dynamic_csv::EventCsvRow;
+    use std::path::Path;
 
     #[test]
     fn events_are_marked_once_over_the_panel_and_zero_measures_are_left_out() {
-        let row = |w: u64, t: f64, moved: u64| TimelineCsvRow {
-            window: w,
-            time_secs: Some(t),
-            hottest_node_share: Some(0.3),
-            requests: Some(100),
-            moved_bytes: Some(moved),
-            throttled: Some(0),
-            scheme: Some("hash".into()),
-            ..TimelineCsvRow::default()
-        };
+        let text =
+            "window,time_secs,requests,hottest_node_share,nodes_up,throttled,moved_bytes,scheme\n\
+                    0,0,100,0.3,4,0,0,hash\n1,10,100,0.3,4,0,500,hash\n2,20,100,0.3,4,0,0,hash\n";
         let event = |scheme: &str| EventCsvRow {
             applied_secs: 10.0,
             action: "add 1".into(),
@@ -186,15 +173,19 @@ mod tests {
             ..EventCsvRow::default()
         };
         let data = RunData {
-            timeline: Some(vec![row(0, 0.0, 0), row(1, 10.0, 500), row(2, 20.0, 0)]),
+            timeline_table: Some(
+                TimelineTable::parse(Path::new("timeline.csv"), text.as_bytes()).unwrap(),
+            ),
             events: Some(vec![event("hash"), event("ring")]),
             ..RunData::default()
         };
-        let drawn: Vec<&str> = measures(&data).iter().map(|m| m.0).collect();
-        assert_eq!(drawn, ["hottest_node_share", "moved_bytes"]);
+        let t = table(&data).unwrap();
+        let drawn: Vec<&str> = measures(t).iter().map(|m| m.1).collect();
+        assert_eq!(drawn, ["hottest_node_share", "nodes_up", "moved_bytes"]);
         let times = event_times(&data);
         assert_eq!(times, [10.0]);
-        let moved = series_of(&data, TIME, |r| r.moved_bytes.map(|v| v as f64), false);
+        let time = t.column(TIME).unwrap();
+        let moved = series_of(t, &|r| r.values[time], t.column("moved_bytes").unwrap());
         assert_eq!(moved[0].points, [(0.0, 0.0), (10.0, 500.0), (20.0, 0.0)]);
         assert_eq!(event_marks(&times, &moved).whiskers, [(10.0, 0.0, 500.0)]);
         let input = ChartInput {
@@ -202,9 +193,11 @@ mod tests {
             workload: None,
         };
         assert!(ScenarioTimeline.skip_reason(&input).is_none());
-        assert!(ScenarioTimeline.caption(&input).contains("10 s add 1"));
-        assert!(ScenarioTimeline
-            .caption(&input)
-            .contains("not drawn: nodes up"));
+        let caption = ScenarioTimeline.caption(&input);
+        assert!(caption.contains("10 s add 1"), "{caption}");
+        assert!(
+            caption.contains("not drawn: pending keys, throttled"),
+            "{caption}"
+        );
     }
 }

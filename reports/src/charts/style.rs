@@ -227,6 +227,12 @@ pub fn whole(v: &f64) -> String {
     format!("{}", v.round() as i64)
 }
 
+/// A number for axis labels with up to three significant decimals, e.g. `0.125`, `12.5`.
+pub fn decimal(v: &f64) -> String {
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// `lo..hi` widened so that single values and flat lines still get a visible range.
 pub fn padded(lo: f64, hi: f64, from_zero: bool) -> Range<f64> {
     let lo = if from_zero { lo.min(0.0) } else { lo };

@@ -280,7 +280,7 @@ pub fn expected_chart_stems() -> Vec<String> {
         "scan_fanout",
         "skew_sweep",
         "shard_sweep",
-        "range_timeline",
+        "layout_timeline",
         "split_balance",
     ] {
         out.push(chart.to_string());
