@@ -593,4 +593,22 @@ mod tests {
         let huge = Weights::new(vec![4e9, 4e9]).unwrap();
         assert!(whole_weights(&huge, "twemproxy").is_err());
     }
+
+    #[test]
+    fn md5_pools_place_every_non_empty_key_as_libketama_does() {
+        // Same names, digests and key hash: nutcracker with `hash: md5` is libketama's
+        // continuum (the claim), weighted or not, but for the empty key (hash 0) and
+        // a point two servers share (none here).
+        for weights in [vec![], vec![1.0, 2.0, 3.0, 1.0]] {
+            let ids = Identities::first(4, Weights::new(weights).unwrap()).unwrap();
+            let md5 = HASHES.iter().position(|h| *h == "md5").unwrap();
+            let nutcracker =
+                TwemproxyPartitioner::new("twemproxy", KeyType::Bytes, md5, ids.clone());
+            let ketama = crate::ketama::KetamaPartitioner::new("ketama", KeyType::Bytes, ids);
+            assert_eq!(nutcracker.points(), ketama.points());
+            for key in keys(5000) {
+                assert_eq!(nutcracker.shard_of(&key), ketama.shard_of(&key));
+            }
+        }
+    }
 }
