@@ -77,6 +77,16 @@ struct Routed {
 
 /// `shardlab route --schemes SPEC --shards N --grow M --keys FILE`.
 fn route(spec: &str, shards: u32, grow: u32, keys: &[Vec<u8>]) -> Vec<Routed> {
+    route_weighted(spec, (shards, grow), None, keys)
+}
+
+/// [`route`] with `--weights W` when given.
+fn route_weighted(
+    spec: &str,
+    (shards, grow): (u32, u32),
+    weights: Option<&str>,
+    keys: &[Vec<u8>],
+) -> Vec<Routed> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("keys.txt");
     let text: Vec<u8> = keys.iter().flat_map(|k| [&k[..], b"\n"].concat()).collect();
@@ -85,6 +95,7 @@ fn route(spec: &str, shards: u32, grow: u32, keys: &[Vec<u8>]) -> Vec<Routed> {
         .unwrap()
         .args(["route", "--schemes", spec])
         .args(["--shards", &shards.to_string(), "--grow", &grow.to_string()])
+        .args(weights.map(|w| ["--weights", w]).into_iter().flatten())
         .arg("--keys")
         .arg(&file)
         .output()
@@ -287,8 +298,9 @@ fn start_redis(daemons: &mut Daemons) -> u16 {
 }
 
 /// A nutcracker pool's YAML: `hash: H` (with `hash_tag: "{}"` when `hash` is `H+tag`),
-/// ketama, servers `127.0.0.1:PORT:1 shard{i}`.
-fn pool_yaml(name: &str, listen: u16, hash: &str, backends: &[u16]) -> String {
+/// ketama, servers `127.0.0.1:PORT:W shard{i}`, `W` the server's weight (1 when `weights`
+/// is empty).
+fn pool_yaml(name: &str, listen: u16, hash: &str, backends: &[u16], weights: &[u32]) -> String {
     let (hash, tag) = match hash.strip_suffix("+tag") {
         Some(h) => (h, "  hash_tag: \"{}\"\n"),
         None => (hash, ""),
@@ -296,7 +308,10 @@ fn pool_yaml(name: &str, listen: u16, hash: &str, backends: &[u16]) -> String {
     let servers: String = backends
         .iter()
         .enumerate()
-        .map(|(i, p)| format!("   - 127.0.0.1:{p}:1 shard{i}\n"))
+        .map(|(i, p)| {
+            let w = weights.get(i).copied().unwrap_or(1);
+            format!("   - 127.0.0.1:{p}:{w} shard{i}\n")
+        })
         .collect();
     format!(
         "{name}:\n  listen: 127.0.0.1:{listen}\n  hash: {hash}\n{tag}  distribution: ketama\n  \
@@ -343,12 +358,31 @@ fn twemproxy_ketama_matches_nutcracker_for_every_hash_before_and_after_growth() 
     cases.extend([("md5", 24), ("fnv1a_64", 24)]);
     // nutcracker's hash_tag "{}": keys with a tag are hashed by what is between the braces.
     cases.extend([("fnv1a_64+tag", 4), ("md5+tag", 5), ("crc32a+tag", 4)]);
+    let cases: Vec<(&str, u32, &[u32])> = cases.into_iter().map(|(h, n)| (h, n, &[][..])).collect();
+    // Weighted servers (`host:port:w`): 1,2,3,1, grown by a server of the mean weight rounded
+    // (1.75: 2); and 5,1,1 with 24 in all, grown to 25.
+    let mut heavy = vec![1u32; 25];
+    heavy[..3].copy_from_slice(&[5, 1, 1]);
+    let heavy_mean = (heavy[..24].iter().sum::<u32>() as f64 / 24.0).round() as u32;
+    heavy[24] = heavy_mean;
+    let weighted: [(&str, u32, &[u32]); 3] = [
+        ("fnv1a_64", 4, &[1, 2, 3, 1, 2]),
+        ("md5", 4, &[1, 2, 3, 1, 2]),
+        ("murmur", 24, &heavy),
+    ];
+    let cases: Vec<(&str, u32, &[u32])> = cases.into_iter().chain(weighted).collect();
     let mut yaml = String::new();
     let mut pools = Vec::new();
-    for (i, &(hash, n)) in cases.iter().enumerate() {
+    for (i, &(hash, n, w)) in cases.iter().enumerate() {
         let (now, after) = (free_port(), free_port());
-        yaml += &pool_yaml(&format!("p{i}"), now, hash, &backends[..n as usize]);
-        yaml += &pool_yaml(&format!("q{i}"), after, hash, &backends[..n as usize + 1]);
+        yaml += &pool_yaml(&format!("p{i}"), now, hash, &backends[..n as usize], w);
+        yaml += &pool_yaml(
+            &format!("q{i}"),
+            after,
+            hash,
+            &backends[..n as usize + 1],
+            w,
+        );
         pools.push((now, after));
     }
     let dir = tempfile::tempdir().unwrap();
@@ -367,13 +401,30 @@ fn twemproxy_ketama_matches_nutcracker_for_every_hash_before_and_after_growth() 
         .expect("nutcracker starts");
     daemons.0.push(child);
     let keys = test_keys();
-    for (&(hash, n), &(now, after)) in cases.iter().zip(&pools) {
+    for (&(hash, n, w), &(now, after)) in cases.iter().zip(&pools) {
         wait_for_port("nutcracker", after);
         let spec = match hash.strip_suffix("+tag") {
             Some(h) => format!("twemproxy:hash={h},hash_tag={{}}"),
             None => format!("twemproxy:hash={hash}"),
         };
-        let routed = route(&spec, n, n + 1, &keys);
+        let weights: Option<String> = (!w.is_empty()).then(|| {
+            let given: Vec<String> = w[..n as usize].iter().map(u32::to_string).collect();
+            given.join(",")
+        });
+        let routed = route_weighted(&spec, (n, n + 1), weights.as_deref(), &keys);
+        if let Some(given) = &weights {
+            // The weights matter: the heaviest server holds over twice the lightest's keys.
+            let on = |s: usize| routed.iter().filter(|r| r.shard as usize == s).count();
+            let now = &w[..n as usize];
+            let heaviest = (0..now.len()).max_by_key(|&s| now[s]).unwrap();
+            let lightest = (0..now.len()).min_by_key(|&s| now[s]).unwrap();
+            assert!(
+                on(heaviest) > 2 * on(lightest),
+                "{spec} --weights {given}: {} and {} keys",
+                on(heaviest),
+                on(lightest)
+            );
+        }
         let before = holders(now, &backends[..n as usize], &keys);
         let grown = holders(after, &backends[..n as usize + 1], &keys);
         for (k, row) in routed.iter().enumerate() {
@@ -388,11 +439,15 @@ fn twemproxy_ketama_matches_nutcracker_for_every_hash_before_and_after_growth() 
         // The empty key hashes to 0 in nutcracker.
         let empty = holders(now, &backends[..n as usize], &[Vec::new()]);
         let scheme = schemes::SchemeSpec::new(workloads::Spec::parse(&spec).unwrap()).unwrap();
+        let weights: Vec<f64> = w[..w.len().min(n as usize)]
+            .iter()
+            .map(|&x| f64::from(x))
+            .collect();
         let ctx = schemes::BuildContext {
             shards: n,
             warmup_keys: &[],
             key_type: workloads::KeyType::Bytes,
-            weights: None,
+            weights: (!weights.is_empty()).then_some(&weights[..]),
         };
         assert_eq!(
             scheme.build(&ctx).unwrap().shard_of(b""),

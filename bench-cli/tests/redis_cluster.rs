@@ -2,7 +2,11 @@
 //! ports, builds a cluster with `redis-cli --cluster create`, and compares `CLUSTER KEYSLOT`
 //! and `CLUSTER SLOTS` with shardlab's slots and slot map; then adds a master with
 //! `--cluster add-node`, rebalances with `--cluster-use-empty-masters`, and compares the new
-//! slot map with shardlab's growth rule.
+//! slot map with shardlab's growth rule. Then `shardlab migrate` plans, for a growth (5 -> 6
+//! masters) and a drain (master 2 of 6 emptied and removed), applied with the `reshard.sh`
+//! they write to a cluster with keys loaded: the slot map, every key's master and every
+//! slot's key count are then where `shardlab route` and the plan's moves.csv put them, and
+//! no step loads a master above the byte budget.
 //!
 //! Needs `redis-server` and `redis-cli` (Debian package `redis-server`). Without them the test
 //! prints a SKIPPED line, or fails when `SHARDLAB_REQUIRE_REDIS=1` (as `.ci/run` sets).
@@ -327,18 +331,7 @@ fn installed(program: &str) -> bool {
 
 #[test]
 fn slots_slot_maps_and_growth_match_a_real_redis_cluster() {
-    if !installed("redis-server") || !installed("redis-cli") {
-        assert!(
-            std::env::var("SHARDLAB_REQUIRE_REDIS").as_deref() != Ok("1"),
-            "SHARDLAB_REQUIRE_REDIS=1 but redis-server/redis-cli are not installed \
-             (Debian: apt-get install redis-server)"
-        );
-        // Written to the process's stderr directly so that cargo test shows it.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED slots_slot_maps_and_growth_match_a_real_redis_cluster: redis-server is not \
-             installed (apt-get install redis-server); set SHARDLAB_REQUIRE_REDIS=1 to fail instead"
-        );
+    if redis_missing("slots_slot_maps_and_growth_match_a_real_redis_cluster") {
         return;
     }
     let mut nodes = Nodes::new();
@@ -513,32 +506,81 @@ fn quoted(key: &[u8]) -> String {
     format!("\"{escaped}\"")
 }
 
-#[test]
-fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shardlab_said() {
-    let test = "a_migrate_plan_applied_to_a_real_cluster";
-    if !installed("redis-server") || !installed("redis-cli") {
-        assert!(
-            std::env::var("SHARDLAB_REQUIRE_REDIS").as_deref() != Ok("1"),
-            "SHARDLAB_REQUIRE_REDIS=1 but redis-server/redis-cli are not installed"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set \
-             SHARDLAB_REQUIRE_REDIS=1 to fail instead"
-        );
-        return;
+/// True, after a SKIPPED line for `test`, when redis-server or redis-cli is missing; fails
+/// instead when `SHARDLAB_REQUIRE_REDIS=1`.
+fn redis_missing(test: &str) -> bool {
+    if installed("redis-server") && installed("redis-cli") {
+        return false;
     }
+    assert!(
+        std::env::var("SHARDLAB_REQUIRE_REDIS").as_deref() != Ok("1"),
+        "SHARDLAB_REQUIRE_REDIS=1 but redis-server/redis-cli are not installed"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: redis-server is not installed (apt-get install redis-server); set \
+         SHARDLAB_REQUIRE_REDIS=1 to fail instead"
+    );
+    true
+}
+
+/// `shardlab route --schemes redis-cluster --shards N` on keys without a tab or line end:
+/// (slot, shard) of each, in order.
+fn routed_slots(dir: &std::path::Path, keys: &[(Vec<u8>, u64)], shards: usize) -> Vec<(u16, u32)> {
+    let mut text = Vec::new();
+    for (k, _) in keys {
+        text.extend_from_slice(k);
+        text.push(b'\n');
+    }
+    let file = dir.join("route-keys.txt");
+    std::fs::write(&file, text).unwrap();
+    let out = assert_cmd::Command::cargo_bin("shardlab")
+        .unwrap()
+        .args(["route", "--schemes", "redis-cluster"])
+        .args(["--shards", &shards.to_string(), "--keys"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let rows: Vec<(u16, u32)> = reader
+        .byte_records()
+        .map(Result::unwrap)
+        .map(|row| {
+            let number = |f: &[u8]| std::str::from_utf8(f).unwrap().parse::<u32>().unwrap();
+            (number(&row[3]) as u16, number(&row[2]))
+        })
+        .collect();
+    assert_eq!(rows.len(), keys.len(), "one row per key");
+    rows
+}
+
+/// A migrate plan applied to a real cluster: `drain` None grows a `MASTERS`-master cluster
+/// by one master; `Some(s)` empties master `s` of a `MASTERS + 1`-master cluster and removes
+/// it. Keys are loaded, `shardlab migrate` writes the plan at a byte budget, the test checks
+/// moves.csv (each slot's bytes, where it goes, the budget per step), runs reshard.sh, and
+/// then the slot map and every key must be where `shardlab route` and moves.csv put them.
+fn migrate_plan_case(drain: Option<usize>) {
     let mut nodes = Nodes::new();
     let ports: Vec<u16> = (0..=MASTERS).map(|_| nodes.start()).collect();
     let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    let created = if drain.is_some() {
+        MASTERS + 1
+    } else {
+        MASTERS
+    };
     let mut create: Vec<&str> = vec!["create"];
-    create.extend(addresses[..MASTERS].iter().map(String::as_str));
+    create.extend(addresses[..created].iter().map(String::as_str));
     create.extend(["--cluster-replicas", "0", "--cluster-yes"]);
     cluster_command(&create);
-    wait_for_membership(&ports[..MASTERS]);
+    wait_for_membership(&ports[..created]);
     wait_for_agreement(ports[0]);
     wait_for("every master sees the cluster up", || {
-        ports[..MASTERS]
+        ports[..created]
             .iter()
             .all(|&p| cli(p, &["CLUSTER", "INFO"]).is_some_and(|i| i.contains("cluster_state:ok")))
     });
@@ -579,17 +621,15 @@ fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shar
     std::fs::write(dir.path().join("nodes.txt"), addresses.join("\n") + "\n").unwrap();
     let budget: u64 = 60_000;
     let out = dir.path().join("plan");
+    let change = match drain {
+        None => ["--grow".to_string(), (MASTERS + 1).to_string()],
+        Some(s) => ["--drain".to_string(), s.to_string()],
+    };
     let run = assert_cmd::Command::cargo_bin("shardlab")
         .unwrap()
-        .args([
-            "migrate",
-            "--scheme",
-            "redis-cluster",
-            "--shards",
-            "5",
-            "--grow",
-            "6",
-        ])
+        .args(["migrate", "--scheme", "redis-cluster", "--shards"])
+        .arg(created.to_string())
+        .args(&change)
         .arg("--keys")
         .arg(dir.path().join("keys.tsv"))
         .args(["--step-bytes", &budget.to_string(), "--bandwidth", "1MB"])
@@ -605,18 +645,32 @@ fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shar
         String::from_utf8_lossy(&run.stderr)
     );
 
-    // moves.csv: one slot a row; its bytes are the sizes of its keys, and no master sends
-    // plus receives more than the budget in one step.
-    let grown = RedisClusterPartitioner::created("redis-cluster", MASTERS as u32)
-        .unwrap()
-        .with_master_added()
-        .unwrap();
+    // The slot map before (as `create` made it) and after (by shardlab's rule), as ports.
+    let before = RedisClusterPartitioner::created("redis-cluster", created as u32).unwrap();
+    let (after, masters_after): (Vec<u16>, Vec<u16>) = match drain {
+        None => (
+            expected_map(&before.with_master_added().unwrap(), &ports),
+            ports.clone(),
+        ),
+        Some(s) => {
+            let survivors: Vec<u16> = ports.iter().copied().filter(|&p| p != ports[s]).collect();
+            let shrunk = before.with_master_removed(s as u32).unwrap();
+            (expected_map(&shrunk, &survivors), survivors)
+        }
+    };
+    let before_map = expected_map(&before, &ports[..created]);
+    assert_eq!(slot_map(ports[0]), before_map, "slot map of create");
+
+    // moves.csv: one slot a row, from its master to the one shardlab's rule gives; its bytes
+    // are the sizes of its keys, and no master sends plus receives more than the budget in
+    // one step.
     let mut slot_bytes = vec![0u64; SLOTS];
     for (k, n) in &keys {
         slot_bytes[key_hash_slot(k) as usize] += n;
     }
     let mut reader = csv::Reader::from_path(out.join("moves.csv")).unwrap();
     let mut per_step: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+    let mut planned = before_map.clone();
     let mut moved = 0;
     for row in reader.records().map(Result::unwrap) {
         let step: u32 = row[0].parse().unwrap();
@@ -626,23 +680,35 @@ fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shar
         assert_eq!(&row[1], "slot");
         assert_eq!(bytes, slot_bytes[slot], "bytes of slot {slot}");
         assert_eq!(
-            to,
-            grown.slot_owners()[slot],
-            "slot {slot} goes where the growth puts it"
+            ports[from as usize], before_map[slot],
+            "slot {slot} leaves its master"
         );
+        assert_eq!(
+            ports[to as usize], after[slot],
+            "slot {slot} goes where the rule puts it"
+        );
+        planned[slot] = ports[to as usize];
         *per_step.entry((step, from)).or_default() += bytes;
         *per_step.entry((step, to)).or_default() += bytes;
         moved += 1;
     }
-    let taken = grown
-        .slot_owners()
-        .iter()
-        .filter(|&&s| s == MASTERS as u32)
-        .count();
-    assert_eq!(moved, taken, "slots the new master takes");
+    let changed = (0..SLOTS).filter(|&s| before_map[s] != after[s]).count();
+    assert_eq!(moved, changed, "slots that change master");
+    assert_eq!(planned, after, "the moves give the new slot map");
     assert!(per_step.values().all(|&b| b <= budget), "{per_step:?}");
     let steps = per_step.keys().map(|k| k.0).max().unwrap();
     assert!(steps >= 3, "{steps} steps");
+
+    // Where shardlab says each key is after the plan: `route`'s slot and master, moved as
+    // moves.csv moves its slot.
+    let routed = routed_slots(dir.path(), &keys, created);
+    for ((k, _), &(slot, shard)) in keys.iter().zip(&routed) {
+        assert_eq!(slot, key_hash_slot(k), "route's slot of {k:?}");
+        assert_eq!(
+            ports[shard as usize], before_map[slot as usize],
+            "route's master of {k:?}"
+        );
+    }
 
     // Apply the plan, then the slot map and every key are where shardlab said.
     let script = Command::new("sh")
@@ -656,35 +722,71 @@ fn a_migrate_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shar
         String::from_utf8_lossy(&script.stdout),
         String::from_utf8_lossy(&script.stderr)
     );
-    wait_for_agreement(ports[0]);
-    assert_eq!(
-        slot_map(ports[0]),
-        expected_map(&grown, &ports),
-        "slot map after the plan"
-    );
-    for (shard, &port) in ports.iter().enumerate() {
+    let first = masters_after[0];
+    wait_for_membership(&masters_after);
+    wait_for_agreement(first);
+    assert_eq!(slot_map(first), after, "slot map after the plan");
+    let masters = cli(first, &["CLUSTER", "NODES"]).unwrap().lines().count();
+    assert_eq!(masters, masters_after.len(), "masters after the plan");
+    for &port in &masters_after {
         let mine: Vec<&(Vec<u8>, u64)> = keys
             .iter()
-            .filter(|(k, _)| grown.slot_owners()[key_hash_slot(k) as usize] == shard as u32)
+            .zip(&routed)
+            .filter(|(_, (slot, _))| planned[*slot as usize] == port)
+            .map(|(k, _)| k)
             .collect();
         let lens: Vec<String> = mine
             .iter()
             .map(|(k, _)| format!("STRLEN {}", quoted(k)))
             .collect();
         let answers = cli_lines(port, false, &lens);
+        assert_eq!(
+            answers.len(),
+            mine.len(),
+            "one STRLEN answer per key on {port}"
+        );
         for ((k, n), answer) in mine.iter().zip(&answers) {
-            assert_eq!(
-                *answer,
-                n.to_string(),
-                "{:?} on master {shard}",
-                String::from_utf8_lossy(k)
-            );
+            let key = String::from_utf8_lossy(k);
+            assert_eq!(*answer, n.to_string(), "{key:?} on master {port}");
         }
         let size = cli(port, &["DBSIZE"]).unwrap();
-        assert_eq!(
-            size.trim(),
-            mine.len().to_string(),
-            "keys on master {shard}"
-        );
+        assert_eq!(size.trim(), mine.len().to_string(), "keys on master {port}");
     }
+    // Every slot's key count is the keys shardlab puts in it.
+    let mut per_slot = vec![0usize; SLOTS];
+    routed
+        .iter()
+        .for_each(|(slot, _)| per_slot[*slot as usize] += 1);
+    let counts: Vec<String> = (0..SLOTS)
+        .filter(|&s| per_slot[s] > 0)
+        .map(|s| format!("CLUSTER COUNTKEYSINSLOT {s}"))
+        .collect();
+    let slots: Vec<usize> = (0..SLOTS).filter(|&s| per_slot[s] > 0).collect();
+    for &port in &masters_after {
+        let answers = cli_lines(port, false, &counts);
+        for (&slot, answer) in slots.iter().zip(&answers) {
+            let want = if after[slot] == port {
+                per_slot[slot]
+            } else {
+                0
+            };
+            assert_eq!(*answer, want.to_string(), "keys in slot {slot} on {port}");
+        }
+    }
+}
+
+#[test]
+fn a_growth_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shardlab_said() {
+    if redis_missing("a_growth_plan_applied_to_a_real_cluster") {
+        return;
+    }
+    migrate_plan_case(None);
+}
+
+#[test]
+fn a_drain_plan_applied_to_a_real_cluster_leaves_every_slot_and_key_where_shardlab_said() {
+    if redis_missing("a_drain_plan_applied_to_a_real_cluster") {
+        return;
+    }
+    migrate_plan_case(Some(2));
 }

@@ -501,8 +501,8 @@ pub fn redis_script(
             if lowest != planned {
                 return Err(AnalysisError::Config(format!(
                     "step {}: redis-cli --cluster reshard from master {from} would move its \
-                     lowest slots, not the planned ones (slot {} first); write the plan with \
-                     --format csv",
+                     lowest slots, not the planned ones (slot {} first); leave out --nodes \
+                     for moves.csv and steps.csv alone",
                     n + 1,
                     planned[0]
                 )));

@@ -33,6 +33,7 @@ use schemes::ring::RingPartitioner;
 use schemes::salted::SaltedRangePartitioner;
 use schemes::{BuildContext, SchemeSpec};
 use schemes::{Partitioner, ShardId};
+use workloads::KeyType;
 
 /// Keys routed per timed iteration.
 const BATCH: usize = 1 << 20;
@@ -269,7 +270,8 @@ fn salted_lookup(c: &mut Criterion) {
 }
 
 /// The real systems' placements on 16 shards (16 tokens per Cassandra node), beside `hash`,
-/// on 8-byte keys: what replaying a trace through them costs per key.
+/// on 8-byte keys: what replaying a trace through them costs per key (`nginx-chash`, which
+/// needs a servers file, is `ketama`'s kind of continuum with 160 points per server).
 fn systems_lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("systems_lookup");
     group.sampling_mode(SamplingMode::Flat);
@@ -305,15 +307,57 @@ fn systems_lookup(c: &mut Criterion) {
             scheme.shard_of(k) as usize
         });
     }
+    // The proxies' and clients' placements, from their specs, keys as bytes (`vitess-hash`
+    // reads them as u64, the only key type it takes).
+    let built: [(&str, &str, KeyType); 11] = [
+        ("ketama_shard_of", "ketama", KeyType::Bytes),
+        ("twemproxy_fnv1a_64_shard_of", "twemproxy", KeyType::Bytes),
+        (
+            "twemproxy_md5_shard_of",
+            "twemproxy:hash=md5",
+            KeyType::Bytes,
+        ),
+        (
+            "python_memcached_shard_of",
+            "python-memcached",
+            KeyType::Bytes,
+        ),
+        (
+            "pymemcache_rendezvous_shard_of",
+            "pymemcache-rendezvous",
+            KeyType::Bytes,
+        ),
+        ("vitess_hash_shard_of", "vitess-hash", KeyType::U64),
+        ("vitess_xxhash_shard_of", "vitess-xxhash", KeyType::Bytes),
+        ("postgres_hash_shard_of", "postgres-hash", KeyType::Bytes),
+        ("couchbase_shard_of", "couchbase", KeyType::Bytes),
+        (
+            "librdkafka_murmur2_random_shard_of",
+            "librdkafka:partitioner=murmur2_random",
+            KeyType::Bytes,
+        ),
+        (
+            "librdkafka_consistent_shard_of",
+            "librdkafka:partitioner=consistent",
+            KeyType::Bytes,
+        ),
+    ];
+    for (name, spec, key_type) in built {
+        let scheme = scheme(spec, key_type);
+        bench_keys(&mut group, name, SHARDS as usize, &keys, |k| {
+            scheme.shard_of(k) as usize
+        });
+    }
     group.finish();
 }
 
-/// One of our schemes for [`SHARDS`] shards, from its spec, boxed as the replay holds it.
-fn scheme(spec: &str) -> Box<dyn Partitioner> {
+/// One of our schemes for [`SHARDS`] shards, from its spec, keys read as `key_type`, boxed as
+/// the replay holds it.
+fn scheme(spec: &str, key_type: KeyType) -> Box<dyn Partitioner> {
     let ctx = BuildContext {
         shards: SHARDS,
         warmup_keys: &[],
-        key_type: workloads::KeyType::U64,
+        key_type,
         weights: None,
     };
     SchemeSpec::parse_list(spec).unwrap()[0]
@@ -333,7 +377,7 @@ fn family_lookup(c: &mut Criterion) {
     let n = SHARDS as usize;
     let nodes: Vec<u32> = (0..SHARDS).collect();
     let ours = |group: &mut criterion::BenchmarkGroup<'_, _>, name: &str, spec: &str| {
-        let p = scheme(spec);
+        let p = scheme(spec, KeyType::U64);
         bench_keys(group, name, n, &keys, |k| {
             p.shard_of(&k.to_be_bytes()) as usize
         });
@@ -360,7 +404,7 @@ fn family_lookup(c: &mut Criterion) {
         let ctx = BuildContext {
             shards: SHARDS,
             warmup_keys: &[],
-            key_type: workloads::KeyType::U64,
+            key_type: KeyType::U64,
             weights: Some(&w),
         };
         SchemeSpec::parse_list("rendezvous").unwrap()[0]

@@ -49,11 +49,20 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 /// pymemcache's `murmur3_32` of a string: MurmurHash3 x86 32 of the low byte of each of its
 /// characters (the text of `bytes`, read as UTF-8 with U+FFFD for invalid bytes).
 pub fn murmur3_32_of_text(text: &[u8], seed: u32) -> u32 {
-    let low: SmallVec<[u8; 64]> = String::from_utf8_lossy(text)
+    murmur3_32(&low_bytes(text), seed)
+}
+
+/// The low byte of each character of `text` read as UTF-8 (U+FFFD for invalid bytes).
+fn low_bytes(text: &[u8]) -> SmallVec<[u8; 64]> {
+    String::from_utf8_lossy(text)
         .chars()
         .map(|c| c as u32 as u8)
-        .collect();
-    murmur3::murmur3_32(&mut &low[..], seed).expect("reading from memory cannot fail")
+        .collect()
+}
+
+/// MurmurHash3 x86 32 of `bytes`.
+fn murmur3_32(bytes: &[u8], seed: u32) -> u32 {
+    murmur3::murmur3_32(&mut &bytes[..], seed).expect("reading from memory cannot fail")
 }
 
 /// pymemcache's rendezvous hashing over nodes `shard{id}`.
@@ -83,14 +92,16 @@ impl PymemcacheRendezvous {
     /// The winning node and its score.
     fn winner(&self, key: &[u8]) -> (ShardId, u32) {
         let mut digits = [0; 20];
-        let key = self.key_type.as_text(key, &mut digits);
+        // The prefixes are ASCII, whole characters that are their own low bytes: the text
+        // `prefix + key` reads as the prefix and then the key's characters, decoded once.
+        let low = low_bytes(self.key_type.as_text(key, &mut digits));
         let mut text: SmallVec<[u8; 96]> = SmallVec::new();
         let mut best: Option<(u32, usize)> = None;
         for (i, prefix) in self.prefixes.iter().enumerate() {
             text.clear();
             text.extend_from_slice(prefix.as_bytes());
-            text.extend_from_slice(key);
-            let score = murmur3_32_of_text(&text, 0);
+            text.extend_from_slice(&low);
+            let score = murmur3_32(&text, 0);
             let name = |i: usize| &self.prefixes[i][..self.prefixes[i].len() - 1];
             best = match best {
                 Some((s, w)) if s > score || (s == score && name(w) >= name(i)) => Some((s, w)),
@@ -219,5 +230,32 @@ mod tests {
         assert!((share - 0.25).abs() < 0.03 && to_new == 1.0, "{share}");
         let without = p.without_shard(0, &KeyCounts::new()).unwrap().unwrap();
         assert_eq!(moved_on_removal(&p, without.as_ref(), &keys, 0), 0.0);
+    }
+
+    #[test]
+    fn each_score_is_the_hash_of_the_whole_text_for_any_bytes() {
+        // Invalid UTF-8, multi-byte characters cut anywhere, ASCII: decoding the key alone
+        // after the ASCII prefix gives the characters of the whole text.
+        let p = nodes(5);
+        let mut state = 7u64;
+        for n in 0..3000usize {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let mut key: Vec<u8> = state.to_le_bytes()[..n % 9].to_vec();
+            if n % 3 == 0 {
+                key.extend_from_slice("é日🙂".as_bytes());
+                key.truncate(key.len() - n % 4);
+            }
+            let scores: Vec<u32> = (0..5)
+                .map(|i| {
+                    let text = [format!("shard{i}-").as_bytes(), &key[..]].concat();
+                    murmur3_32_of_text(&text, 0)
+                })
+                .collect();
+            let (shard, score) = p.winner(&key);
+            assert_eq!(score, *scores.iter().max().unwrap(), "{key:?}");
+            assert_eq!(scores[shard as usize], score, "{key:?}");
+        }
     }
 }

@@ -2,13 +2,16 @@
 //! `nutcracker`), checked by setting keys through a running nutcracker in front of
 //! `redis-server` instances and finding them on the backends.
 //!
-//! - **Servers** are named `shard{i}` (`host:port:1 shard{i}` in the pool's `servers:`), all
-//!   of weight 1. nutcracker sorts its servers by name (shorter first, then bytewise: the
-//!   numeric order of `i`). Each server gets `floorf(pct x 160 / 4 x N) x 4` points, computed
-//!   in 32-bit floats with `pct = 1.0f / N`: 160 for most N, 156 when the float product falls
-//!   just below 40 (N = 25, 47, 50, 55, ...). Points `4j..4j+3` are the little-endian words of
-//!   MD5(`"shard{i}-{j}"`). The points are sorted stably (glibc's qsort merge-sorts), none
-//!   is dropped, and a point shared by two servers goes to the first of them.
+//! - **Servers** are named `shard{i}` (`host:port:w shard{i}` in the pool's `servers:`), of
+//!   weight 1, or of the whole-number weights given with `--weights` (nutcracker's `w`).
+//!   nutcracker sorts its servers by name (shorter first, then bytewise: the numeric order of
+//!   `i`). A server of weight `w` gets `floorf(pct x 160 / 4 x N + 1e-10) x 4` points, computed
+//!   in 32-bit floats with `pct = (float)w / (float)W`, `W` the sum of the weights (the sum
+//!   cast back to float from the double the `1e-10` makes): at equal weights 160 for most N,
+//!   156 when the float product falls just below 40 (N = 25, 47, 50, 55, ...). Points
+//!   `4j..4j+3` are the little-endian words of MD5(`"shard{i}-{j}"`). The points are sorted
+//!   stably (glibc's qsort merge-sorts), none is dropped, and a point shared by two servers
+//!   goes to the first of them.
 //! - **Key**: `hash=H` of the key's bytes (the empty key hashes to 0, as nutcracker's
 //!   `server_pool_hash` does); the owner is the first point at or after it, wrapping.
 //!   nutcracker's hashes are matched as compiled, not as their textbooks: `fnv1_64`,
@@ -19,16 +22,18 @@
 //!   CRC-32; `crc16` is XMODEM's table over a 32-bit register never cut to 16 bits; `murmur`
 //!   is MurmurHash2 seeded `0xdeadbeef x len`; `jenkins` is lookup3 `hashlittle` with
 //!   initval 13; `md5` the first 4 digest bytes little-endian.
-//! - **Growth** adds server `shard{next}`; **removal** drops a server's points. Both rebuild
-//!   the continuum for the new N, so when N crosses a value where the float count changes
-//!   (156 or 160 points), every server's last digest comes or goes too.
+//! - **Growth** adds server `shard{next}` (with weights: of the mean weight rounded to a whole
+//!   number, at least 1, as nutcracker's weights are); **removal** drops a server's points.
+//!   Both rebuild the continuum for the new N and W, so when N crosses a value where the
+//!   float count changes (156 or 160 points), or the weights' shares change, every server's
+//!   count of digests is computed again.
 
 use crc::{Crc, CRC_16_XMODEM, CRC_32_ISO_HDLC};
 use workloads::{KeyType, Spec};
 
 use super::identities::{ByIdentity, Identities};
 use super::ketama::memcached_replica_refusal;
-use super::weights::{self, Weights};
+use super::weights::Weights;
 use super::{BuildContext, SchemeKind};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
@@ -85,8 +90,8 @@ pub const KIND: SchemeKind = SchemeKind {
 /// Builds `twemproxy` for `ctx.shards` servers.
 fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, AnalysisError> {
     let label = spec.to_string();
-    let why = "shardlab models nutcracker servers of weight 1";
-    weights::refuse(ctx, &label, why)?;
+    let weights = Weights::for_context(ctx)?;
+    whole_weights(&weights, &label)?;
     let name = spec.get("hash").unwrap_or(DEFAULT_HASH);
     let Some(hash) = HASHES.iter().position(|h| *h == name) else {
         let message = format!(
@@ -107,7 +112,7 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
             }
         },
     };
-    let ids = Identities::first(ctx.shards, Weights::equal())?;
+    let ids = Identities::first(ctx.shards, weights)?;
     Ok(Box::new(
         TwemproxyPartitioner::new(label, ctx.key_type, hash, ids).with_hash_tag(tag),
     ))
@@ -275,11 +280,48 @@ fn hashlittle(key: &[u8], initval: u32) -> u32 {
     c.wrapping_sub(b.rotate_left(24))
 }
 
-/// MD5 digests per server among `servers` of weight 1, as nutcracker's float arithmetic gives.
-pub fn digests_per_server(servers: u32) -> u32 {
-    let n = servers as f32;
-    let pct = 1.0f32 / n;
-    let product = pct * 160.0 / 4.0 * n;
+/// Fails unless every weight is what nutcracker's `host:port:w` takes: a whole number from 1,
+/// their sum within its 32-bit `total_weight`.
+fn whole_weights(weights: &Weights, label: &str) -> Result<(), AnalysisError> {
+    let Some(w) = weights.get() else {
+        return Ok(());
+    };
+    if let Some((i, w)) = w
+        .iter()
+        .enumerate()
+        .find(|(_, w)| w.fract() != 0.0 || **w < 1.0)
+    {
+        return Err(AnalysisError::Config(format!(
+            "scheme '{label}': weight {w} of shard {i} is not a nutcracker weight; nutcracker \
+             reads `host:port:w` with w a whole number from 1"
+        )));
+    }
+    let total: f64 = w.iter().sum();
+    if total > f64::from(u32::MAX) {
+        return Err(AnalysisError::Config(format!(
+            "scheme '{label}': the weights sum to {total}, above the {} nutcracker's 32-bit \
+             total weight holds",
+            u32::MAX
+        )));
+    }
+    Ok(())
+}
+
+/// nutcracker's weight of each server: the weights as given (whole numbers, see
+/// [`whole_weights`]), a grown server's mean weight rounded to a whole number of at least 1,
+/// or 1 each without weights.
+fn server_weights(ids: &Identities) -> Vec<u32> {
+    match ids.weights().get() {
+        None => vec![1; ids.count() as usize],
+        Some(w) => w.iter().map(|w| w.round().max(1.0) as u32).collect(),
+    }
+}
+
+/// MD5 digests (4 points each) of a server of weight `weight` among `servers` whose weights
+/// sum to `total`, as nutcracker's float arithmetic gives (`ketama_update`).
+pub fn digests(weight: u32, total: u64, servers: u32) -> u32 {
+    let pct = weight as f32 / total as f32;
+    let product = pct * 160.0 / 4.0 * servers as f32;
     // `+ 0.0000000001` is a double; the sum is cast back to float before `floorf`.
     ((f64::from(product) + 0.000_000_000_1) as f32).floor() as u32
 }
@@ -301,9 +343,11 @@ pub struct TwemproxyPartitioner {
 }
 
 impl TwemproxyPartitioner {
-    /// The continuum of servers `shard{id}` with key hash `hash` (an index into [`HASHES`]).
+    /// The continuum of servers `shard{id}`, weighted by the identities' weights, with key hash
+    /// `hash` (an index into [`HASHES`]).
     pub fn new(label: impl Into<String>, key_type: KeyType, hash: usize, ids: Identities) -> Self {
-        let digests = digests_per_server(ids.count());
+        let weights = server_weights(&ids);
+        let total = weights.iter().map(|&w| u64::from(w)).sum::<u64>();
         // nutcracker's server order: by name, which for `shard{id}` is by id.
         let mut order: Vec<(u32, ShardId)> = ids
             .ids()
@@ -314,7 +358,8 @@ impl TwemproxyPartitioner {
         order.sort_unstable();
         let mut points = Vec::new();
         for (id, shard) in order {
-            points.extend(super::ketama::digest_points(id, digests).map(|p| (p, shard)));
+            let count = digests(weights[shard as usize], total, ids.count());
+            points.extend(super::ketama::digest_points(id, count).map(|p| (p, shard)));
         }
         points.sort_by_key(|p| p.0);
         TwemproxyPartitioner {
@@ -508,10 +553,10 @@ mod tests {
 
     #[test]
     fn points_follow_nutcrackers_float_count_and_ties_go_to_the_first_server() {
-        assert_eq!(digests_per_server(4), 40);
-        assert_eq!(digests_per_server(24), 40);
-        assert_eq!(digests_per_server(25), 39);
-        assert_eq!(digests_per_server(47), 39);
+        assert_eq!(digests(1, 4, 4), 40);
+        assert_eq!(digests(1, 24, 24), 40);
+        assert_eq!(digests(1, 25, 25), 39);
+        assert_eq!(digests(1, 47, 47), 39);
         assert_eq!(pool("md5", 25).points().len(), 25 * 156);
         let p = pool("md5", 4);
         assert_eq!(p.points().len(), 640);
@@ -527,5 +572,43 @@ mod tests {
         let five = p.resized(5, &KeyCounts::new()).unwrap();
         let (share, to_new) = moved(&p, five.as_ref(), &keys(20_000), Some(4));
         assert!((share - 0.2).abs() < 0.05 && to_new == 1.0, "{share}");
+    }
+
+    #[test]
+    fn weights_give_nutcrackers_float_counts_and_must_be_whole() {
+        // 1,2,3,1 over 4 servers: 40 x 4 x w / 7 digests, floored.
+        let w = Weights::new(vec![1.0, 2.0, 3.0, 1.0]).unwrap();
+        let ids = Identities::first(4, w).unwrap();
+        let p = TwemproxyPartitioner::new("twemproxy", KeyType::Bytes, 1, ids.clone());
+        assert_eq!(
+            [digests(1, 7, 4), digests(2, 7, 4), digests(3, 7, 4)],
+            [22, 45, 68]
+        );
+        assert_eq!(p.points().len(), 4 * (22 + 45 + 68 + 22));
+        // Growth adds a server of the mean weight (1.75) rounded: 2.
+        assert_eq!(server_weights(&ids.resized(5).unwrap()), [1, 2, 3, 1, 2]);
+        let half = Weights::new(vec![1.0, 1.5]).unwrap();
+        let err = whole_weights(&half, "twemproxy").unwrap_err().to_string();
+        assert!(err.contains("weight 1.5 of shard 1"), "{err}");
+        let huge = Weights::new(vec![4e9, 4e9]).unwrap();
+        assert!(whole_weights(&huge, "twemproxy").is_err());
+    }
+
+    #[test]
+    fn md5_pools_place_every_non_empty_key_as_libketama_does() {
+        // Same names, digests and key hash: nutcracker with `hash: md5` is libketama's
+        // continuum (the issue's claim), weighted or not, but for the empty key (hash 0) and
+        // a point two servers share (none here).
+        for weights in [vec![], vec![1.0, 2.0, 3.0, 1.0]] {
+            let ids = Identities::first(4, Weights::new(weights).unwrap()).unwrap();
+            let md5 = HASHES.iter().position(|h| *h == "md5").unwrap();
+            let nutcracker =
+                TwemproxyPartitioner::new("twemproxy", KeyType::Bytes, md5, ids.clone());
+            let ketama = crate::ketama::KetamaPartitioner::new("ketama", KeyType::Bytes, ids);
+            assert_eq!(nutcracker.points(), ketama.points());
+            for key in keys(5000) {
+                assert_eq!(nutcracker.shard_of(&key), ketama.shard_of(&key));
+            }
+        }
     }
 }

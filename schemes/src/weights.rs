@@ -82,7 +82,8 @@ pub fn refuse(ctx: &BuildContext<'_>, label: &str, why: &str) -> Result<(), Anal
     match ctx.weights {
         Some(w) if !w.is_empty() => Err(AnalysisError::Config(format!(
             "scheme '{label}' cannot honour --weights: {why}; weighted schemes: ring, \
-             rendezvous, maglev, range"
+             rendezvous, maglev, range, ketama, twemproxy (nginx-chash: weight= in its servers \
+             file)"
         ))),
         _ => Ok(()),
     }
