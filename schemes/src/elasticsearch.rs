@@ -16,10 +16,10 @@
 //!   Other targets are refused with the allowed ones listed. A shard is never removed: a lost
 //!   primary is replaced by a replica, and the key keeps its shard.
 
-use smallvec::SmallVec;
 use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, weights, BuildContext, SchemeKind};
+use crate::murmur3::Murmur3;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// The most shards the default routing_num_shards plans for (`log2MaxNumShards = 10`).
@@ -63,10 +63,11 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 /// The routing hash of `routing` (`Murmur3HashFunction.hash(String)`): MurmurHash3 x86 32,
 /// seed 0, of its UTF-16 code units as little-endian bytes, as a signed 32-bit value.
 pub fn routing_hash(routing: &[u8]) -> i32 {
-    let text = String::from_utf8_lossy(routing);
-    // Routing values up to 64 UTF-16 code units are encoded on the stack.
-    let bytes: SmallVec<[u8; 128]> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
-    murmur3::murmur3_32(&mut &bytes[..], 0).expect("reading from memory cannot fail") as i32
+    let mut h = Murmur3::new(0);
+    String::from_utf8_lossy(routing)
+        .encode_utf16()
+        .for_each(|u| h.unit(u));
+    h.finish() as i32
 }
 
 /// The default `index.number_of_routing_shards` of an index created with `shards` primary

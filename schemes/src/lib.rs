@@ -49,6 +49,7 @@ mod kind;
 pub mod librdkafka;
 pub mod maglev;
 pub mod multiprobe;
+pub mod murmur3;
 pub mod nginx_chash;
 pub mod pinned_hash;
 pub mod postgres_hash;

@@ -19,6 +19,7 @@ use super::identities::{ByIdentity, Identities};
 use super::ketama::memcached_replica_refusal;
 use super::weights::{self, Weights};
 use super::{BuildContext, SchemeKind};
+use crate::murmur3::murmur3_32;
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Registration of `pymemcache-rendezvous`.
@@ -58,11 +59,6 @@ fn low_bytes(text: &[u8]) -> SmallVec<[u8; 64]> {
         .chars()
         .map(|c| c as u32 as u8)
         .collect()
-}
-
-/// MurmurHash3 x86 32 of `bytes`.
-fn murmur3_32(bytes: &[u8], seed: u32) -> u32 {
-    murmur3::murmur3_32(&mut &bytes[..], seed).expect("reading from memory cannot fail")
 }
 
 /// pymemcache's rendezvous hashing over nodes `shard{id}`.
