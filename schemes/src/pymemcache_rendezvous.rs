@@ -19,7 +19,7 @@ use super::identities::{ByIdentity, Identities};
 use super::ketama::memcached_replica_refusal;
 use super::weights::{self, Weights};
 use super::{BuildContext, SchemeKind};
-use crate::murmur3::murmur3_32;
+use crate::murmur3::{murmur3_32, Murmur3};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// Registration of `pymemcache-rendezvous`.
@@ -71,17 +71,28 @@ pub struct PymemcacheRendezvous {
     ids: Identities,
     /// Every node's name followed by `-`, by shard.
     prefixes: Vec<String>,
+    /// The hash of each prefix, to which a key's bytes are added.
+    prefix_hashes: Vec<Murmur3>,
 }
 
 impl PymemcacheRendezvous {
     /// Rendezvous over nodes `shard{id}` for these identities.
     pub fn new(label: impl Into<String>, key_type: KeyType, ids: Identities) -> Self {
-        let prefixes = ids.ids().iter().map(|id| format!("shard{id}-")).collect();
+        let prefixes: Vec<String> = ids.ids().iter().map(|id| format!("shard{id}-")).collect();
+        let prefix_hashes = prefixes
+            .iter()
+            .map(|p| {
+                let mut h = Murmur3::new(0);
+                h.bytes(p.as_bytes());
+                h
+            })
+            .collect();
         PymemcacheRendezvous {
             label: label.into(),
             key_type,
             ids,
             prefixes,
+            prefix_hashes,
         }
     }
 
@@ -91,13 +102,11 @@ impl PymemcacheRendezvous {
         // The prefixes are ASCII, whole characters that are their own low bytes: the text
         // `prefix + key` reads as the prefix and then the key's characters, decoded once.
         let low = low_bytes(self.key_type.as_text(key, &mut digits));
-        let mut text: SmallVec<[u8; 96]> = SmallVec::new();
         let mut best: Option<(u32, usize)> = None;
-        for (i, prefix) in self.prefixes.iter().enumerate() {
-            text.clear();
-            text.extend_from_slice(prefix.as_bytes());
-            text.extend_from_slice(&low);
-            let score = murmur3_32(&text, 0);
+        for (i, prefix) in self.prefix_hashes.iter().enumerate() {
+            let mut h = *prefix;
+            h.bytes(&low);
+            let score = h.finish();
             let name = |i: usize| &self.prefixes[i][..self.prefixes[i].len() - 1];
             best = match best {
                 Some((s, w)) if s > score || (s == score && name(w) >= name(i)) => Some((s, w)),
