@@ -11,7 +11,7 @@ pub static METRICS: &[MetricDef] = &[
     },
     MetricDef {
         name: "slicer_keys_moved_share",
-        unit: "share",
+        unit: "ratio",
         definition: "Hash space moved over the run as a share of the whole space (2^64 hashes of the pinned XXH3 hash), summed over rounds: keys spread evenly in the hash space, so it is the expected share of keys moved (it can exceed 1 when ranges move more than once).",
     },
     MetricDef {
