@@ -11,17 +11,20 @@
 //!    the lowest position merges. The merged slice stays on the task of the pair's busier
 //!    slice (ties: the left one); the other slice's range moves there if its task differs
 //!    (its width is the merge's churn).
-//! 3. **Move**, while the hottest task (highest load, ties: lowest task) is above
-//!    `max_imbalance` x the mean task load: the candidates are each slice of the hottest
-//!    task, and, for a slice whose load exceeds `split_load` x the mean task load and whose
+//! 3. **Move**, while the hottest task is above `max_imbalance` x the mean task load: the
+//!    sources are the tasks above that bound, hottest first (ties: lowest task); the move is
+//!    the best candidate of the first source that has one. A source's candidates are its
+//!    slices, and, for a slice whose load exceeds `split_load` x the mean task load and whose
 //!    width is at least 2 while there are fewer than `max_slices` slices, each half of it
 //!    split at the middle of its range (halves' loads are counted exactly from the hashes).
-//!    A candidate of load `l` and width `w` moving to the coldest task (lowest load, ties:
-//!    lowest task) has gain `g = hot - max(hot - l, cold + l)`; candidates with `g <= 0` or
-//!    whose width would take the round's churn past the budget are skipped; the one with
-//!    the highest `g / w` wins (ties: the first in hash order, whole slice before its lower
-//!    half before its upper half) and is made (split first when it is a half). The round
-//!    stops when no candidate is left. Every move lowers the sum of squared task loads, so
+//!    A candidate of load `l` and width `w` moving from a source of load `hot` to the
+//!    coldest task (lowest load `cold`, ties: lowest task) gains
+//!    `g = hot - max(hot - l, cold + l)`; candidates with `g <= 0` or whose width would take
+//!    the round's churn past the budget are skipped; the one with the highest `g / w` wins
+//!    (ties: the first in hash order, whole slice before its lower half before its upper
+//!    half) and is made (split first when it is a half). The round stops when no source has
+//!    a candidate (a hottest task that is one hot key cannot be helped, the next one can).
+//!    Every move lowers the sum of squared task loads, so
 //!    a round ends.
 
 use super::params::SlicerParams;
@@ -214,19 +217,42 @@ impl State<'_> {
         }
     }
 
-    /// Makes the best move off the hottest task; false when none helps or fits.
+    /// Makes the best move off the hottest task that has one; false when none helps or fits.
     fn move_one(&mut self, loads: &HashLoads, opts: &RoundOptions) -> bool {
         let mean = self.mean();
-        let (hot, hl) = pick(&self.tasks, true);
         let (cold, cl) = pick(&self.tasks, false);
-        if mean == 0.0 || hl as f64 <= opts.max_imbalance * mean {
+        let bound = opts.max_imbalance * mean;
+        if mean == 0.0 || pick(&self.tasks, true).1 as f64 <= bound {
             return false;
         }
+        // Sources: the tasks above the bound, hottest first (ties: lowest task).
+        let mut sources: Vec<(u32, u64)> = (0..self.tasks.len() as u32)
+            .map(|t| (t, self.tasks[t as usize]))
+            .filter(|&(_, l)| l as f64 > bound)
+            .collect();
+        sources.sort_by_key(|&(t, l)| (std::cmp::Reverse(l), t));
+        for (hot, hl) in sources {
+            if let Some((i, part, low)) = self.best_candidate(loads, opts, (hot, hl), cl) {
+                self.make(i, part, low, cold);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The best candidate off task `hot` of load `hl` to a task of load `cl`: (slice, part:
+    /// 0 whole, 1 lower half, 2 upper half, the lower half's load).
+    fn best_candidate(
+        &self,
+        loads: &HashLoads,
+        opts: &RoundOptions,
+        (hot, hl): (u32, u64),
+        cl: u64,
+    ) -> Option<(usize, u8, u64)> {
+        let mean = self.mean();
         let left = opts.budget.saturating_sub(self.used());
-        // (score, slice, part: 0 whole, 1 lower half, 2 upper half, lower half's load)
         let mut best: Option<(f64, usize, u8, u64)> = None;
-        let mut consider = |score_of: (u64, u128), i: usize, part: u8, low: u64| {
-            let (l, w) = score_of;
+        let mut consider = |(l, w): (u64, u128), i: usize, part: u8, low: u64| {
             if l == 0 || w > left || cl + l >= hl {
                 return;
             }
@@ -252,9 +278,11 @@ impl State<'_> {
                 consider((self.loads[i] - low, end - mid), i, 2, low);
             }
         }
-        let Some((_, i, part, low)) = best else {
-            return false;
-        };
+        best.map(|(_, i, part, low)| (i, part, low))
+    }
+
+    /// Moves candidate `(i, part)` to task `cold`, splitting slice `i` first for a half.
+    fn make(&mut self, i: usize, part: u8, low: u64, cold: u32) {
         let moved = if part == 0 {
             i
         } else {
@@ -266,7 +294,6 @@ impl State<'_> {
             i + usize::from(part == 2)
         };
         self.move_slice(moved, cold);
-        true
     }
 }
 

@@ -165,3 +165,25 @@ fn growth_settles_on_the_new_task_and_shrink_drains() {
 fn start_params() -> SlicerParams {
     SlicerParams::parse(&Spec::parse("slicer").unwrap()).unwrap()
 }
+
+#[test]
+fn a_hottest_task_that_is_one_hot_key_lets_the_next_one_give() {
+    // Task 0 holds one key of 100 requests, task 1 six keys of 10 spread over slice 1, task
+    // 2 nothing: task 0 cannot be helped, task 1 gives half its slice to task 2.
+    let mut s = Slices::round_robin(2, 2, 3);
+    let mut pairs = vec![(7u64, 100u64)];
+    pairs.extend([0u64, 1, 2, 4, 5, 6].map(|k| ((1 << 62) + k * (1 << 59), 10)));
+    let loads = HashLoads::new(pairs);
+    let r = round(
+        &mut s,
+        &loads,
+        &options("slicer:slices_per_task=2,churn_budget=1", 3),
+    );
+    assert_eq!((r.splits, r.moves.len()), (1, 1), "{r:?}");
+    let m = r.moves[0];
+    assert_eq!(
+        (m.start, m.width, m.from, m.to, m.load),
+        (1 << 62, 1 << 61, 1, 2, 30)
+    );
+    assert_eq!(task_loads(&s, &loads.per_slice(&s)), vec![100, 30, 30]);
+}
