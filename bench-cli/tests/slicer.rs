@@ -127,3 +127,64 @@ fn a_bad_parameter_is_a_usage_error_naming_it() {
         assert!(err.contains(name), "{scheme}: {err}");
     }
 }
+
+#[test]
+fn a_run_cut_into_two_parts_merges_into_the_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gen = |spec: &str, events: &str, file: &str| {
+        shardlab()
+            .current_dir(d)
+            .args(["gen", spec, "--quiet", "--events", events, "-o", file])
+            .assert()
+            .success();
+    };
+    gen(
+        "zipf:keys=4000,s=1.1,scans=0.05,writes=0.2",
+        "12000",
+        "t1.csv",
+    );
+    gen("zipf:keys=4000,s=1.0", "8000", "t2.csv");
+    let run = |extra: &[&str]| {
+        shardlab()
+            .current_dir(d)
+            .args(["run", "--quiet", "--trace", "t*.csv", "--no-latency"])
+            .args(["--window", "1000", "--schemes", "slicer:grown_from=3,hash"])
+            .args(["--shards", "4", "--grow", "+1"])
+            .args(extra)
+            .assert()
+            .success();
+    };
+    run(&["--out", "single"]);
+    for i in 0..2 {
+        run(&[
+            "--part",
+            &format!("{i}/2"),
+            "--out",
+            &format!("w/count-{i}"),
+        ]);
+    }
+    for i in 0..2 {
+        let part = format!("{i}/2");
+        let out = format!("w/part-{i}");
+        run(&["--part", &part, "--counts", "w/count-*", "--out", &out]);
+    }
+    shardlab()
+        .current_dir(d)
+        .args(["merge", "--quiet", "w/part-*", "--out", "merged"])
+        .assert()
+        .success();
+    for file in ["timeline.csv", "slicer_slices.csv", "windows.csv"] {
+        let read = |run: &str| std::fs::read_to_string(d.join(run).join(file)).unwrap();
+        assert_eq!(read("single"), read("merged"), "{file}");
+    }
+    let untimed = |run: &str| -> Vec<BTreeMap<String, String>> {
+        rows(&d.join(run), "summary.csv")
+            .into_iter()
+            .filter(|r| !r["metric"].contains("_ns") && !r["metric"].contains("per_sec"))
+            .collect()
+    };
+    let single = untimed("single");
+    assert!(single.iter().any(|r| r["metric"] == "slicer_moves"));
+    assert_eq!(single, untimed("merged"));
+}
