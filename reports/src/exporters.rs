@@ -75,6 +75,10 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
             file: "citus_shards.csv",
             table: "citus_shards",
         }),
+        Box::new(LayoutTableCsv {
+            file: "slicer_slices.csv",
+            table: "slicer_slices",
+        }),
         Box::new(ManifestJson),
     ]
 }

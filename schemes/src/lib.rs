@@ -62,6 +62,7 @@ pub mod rendezvous;
 pub mod ring;
 pub mod salted;
 pub mod scenario;
+pub mod slicer;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod twemproxy;
@@ -109,7 +110,7 @@ pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 
 /// Schemes whose layout changes while the events replay ([`changing`]); the replay feeds
 /// them the whole stream in order.
-pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND, &citus::KIND];
+pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND, &citus::KIND, &slicer::KIND];
 
 /// A scheme's label for people: with the real system whose rule it follows
 /// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels
