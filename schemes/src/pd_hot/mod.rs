@@ -54,3 +54,6 @@ pub const KIND: SchemeKind = SchemeKind {
         },
     }),
 };
+
+#[cfg(test)]
+mod tests;
