@@ -75,6 +75,10 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
             file: "citus_shards.csv",
             table: "citus_shards",
         }),
+        Box::new(LayoutTableCsv {
+            file: "pd_hot_regions.csv",
+            table: "pd_hot_regions",
+        }),
         Box::new(ManifestJson),
     ]
 }
