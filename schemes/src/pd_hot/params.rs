@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use workloads::{Spec, SpecError};
 
 use super::scheduler::Rule;
+use crate::citus::params::start_nodes;
 
 /// The scheme name in `--schemes`.
 pub const NAME: &str = "pd-hot";
@@ -125,13 +126,7 @@ impl PdHotParams {
     /// The stores holding the regions at the start on `stores` stores; a spec error when
     /// `grown_from` is above `stores`.
     pub fn start_stores(&self, spec: &Spec, stores: u32) -> Result<u32, SpecError> {
-        match self.grown_from {
-            None => Ok(stores),
-            Some(m) if m <= stores => Ok(m),
-            Some(m) => Err(spec.error(format!(
-                "grown_from={m} must be at most the node count {stores} (--shards)"
-            ))),
-        }
+        start_nodes(spec, self.grown_from, stores)
     }
 }
 

@@ -67,12 +67,28 @@ fn ordered(loads: &[u64], hottest: bool, keep: impl Fn(u64) -> bool) -> Vec<u32>
     ids
 }
 
-/// The scheduler's next move for the regions' `owners`, window `flows` and `hot` flags on
-/// stores with `loads` (the module's steps 1-4), or `None`.
+/// Each store's candidate regions: the hot regions with requests it owns, hottest first
+/// (ties: the lowest index). Owners at or past `stores` are left out.
+pub fn candidates(owners: &[u32], flows: &[u64], hot: &[bool], stores: u32) -> Vec<Vec<usize>> {
+    let mut by_store = vec![Vec::new(); stores as usize];
+    for r in 0..owners.len() {
+        if hot[r] && flows[r] > 0 {
+            if let Some(list) = by_store.get_mut(owners[r] as usize) {
+                list.push(r);
+            }
+        }
+    }
+    for list in &mut by_store {
+        list.sort_by_key(|&r| (u64::MAX - flows[r], r));
+    }
+    by_store
+}
+
+/// The scheduler's next move among each store's [`candidates`] `by_store`, with window
+/// `flows`, on stores with `loads` (the module's steps 1-4), or `None`.
 pub fn next_move(
-    owners: &[u32],
+    by_store: &[Vec<usize>],
     flows: &[u64],
-    hot: &[bool],
     loads: &[u64],
     rule: &Rule,
 ) -> Option<RegionMove> {
@@ -85,11 +101,7 @@ pub fn next_move(
     let dsts = ordered(loads, false, |l| l as f64 * rule.tolerance < expected);
     for &src in &sources {
         let src_load = loads[src as usize];
-        let mut regions: Vec<usize> = (0..owners.len())
-            .filter(|&r| owners[r] == src && hot[r] && flows[r] > 0)
-            .collect();
-        regions.sort_by_key(|&r| (u64::MAX - flows[r], r));
-        for r in regions {
+        for &r in by_store.get(src as usize).into_iter().flatten() {
             let f = flows[r];
             let left = (src_load.saturating_sub(f) as f64).max(1.0);
             let to = dsts
@@ -108,8 +120,8 @@ pub fn next_move(
     None
 }
 
-/// Up to `rule.max_moves` moves of [`next_move`], each on the owners and loads left by
-/// those before it; a region moved is not hot again in the same plan.
+/// Up to `rule.max_moves` moves of [`next_move`], each on the loads left by those before
+/// it; a region moved is no longer a candidate in the same plan.
 pub fn plan(
     owners: &[u32],
     flows: &[u64],
@@ -117,19 +129,17 @@ pub fn plan(
     stores: u32,
     rule: &Rule,
 ) -> Vec<RegionMove> {
-    let mut owners = owners.to_vec();
-    let mut hot = hot.to_vec();
-    let mut loads = store_loads(&owners, flows, stores);
+    let mut by_store = candidates(owners, flows, hot, stores);
+    let mut loads = store_loads(owners, flows, stores);
     let mut moves = Vec::new();
     while (moves.len() as u64) < rule.max_moves {
-        let Some(m) = next_move(&owners, flows, &hot, &loads, rule) else {
+        let Some(m) = next_move(&by_store, flows, &loads, rule) else {
             break;
         };
         let f = flows[m.region];
         loads[m.from as usize] -= f;
         loads[m.to as usize] += f;
-        owners[m.region] = m.to;
-        hot[m.region] = false;
+        by_store[m.from as usize].retain(|&r| r != m.region);
         moves.push(m);
     }
     moves
@@ -138,9 +148,8 @@ pub fn plan(
 /// The owners of regions with run-long `flows` on `to` stores, from `owners` on `from`
 /// stores. Shrinking first moves each region of a removed store, in key order, to the kept
 /// store with the least flow (ties: the lowest id). Then the scheduler plans on the flows,
-/// every region with requests hot, with no limit on moves (each move lowers the sum of
-/// squared store loads, so plans end; they are cut at `regions x stores` moves anyway), and
-/// all its moves are made. Growth adds empty stores that the plan fills.
+/// every region with requests hot, with no limit on moves but each region moved at most
+/// once, and all its moves are made. Growth adds empty stores that the plan fills.
 pub fn resize(owners: &[u32], flows: &[u64], to: u32, rule: &Rule) -> Vec<u32> {
     let to = to.max(1);
     let mut owners = owners.to_vec();
@@ -154,7 +163,7 @@ pub fn resize(owners: &[u32], flows: &[u64], to: u32, rule: &Rule) -> Vec<u32> {
     }
     let hot: Vec<bool> = flows.iter().map(|&f| f > 0).collect();
     let unlimited = Rule {
-        max_moves: (owners.len() as u64).saturating_mul(u64::from(to)),
+        max_moves: owners.len() as u64,
         ..*rule
     };
     for m in plan(&owners, flows, &hot, to, &unlimited) {
@@ -184,7 +193,9 @@ mod tests {
         assert_eq!(loads, vec![95, 20, 30]);
         // 60 + 20 = 80 > 0.95 x 35: the hottest region would make store 1 the hottest; the
         // next one fits on the coolest store: 35 + 20 = 55 <= 0.95 x 60.
-        let m = next_move(&owners, &flows, &hot, &loads, &RULE).unwrap();
+        let by_store = candidates(&owners, &flows, &hot, 3);
+        assert_eq!(by_store, vec![vec![0, 1], vec![2], vec![3]]);
+        let m = next_move(&by_store, &flows, &loads, &RULE).unwrap();
         assert_eq!(
             m,
             RegionMove {
