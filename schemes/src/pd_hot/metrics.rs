@@ -22,6 +22,6 @@ pub static METRICS: &[MetricDef] = &[
     MetricDef {
         name: "pd_hot_hot_regions",
         unit: "regions",
-        definition: "Regions hot at the last window end: requests at least min_hot_rate in each of the last hot_degree windows or more (a region moved restarts its count).",
+        definition: "Regions hot at the last window end, before its moves: requests at least min_hot_rate in each of the last hot_degree windows or more (a region moved restarts its count).",
     },
 ];
