@@ -203,7 +203,7 @@ impl PdHot {
         if let Some(rate) = self.params.move_rate {
             self.budget = self.budget.saturating_add(rate);
         }
-        let (mut moves, mut bytes) = (0u64, 0u64);
+        let mut made = Vec::new();
         for m in &planned {
             let size = self.bytes[m.region];
             if self.params.move_rate.is_some() {
@@ -213,17 +213,20 @@ impl PdHot {
                 self.budget -= size;
             }
             owners[m.region] = m.to;
+            made.push((*m, size));
+        }
+        if made.len() == planned.len() {
+            self.budget = 0;
+        }
+        if !made.is_empty() {
+            self.ranges = Some(ranges.with_owners(self.stores, owners)?);
+        }
+        let (moves, mut bytes) = (made.len() as u64, 0u64);
+        for (m, size) in made {
             self.streak[m.region] = 0;
             self.graphs[m.region].add(m.from, m.to, 1);
             self.region_moves[m.region] += 1;
-            moves += 1;
             bytes += size;
-        }
-        if moves == planned.len() as u64 {
-            self.budget = 0;
-        }
-        if moves > 0 {
-            self.ranges = Some(ranges.with_owners(self.stores, owners)?);
         }
         Ok((hot_regions, moves, bytes))
     }
