@@ -79,6 +79,10 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
             file: "slicer_slices.csv",
             table: "slicer_slices",
         }),
+        Box::new(LayoutTableCsv {
+            file: "pd_hot_regions.csv",
+            table: "pd_hot_regions",
+        }),
         Box::new(ManifestJson),
     ]
 }

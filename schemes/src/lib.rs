@@ -51,6 +51,7 @@ pub mod maglev;
 pub mod multiprobe;
 pub mod murmur3;
 pub mod nginx_chash;
+pub mod pd_hot;
 pub mod pinned_hash;
 pub mod postgres_hash;
 pub mod pymemcache_rendezvous;
@@ -110,7 +111,12 @@ pub static DEFAULT_SCHEMES: &[&str] = &["range", "hash", "ring", "salted"];
 
 /// Schemes whose layout changes while the events replay ([`changing`]); the replay feeds
 /// them the whole stream in order.
-pub static CHANGING_SCHEMES: &[&SchemeKind] = &[&range_dynamic::KIND, &citus::KIND, &slicer::KIND];
+pub static CHANGING_SCHEMES: &[&SchemeKind] = &[
+    &range_dynamic::KIND,
+    &citus::KIND,
+    &slicer::KIND,
+    &pd_hot::KIND,
+];
 
 /// A scheme's label for people: with the real system whose rule it follows
 /// ([`SchemeKind::system`]), e.g. `redis-cluster (Redis 7.0 cluster slots)`; other labels

@@ -10,9 +10,11 @@
 //! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
+mod key_bytes;
 mod table;
 mod window;
 
+pub use key_bytes::KeyBytes;
 pub use table::{Cell, Table};
 pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};
 

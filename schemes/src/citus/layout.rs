@@ -11,7 +11,7 @@
 //!    what is left (the budget resets once the queue is empty). A shard not moved yet serves
 //!    from its old node.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use workloads::{Event, Spec};
 
@@ -21,7 +21,7 @@ use super::params::CitusParams;
 use super::placement::Placement;
 use super::rebalance::ShardMove;
 use crate::changing::{
-    Cell, ChangingLayout, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
+    Cell, ChangingLayout, KeyBytes, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
 use crate::scenario::MoveGraph;
 use crate::value::MetricValue;
@@ -52,7 +52,7 @@ pub struct Citus {
     /// Moves made per shard.
     shard_moves: Vec<u64>,
     /// Last value size of every key seen.
-    sizes: HashMap<Vec<u8>, u32>,
+    sizes: KeyBytes,
     queue: VecDeque<ShardMove>,
     budget: u64,
     /// Each shard's moves between nodes.
@@ -74,7 +74,7 @@ impl Citus {
             graphs: vec![MoveGraph::default(); params.shards as usize],
             params,
             placement,
-            sizes: HashMap::new(),
+            sizes: KeyBytes::default(),
             queue: VecDeque::new(),
             budget: 0,
             moves: 0,
@@ -123,25 +123,11 @@ impl Citus {
     }
 
     fn record(&mut self, e: &Event<'_>) {
-        if !e.is_point() {
-            return;
-        }
-        let shard = self.placement.shard_of_key(e.key);
-        let len = e.key.len() as u64;
-        let (old, new) = match self.sizes.get_mut(e.key) {
-            Some(size) => {
-                let old = len + u64::from(*size);
-                *size = e.size.unwrap_or(*size);
-                (old, len + u64::from(*size))
+        if let Some((old, new)) = self.sizes.record(e) {
+            let shard = self.placement.shard_of_key(e.key);
+            if let Some(b) = self.placement.bytes.get_mut(shard) {
+                *b = b.saturating_sub(old) + new;
             }
-            None => {
-                let size = e.size.unwrap_or(0);
-                self.sizes.insert(e.key.to_vec(), size);
-                (0, len + u64::from(size))
-            }
-        };
-        if let Some(b) = self.placement.bytes.get_mut(shard) {
-            *b = b.saturating_sub(old) + new;
         }
     }
 

@@ -143,13 +143,7 @@ impl CitusParams {
     /// The nodes holding the shards at the start on `nodes` nodes; a spec error when
     /// `grown_from` is above `nodes`.
     pub fn start_nodes(&self, spec: &Spec, nodes: u32) -> Result<u32, SpecError> {
-        match self.grown_from {
-            None => Ok(nodes),
-            Some(m) if m <= nodes => Ok(m),
-            Some(m) => Err(spec.error(format!(
-                "grown_from={m} must be at most the node count {nodes} (--shards)"
-            ))),
-        }
+        start_nodes(spec, self.grown_from, nodes)
     }
 
     /// The planner's options.
@@ -160,6 +154,18 @@ impl CitusParams {
             max_shard_moves: usize::try_from(self.max_moves).unwrap_or(usize::MAX),
             drain_only: false,
         }
+    }
+}
+
+/// The nodes that hold the data at the start of a balancer with `grown_from` on `nodes`
+/// nodes: `grown_from` (default every node); a spec error naming it when it is above `nodes`.
+pub fn start_nodes(spec: &Spec, grown_from: Option<u32>, nodes: u32) -> Result<u32, SpecError> {
+    match grown_from {
+        None => Ok(nodes),
+        Some(m) if m <= nodes => Ok(m),
+        Some(m) => Err(spec.error(format!(
+            "grown_from={m} must be at most the node count {nodes} (--shards)"
+        ))),
     }
 }
 
