@@ -238,7 +238,10 @@ fn every_readme_and_docs_example_runs_as_written() {
     for (name, text) in documents() {
         ran += run_examples(&name, &text).unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(ran >= 20, "only {ran} examples found in README.md and docs/");
+    assert!(
+        ran >= 20,
+        "only {ran} examples found in README.md and docs/"
+    );
 }
 
 #[test]
@@ -249,5 +252,8 @@ fn a_failing_example_fails_the_test_naming_its_file_and_block() {
         err.starts_with("docs/broken.md: the example in the `sh` block at line 7 failed"),
         "{err}"
     );
-    assert!(err.contains("shardlab run --no-such-option --events 20000"), "{err}");
+    assert!(
+        err.contains("shardlab run --no-such-option --events 20000"),
+        "{err}"
+    );
 }

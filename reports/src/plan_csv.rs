@@ -169,9 +169,8 @@ mod tests {
 
     #[test]
     fn the_docs_list_the_plan_csv_columns() {
-        let page =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/plan.md"))
-                .unwrap();
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/plan.md"))
+            .unwrap();
         assert!(page.contains(&format!("`{}`", csv_rows::header::<PlanCsvRow>())));
     }
 

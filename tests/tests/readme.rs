@@ -4,9 +4,8 @@ use engine::metrics::METRICS;
 
 #[test]
 fn the_docs_metric_table_matches_the_metrics_written() {
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/metrics.md"))
-            .unwrap();
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/metrics.md"))
+        .unwrap();
     let table = page
         .split("<!-- metric-table")
         .nth(1)
@@ -35,9 +34,8 @@ fn the_docs_metric_table_matches_the_metrics_written() {
 /// The rows between `<!-- NAME` and `<!-- end NAME -->` of docs/metrics.md that start with
 /// a metric name.
 fn metrics_page_rows(name: &str) -> Vec<String> {
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/metrics.md"))
-            .unwrap();
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/metrics.md"))
+        .unwrap();
     let table = page
         .split(&format!("<!-- {name}"))
         .nth(1)
