@@ -325,7 +325,7 @@ pub struct RunArgs {
 
     /// Run only part I of K (0-based) of a trace given as files, for clusters: step 1 counts
     /// the events of the part's share of the files into --out; step 2 (with --counts) replays
-    /// the share; `shardlab merge` then writes the run. See README, "Beyond one machine".
+    /// the share; `shardlab merge` then writes the run. See docs/parts-and-dask.md.
     #[arg(long, value_name = "I/K", help_heading = OUTPUT)]
     pub part: Option<engine::part::PartIndex>,
 
@@ -347,7 +347,7 @@ pub struct RunArgs {
     /// Read options from a TOML file whose keys are long option names (`shards = [8, 16]`,
     /// `schemes = "hash,ring"`, `no-latency = true`); options on the command line win. The
     /// file is copied into the run directory as config.toml and its checksum is in the
-    /// manifest. See README, "A review as a file".
+    /// manifest. See docs/usage.md, "A review as a file".
     #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     #[serde(skip)]
     pub config: Option<PathBuf>,

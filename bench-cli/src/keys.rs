@@ -1,5 +1,5 @@
 //! `shardlab keys`: which column (or columns) to shard on, measured on a multi-column trace
-//! under each scheme (the figures and the rule are in the `shardkeys` crate and the README).
+//! under each scheme (the figures and the rule are in the `shardkeys` crate and docs/keys.md).
 
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ Example:
 /// Options of `shardlab keys`.
 #[derive(Debug, Args)]
 pub struct KeysArgs {
-    /// The multi-column CSV trace, with a header (see the README, "What to shard on").
+    /// The multi-column CSV trace, with a header (see docs/keys.md, "What to shard on").
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
     /// Candidate keys separated by ';': a column, columns in order (`tenant,user`) or

@@ -120,7 +120,7 @@ fn weights_are_honoured_or_refused_clearly() {
         .args(["--weights", "1,2", "--quiet", "--out"])
         .arg(dir.path().join("x"))
         .assert()
-        // Options that conflict are a usage error (README: exit statuses).
+        // Options that conflict are a usage error (docs/usage.md: exit statuses).
         .code(2);
     let err = stderr_of(&refused);
     assert!(

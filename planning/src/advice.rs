@@ -1,6 +1,6 @@
 //! The decision procedure: which scheme to recommend for one workload and shard count N,
-//! weighing every growth target M of the run, from the metrics alone (the README states the
-//! same procedure).
+//! weighing every growth target M of the run, from the metrics alone (docs/metrics.md, "How a scheme is
+//! recommended", states the same procedure).
 //!
 //! 1. **Enough data.** Under [`MIN_EVENTS`] measured events, or under
 //!    [`MIN_KEYS_PER_SHARD`] distinct keys per shard, there is no recommendation; nor when

@@ -31,7 +31,7 @@ pub enum Binding {
 }
 
 impl Binding {
-    /// Every reason, in the order the README lists them.
+    /// Every reason, in the order docs/plan.md lists them.
     pub const ALL: [Binding; 10] = [
         Binding::None,
         Binding::Rate,
@@ -61,7 +61,7 @@ impl Binding {
         }
     }
 
-    /// What it means, for the README and the report.
+    /// What it means, for docs/plan.md and the report.
     pub fn definition(self) -> &'static str {
         match self {
             Binding::None => "One shard is enough; nothing binds.",

@@ -830,14 +830,14 @@ fn the_search_with_floors_and_predicted_removals_finds_the_count_of_the_exhausti
 }
 
 #[test]
-fn the_readme_binding_table_matches_the_binding_reasons() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let table = readme
+fn the_docs_binding_table_matches_the_binding_reasons() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/plan.md")).unwrap();
+    let table = page
         .split("<!-- binding-table")
         .nth(1)
         .and_then(|s| s.split("<!-- end binding-table -->").next())
-        .expect("README has a binding table");
+        .expect("docs/plan.md has a binding table");
     let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), Binding::ALL.len());
     for (row, b) in rows.iter().zip(Binding::ALL) {

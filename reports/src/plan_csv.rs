@@ -168,10 +168,10 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_lists_the_plan_csv_columns() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-        assert!(readme.contains(&format!("`{}`", csv_rows::header::<PlanCsvRow>())));
+    fn the_docs_list_the_plan_csv_columns() {
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/plan.md"))
+            .unwrap();
+        assert!(page.contains(&format!("`{}`", csv_rows::header::<PlanCsvRow>())));
     }
 
     #[test]

@@ -135,14 +135,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_header_is_the_one_the_readme_documents() {
+    fn the_header_is_the_one_the_docs_document() {
         let header = csv_rows::header::<RecommendationRow>();
         assert_eq!(
             header,
             "workload,shards,grow_to,scheme,decided_by,margin,margin_unit,tied_with,tied_growth_cost,tied_failure_cost,tied_scenario_cost,tied_scan_fanout,tied_lookup_time,warning"
         );
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-        assert!(readme.contains(&format!("`{header}`")));
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/outputs.md"))
+                .unwrap();
+        assert!(page.contains(&format!("`{header}`")));
     }
 }

@@ -18,7 +18,7 @@ pub struct SummaryRow {
     pub scheme: String,
     /// Shard count N.
     pub shards: u32,
-    /// Metric name (see the README's metric table).
+    /// Metric name (see the metric tables of docs/metrics.md).
     pub metric: String,
     /// The value; empty when undefined (e.g. scan fan-out without scans).
     #[serde(with = "number")]

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Adding a scheme: one new file implementing [`Partitioner`] with a `pub const KIND:
-//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a README row. A scheme
+//! SchemeKind`, one line in [`SCHEMES`], its tests, a bench line and a row in docs/schemes.md. A scheme
 //! with its own replica or removal rules may be a folder instead: `X/mod.rs` and the rules,
 //! as methods of its type, in `X/placement.rs`. The types a scheme file uses live in `kind`
 //! (re-exported here), so no scheme imports this registry.

@@ -11,7 +11,7 @@ pub struct MetricDef {
     pub name: &'static str,
     /// Unit of the value.
     pub unit: &'static str,
-    /// What it means, for the README and the report.
+    /// What it means, for docs/metrics.md and the report.
     pub definition: &'static str,
 }
 

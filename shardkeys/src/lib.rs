@@ -1,6 +1,6 @@
 //! What to shard on: candidate shard keys measured on a multi-column trace under
-//! partitioning schemes (`shardlab keys`). The figures are defined in the README, section
-//! "What to shard on"; this crate computes them in two streaming passes over the trace.
+//! partitioning schemes (`shardlab keys`). The figures are defined in docs/keys.md ("What to
+//! shard on"); this crate computes them in two streaming passes over the trace.
 
 pub mod candidate;
 mod error;

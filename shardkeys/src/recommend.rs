@@ -43,7 +43,7 @@ fn pct(v: f64) -> String {
     format!("{:.1}%", v * 100.0)
 }
 
-/// Chooses by the rule in the README ("What to shard on", Recommendation).
+/// Chooses by the rule in docs/keys.md ("Recommendation").
 pub(crate) fn recommend(
     cands: &[Candidate],
     labels: &[String],

@@ -1,6 +1,6 @@
 //! Where an operation goes under a candidate key: its full key when every key column is an
 //! equality, else the scan its prefix of equalities and the next column allow, else every
-//! shard (README, "What to shard on", Targeting).
+//! shard (docs/keys.md, "Targeting").
 
 use schemes::{Partitioner, ShardSet};
 

@@ -1,7 +1,7 @@
 //! Multi-column traces (CSV with a header, or Parquet, whose rows are read as the text cells
 //! of the same CSV), read row by row into operations with predicates.
 //!
-//! The encoding (README, "What to shard on"): a row is one operation, named by the `op`
+//! The encoding (docs/keys.md, "Trace encoding"): a row is one operation, named by the `op`
 //! column in shardlab's vocabulary (`--op-map` for others). For a read, a non-empty cell in
 //! column `c` is an equality predicate on `c` and an empty cell means no filter on `c`; a
 //! non-empty `c_end` makes it the range `[c, c_end)`. A write carries the row's values; a

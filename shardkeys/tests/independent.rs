@@ -1,5 +1,5 @@
 //! The `hash` figures of `shardlab keys` on a generated multi-column trace, against a direct
-//! computation written from the README's definitions alone.
+//! computation written from the definitions of docs/keys.md alone.
 
 use std::collections::HashMap;
 

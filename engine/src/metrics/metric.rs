@@ -10,7 +10,7 @@
 //!
 //! Adding a metric: one file under `metrics/registry/` implementing [`Metric`] (with a
 //! [`State`] when it counts per event) and one line in [`super::REGISTRY`]; its rows go in the
-//! README's metric table.
+//! metric table of docs/metrics.md.
 
 use std::any::Any;
 
