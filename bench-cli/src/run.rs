@@ -222,6 +222,7 @@ impl RunSetup {
             distinct_key_limit: args.distinct_limit as usize,
             fail: args.fail,
             weights,
+            time_unit_ns: args.scenario.time_unit_ns(format_unit_ns)?,
             ..ReplayConfig::default()
         };
         Ok(RunSetup {

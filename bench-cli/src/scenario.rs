@@ -44,8 +44,8 @@ pub struct ScenarioArgs {
     #[arg(long, value_name = "BYTES")]
     pub move_rate: Option<f64>,
 
-    /// Unit of csv and text trace timestamps for scenario times and token refills (other
-    /// formats have their own).
+    /// Unit of csv and text trace timestamps for scenario times, token refills and the
+    /// balancers' move_rate (other formats have their own).
     #[arg(long, value_name = "s|ms|us|ns")]
     pub time_unit: Option<String>,
 
@@ -56,6 +56,15 @@ pub struct ScenarioArgs {
 }
 
 impl ScenarioArgs {
+    /// Nanoseconds of one timestamp unit of the trace: `--time-unit`, else the format's own
+    /// (`format_unit_ns`), else microseconds.
+    pub fn time_unit_ns(&self, format_unit_ns: Option<u64>) -> Result<u64> {
+        match self.time_unit.as_deref() {
+            None => Ok(format_unit_ns.unwrap_or(1_000)),
+            Some(unit) => unit_ns(unit),
+        }
+    }
+
     /// The scenario every scheme runs under, or `None` without `--scenario` or `--throttle`.
     pub fn scenario(
         &self,
@@ -92,10 +101,7 @@ impl ScenarioArgs {
                 "--move-rate {rate}: give the bytes moved per second, above 0"
             )));
         }
-        let time_unit_ns = match self.time_unit.as_deref() {
-            None => format_unit_ns.unwrap_or(1_000),
-            Some(unit) => unit_ns(unit)?,
-        };
+        let time_unit_ns = self.time_unit_ns(format_unit_ns)?;
         Ok(Some(Arc::new(Scenario {
             name,
             steps,

@@ -92,7 +92,9 @@ fn the_new_node_gets_its_fair_share_and_every_move_is_counted() {
 fn move_rate_spreads_the_moves_over_windows() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    run("citus:grown_from=3,move_rate=5000", &out);
+    // Synthetic events are 1 µs apart: a window of 2,000 events earns 2 ms x 2.5 MB/s = 5,000
+    // bytes.
+    run("citus:grown_from=3,move_rate=2500000", &out);
     let timeline = rows(&out, "timeline.csv");
     let pending: Vec<u64> = timeline
         .iter()

@@ -61,6 +61,9 @@ pub struct ReplayConfig {
     /// Relative shard weights (`--weights`), one per shard: schemes that can honour them
     /// do, the others refuse, and balance is measured per weight.
     pub weights: Option<Vec<f64>>,
+    /// Nanoseconds of one timestamp unit of the trace, for the rates of changing layouts
+    /// (a balancer's `move_rate` in bytes per second of trace time).
+    pub time_unit_ns: u64,
 }
 
 impl Default for ReplayConfig {
@@ -76,6 +79,7 @@ impl Default for ReplayConfig {
             distinct_key_limit: schemes::key_counts::DEFAULT_DISTINCT_LIMIT,
             fail: None,
             weights: None,
+            time_unit_ns: 1_000,
         }
     }
 }
@@ -188,6 +192,7 @@ fn layout_options(cfg: &ReplayConfig, warmup_events: u64) -> LayoutOptions {
         nodes: cfg.shards,
         window: cfg.window,
         warmup_events,
+        time_unit_ns: cfg.time_unit_ns,
     }
 }
 

@@ -51,6 +51,7 @@ fn the_windowed_share_weighs_each_window_by_its_measured_events() {
         nodes: 4,
         window: 5_000,
         warmup_events: 5_002,
+        time_unit_ns: 1_000,
     };
     let run = simulate_with(
         &params("range-dynamic:max_bytes=50000,window_time=events"),
@@ -84,6 +85,7 @@ fn a_run_gives_a_scheme_result_consistent_with_its_events() {
         nodes: 4,
         window: 5_000,
         warmup_events: 5_000,
+        time_unit_ns: 1_000,
     };
     let run = simulate_with(
         &params("range-dynamic:max_bytes=50000"),
@@ -344,7 +346,7 @@ proptest! {
         }
         let mut source = TestEvents { chunk, next: 0 };
         let p = params(&spec);
-        let run = simulate_with(&p, &DynamicOptions { nodes, window, warmup_events: warmup }, &mut source).unwrap();
+        let run = simulate_with(&p, &DynamicOptions { nodes, window, warmup_events: warmup, time_unit_ns: 1_000 }, &mut source).unwrap();
         check(&run, events.len() as u64, p.move_bytes_per_window)?;
     }
 }

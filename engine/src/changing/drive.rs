@@ -24,6 +24,18 @@ pub struct LayoutOptions {
     /// node loads, scan fan-out and key counts of the result leave out, as the replay engine
     /// leaves out the warm-up of learned schemes.
     pub warmup_events: u64,
+    /// Nanoseconds of one timestamp unit of the trace ([`LayoutSetup::time_unit_ns`]).
+    pub time_unit_ns: u64,
+}
+
+impl LayoutOptions {
+    /// What a layout starts from under these options.
+    pub fn setup(&self) -> LayoutSetup {
+        LayoutSetup {
+            nodes: self.nodes,
+            time_unit_ns: self.time_unit_ns,
+        }
+    }
 }
 
 /// Starts the changing layout of `spec` on `opts.nodes` nodes and replays `source` through it.
@@ -33,7 +45,7 @@ pub fn drive(
     source: &mut dyn EventSource,
 ) -> Result<LayoutRun, AnalysisError> {
     check(opts)?;
-    let (mut layout, end) = spec.start_layout(&LayoutSetup { nodes: opts.nodes })?;
+    let (mut layout, end) = spec.start_layout(&opts.setup())?;
     drive_layout(layout.as_mut(), (spec.label(), end), opts, source)
 }
 

@@ -10,7 +10,7 @@
 //! use workloads::WorkloadSpec;
 //! let mut source = WorkloadSpec::parse("zipf:keys=10000,s=0.99").unwrap().open(1, 40_000).unwrap();
 //! let spec = &SchemeSpec::parse_list("range-dynamic:max_load=800").unwrap()[0];
-//! let opts = LayoutOptions { nodes: 4, window: 4_000, warmup_events: 0 };
+//! let opts = LayoutOptions { nodes: 4, window: 4_000, warmup_events: 0, time_unit_ns: 1_000 };
 //! let run = drive(spec, &opts, source.as_mut()).unwrap();
 //! assert_eq!(run.timeline.rows.len(), 10);
 //! assert_eq!((run.label.as_str(), run.nodes, run.load().requests), ("range-dynamic:max_load=800", 4, 40_000));

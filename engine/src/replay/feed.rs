@@ -19,7 +19,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use workloads::{EventChunk, EventSource, WorkloadError};
 
 use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
-use schemes::changing::{ChangingLayout, LayoutEnd, LayoutSetup};
+use schemes::changing::{ChangingLayout, LayoutEnd};
 use schemes::{AnalysisError, SchemeSpec};
 
 /// Chunks queued for each changing layout before the replay waits for it.
@@ -53,7 +53,7 @@ impl Feed {
         schemes: &[SchemeSpec],
         opts: LayoutOptions,
     ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
-        let setup = LayoutSetup { nodes: opts.nodes };
+        let setup = opts.setup();
         let layouts: Vec<(String, &'static LayoutEnd, Box<dyn ChangingLayout>)> = schemes
             .iter()
             .filter(|spec| spec.is_changing())

@@ -99,6 +99,7 @@ pub fn simulate(
         nodes,
         window,
         warmup_events: 0,
+        time_unit_ns: 1_000,
     };
     let mut run = simulate_with(&params, &opts, source)?;
     run.run.record.label = spec.to_string();

@@ -10,10 +10,12 @@
 //! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
+mod budget;
 mod key_bytes;
 mod table;
 mod window;
 
+pub use budget::MoveBudget;
 pub use key_bytes::KeyBytes;
 pub use table::{Cell, Table};
 pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};
@@ -40,6 +42,9 @@ pub const GENERIC_COLUMNS: [&str; 5] = [
 pub struct LayoutSetup {
     /// Nodes `N` at the start (at least 1).
     pub nodes: u32,
+    /// Nanoseconds of one timestamp unit of the trace (`--time-unit`, else the format's own),
+    /// for budgets and rates in seconds of trace time.
+    pub time_unit_ns: u64,
 }
 
 /// One closed window as the engine measured it, after the layout routed its events.

@@ -7,9 +7,10 @@
 //! 2. when no move is waiting (Citus runs one rebalance at a time), the planner runs on the
 //!    placement as it stands and its moves join the queue, in the plan's order;
 //! 3. moves are made in order: all of them without `move_rate`; with it, the window adds
-//!    `move_rate` bytes to a budget and the next move is made while its shard's bytes fit in
-//!    what is left (the budget resets once the queue is empty). A shard not moved yet serves
-//!    from its old node.
+//!    `move_rate` bytes per second of trace time since the last window's end (per event
+//!    without timestamps, [`MoveBudget`]) to a budget and the next move is made while its
+//!    shard's bytes fit in what is left (the budget resets once the queue is empty). A shard
+//!    not moved yet serves from its old node.
 
 use std::collections::VecDeque;
 
@@ -21,7 +22,8 @@ use super::params::CitusParams;
 use super::placement::Placement;
 use super::rebalance::ShardMove;
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
+    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Table, WindowLoad,
+    WindowLog, GENERIC_COLUMNS,
 };
 use crate::scenario::MoveGraph;
 use crate::value::MetricValue;
@@ -54,7 +56,7 @@ pub struct Citus {
     /// Last value size of every key seen.
     sizes: KeyBytes,
     queue: VecDeque<ShardMove>,
-    budget: u64,
+    budget: MoveBudget,
     /// Each shard's moves between nodes.
     graphs: Vec<MoveGraph>,
     moves: u64,
@@ -62,11 +64,14 @@ pub struct Citus {
 }
 
 impl Citus {
-    /// The cluster of `spec` on `nodes` nodes; a spec error when `grown_from` is above them.
-    pub fn start(spec: &Spec, nodes: u32) -> Result<Citus, AnalysisError> {
+    /// The cluster of `spec` on `setup.nodes` nodes; a spec error when `grown_from` is above
+    /// them.
+    pub fn start(spec: &Spec, setup: &LayoutSetup) -> Result<Citus, AnalysisError> {
+        let nodes = setup.nodes;
         let params = CitusParams::parse(spec)?;
         let on = params.start_nodes(spec, nodes)?;
         let placement = Placement::round_robin(params.shards, on, nodes);
+        let budget = MoveBudget::new(params.move_rate, setup.time_unit_ns);
         Ok(Citus {
             label: spec.to_string(),
             start: placement.owner.clone(),
@@ -76,7 +81,7 @@ impl Citus {
             placement,
             sizes: KeyBytes::default(),
             queue: VecDeque::new(),
-            budget: 0,
+            budget,
             moves: 0,
             bytes_moved: 0,
         })
@@ -132,11 +137,9 @@ impl Citus {
     }
 
     /// Makes the moves the budget allows; returns (moves, bytes).
-    fn make_moves(&mut self) -> (u64, u64) {
+    fn make_moves(&mut self, log: &WindowLog) -> (u64, u64) {
         let (mut moves, mut bytes) = (0, 0);
-        if let Some(rate) = self.params.move_rate {
-            self.budget = self.budget.saturating_add(rate);
-        }
+        self.budget.earn(log);
         while let Some(m) = self.queue.front().copied() {
             let size = self
                 .placement
@@ -144,11 +147,8 @@ impl Citus {
                 .get(m.shard as usize)
                 .copied()
                 .unwrap_or(0);
-            if self.params.move_rate.is_some() {
-                if size > self.budget {
-                    break;
-                }
-                self.budget -= size;
+            if !self.budget.take(size) {
+                break;
             }
             self.queue.pop_front();
             self.placement.apply(&m);
@@ -162,7 +162,7 @@ impl Citus {
             bytes += size;
         }
         if self.queue.is_empty() {
-            self.budget = 0;
+            self.budget.reset();
         }
         self.moves += moves;
         self.bytes_moved += bytes;
@@ -194,7 +194,7 @@ impl ChangingLayout for Citus {
                 self.queue.extend(plan.moves);
             }
         }
-        let (moves, bytes) = self.make_moves();
+        let (moves, bytes) = self.make_moves(log);
         [moves, bytes, self.queue.len() as u64]
             .into_iter()
             .map(Cell::Count)

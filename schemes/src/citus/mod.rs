@@ -50,7 +50,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     changing: Some(Changing {
         check: |spec| Ok(CitusParams::parse(spec).map(drop)?),
-        start: |spec, setup| Ok(Box::new(Citus::start(spec, setup.nodes)?)),
+        start: |spec, setup| Ok(Box::new(Citus::start(spec, setup)?)),
         end: LayoutEnd {
             metrics: METRICS,
             final_layout: |state| Ok(Box::new(FinalShards::from_state(state)?)),

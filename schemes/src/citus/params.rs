@@ -50,8 +50,9 @@ pub static PARAMS: &[(&str, &str)] = &[
     ),
     (
         "move_rate",
-        "bytes of shards moved per window, unused budget carried over while moves wait; a shard not moved \
-         yet serves from its old node (default: moves are instant)",
+        "bytes of shards moved per second of trace time (per event without timestamps; --time-unit), \
+         unused budget carried over while moves wait; a shard not moved yet serves from its old node \
+         (default: moves are instant)",
     ),
 ];
 
@@ -90,7 +91,8 @@ pub struct CitusParams {
     pub max_moves: u64,
     /// Nodes holding the shards at the start; `None` = every node.
     pub grown_from: Option<u32>,
-    /// Bytes moved per window; `None` = instant moves.
+    /// Bytes moved per second of trace time (per event without timestamps); `None` = instant
+    /// moves.
     pub move_rate: Option<u64>,
 }
 

@@ -14,7 +14,8 @@
 //! 2. the scheduler ([`super::scheduler::plan`]) plans up to `max_moves` moves on the
 //!    window's requests;
 //! 3. moves are made in the plan's order: all of them without `move_rate`; with it, the
-//!    window adds `move_rate` bytes to a budget and each move is made while its region's
+//!    window adds `move_rate` bytes per second of trace time since the last window's end (per
+//!    event without timestamps, [`MoveBudget`]) to a budget and each move is made while its region's
 //!    bytes fit in what is left; the first that does not fit ends the window's moves (the
 //!    rest of the plan is dropped, the next window plans again) and the budget is carried;
 //!    when every planned move was made the budget resets to 0;
@@ -28,7 +29,8 @@ use super::metrics::METRICS;
 use super::params::PdHotParams;
 use super::scheduler::plan;
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
+    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Table, WindowLoad,
+    WindowLog, GENERIC_COLUMNS,
 };
 use crate::citus::Placement;
 use crate::range::RangePartitioner;
@@ -83,17 +85,20 @@ pub struct PdHot {
     region_moves: Vec<u64>,
     /// Each region's moves between stores.
     graphs: Vec<MoveGraph>,
-    budget: u64,
+    budget: MoveBudget,
     hot_regions: u64,
     moves: u64,
     bytes_moved: u64,
 }
 
 impl PdHot {
-    /// The cluster of `spec` on `stores` stores; a spec error when `grown_from` is above them.
-    pub fn start(spec: &Spec, stores: u32) -> Result<PdHot, AnalysisError> {
+    /// The cluster of `spec` on `setup.nodes` stores; a spec error when `grown_from` is above
+    /// them.
+    pub fn start(spec: &Spec, setup: &LayoutSetup) -> Result<PdHot, AnalysisError> {
+        let stores = setup.nodes;
         let params = PdHotParams::parse(spec)?;
         let on = params.start_stores(spec, stores)?;
+        let budget = MoveBudget::new(params.move_rate, setup.time_unit_ns);
         Ok(PdHot {
             label: spec.to_string(),
             params,
@@ -108,7 +113,7 @@ impl PdHot {
             sizes: KeyBytes::default(),
             region_moves: Vec::new(),
             graphs: Vec::new(),
-            budget: 0,
+            budget,
             hot_regions: 0,
             moves: 0,
             bytes_moved: 0,
@@ -200,23 +205,17 @@ impl PdHot {
         let hot_regions = hot.iter().filter(|&&h| h).count() as u64;
         let mut owners = ranges.owners().to_vec();
         let planned = plan(&owners, &self.flows, &hot, self.stores, &self.params.rule);
-        if let Some(rate) = self.params.move_rate {
-            self.budget = self.budget.saturating_add(rate);
-        }
         let mut made = Vec::new();
         for m in &planned {
             let size = self.bytes[m.region];
-            if self.params.move_rate.is_some() {
-                if size > self.budget {
-                    break;
-                }
-                self.budget -= size;
+            if !self.budget.take(size) {
+                break;
             }
             owners[m.region] = m.to;
             made.push((*m, size));
         }
         if made.len() == planned.len() {
-            self.budget = 0;
+            self.budget.reset();
         }
         if !made.is_empty() {
             self.ranges = Some(ranges.with_owners(self.stores, owners)?);
@@ -274,7 +273,8 @@ impl ChangingLayout for PdHot {
         }
     }
 
-    fn end_window(&mut self, _log: &WindowLog, _load: &WindowLoad<'_>) -> Vec<Cell> {
+    fn end_window(&mut self, log: &WindowLog, _load: &WindowLoad<'_>) -> Vec<Cell> {
+        self.budget.earn(log);
         let Some(ranges) = self.ranges.take() else {
             return vec![Cell::Count(0); 3];
         };

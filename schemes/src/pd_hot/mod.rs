@@ -47,7 +47,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     changing: Some(Changing {
         check: |spec| Ok(PdHotParams::parse(spec).map(drop)?),
-        start: |spec, setup| Ok(Box::new(PdHot::start(spec, setup.nodes)?)),
+        start: |spec, setup| Ok(Box::new(PdHot::start(spec, setup)?)),
         end: LayoutEnd {
             metrics: METRICS,
             final_layout: |state| Ok(Box::new(FinalRegions::from_state(state)?)),

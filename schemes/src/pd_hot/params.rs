@@ -58,8 +58,8 @@ pub static PARAMS: &[(&str, &str)] = &[
     ),
     (
         "move_rate",
-        "bytes of regions moved per window, unused budget carried over while moves wait \
-         (default: moves are instant)",
+        "bytes of regions moved per second of trace time (per event without timestamps; \
+         --time-unit), unused budget carried over while moves wait (default: moves are instant)",
     ),
 ];
 
@@ -74,7 +74,8 @@ pub struct PdHotParams {
     pub rule: Rule,
     /// Stores holding the regions at the start; `None` = every store.
     pub grown_from: Option<u32>,
-    /// Bytes moved per window; `None` = instant moves.
+    /// Bytes moved per second of trace time (per event without timestamps); `None` = instant
+    /// moves.
     pub move_rate: Option<u64>,
 }
 

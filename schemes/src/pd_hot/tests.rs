@@ -3,7 +3,7 @@
 use workloads::{Event, Op, Spec};
 
 use super::PdHot;
-use crate::changing::{Cell, ChangingLayout, WindowLoad, WindowLog};
+use crate::changing::{Cell, ChangingLayout, LayoutSetup, WindowLoad, WindowLog};
 use crate::{KeyCounts, Partitioner, ShardSet};
 
 /// Eight keys `k0..k7`: the first window cuts four regions `[.., k2)`, `[k2, k4)`,
@@ -31,12 +31,24 @@ fn window(hot: &[(&str, usize)]) -> WindowLog {
     log
 }
 
-/// Runs `windows` through `spec` on 2 stores; returns the layout and its own timeline cells
-/// (hot regions, moves, bytes moved) per window.
+/// Runs `windows` through `spec` on 2 stores, window `i` at second `i` of the trace; returns
+/// the layout and its own timeline cells (hot regions, moves, bytes moved) per window.
 fn drive(spec: &str, windows: &[WindowLog]) -> (PdHot, Vec<[u64; 3]>) {
-    let mut layout = PdHot::start(&Spec::parse(spec).unwrap(), 2).unwrap();
+    let setup = LayoutSetup {
+        nodes: 2,
+        time_unit_ns: 1_000_000_000,
+    };
+    let mut layout = PdHot::start(&Spec::parse(spec).unwrap(), &setup).unwrap();
     let mut rows = Vec::new();
     for (i, log) in windows.iter().enumerate() {
+        let mut timed = WindowLog::default();
+        for e in log.events() {
+            timed.push(Event {
+                timestamp: Some(i as u64),
+                ..e
+            });
+        }
+        let log = &timed;
         layout.begin_window(i as u64, log);
         let mut out = ShardSet::new(2);
         for e in log.events() {
@@ -104,8 +116,9 @@ fn a_region_hot_every_other_window_never_moves() {
 }
 
 #[test]
-fn move_rate_paces_the_moves_by_bytes_per_window() {
-    // Region 2 weighs 4 bytes: with 3 bytes per window the move waits one window.
+fn move_rate_paces_the_moves_by_bytes_per_second() {
+    // Region 2 weighs 4 bytes: with 3 bytes per second (a window a second) the move waits
+    // one window.
     let windows: Vec<WindowLog> = (0..6).map(|_| window(&[("k0", 40), ("k4", 20)])).collect();
     let (_, rows) = drive("pd-hot:regions=4,move_rate=3", &windows);
     let moves: Vec<u64> = rows.iter().map(|r| r[1]).collect();
