@@ -161,6 +161,13 @@ impl Spec {
         Ok(v)
     }
 
+    /// An optional integer parameter of at least `min`: `None` when not given.
+    pub fn optional_u64_at_least(&self, key: &str, min: u64) -> Result<Option<u64>, SpecError> {
+        self.get(key)
+            .map(|_| self.u64_at_least(key, min, min))
+            .transpose()
+    }
+
     /// A fraction parameter in `[0, 1]`.
     pub fn fraction(&self, key: &str, default: f64) -> Result<f64, SpecError> {
         let v: f64 = self.parse_or(key, default, "a number")?;

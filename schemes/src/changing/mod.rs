@@ -156,6 +156,14 @@ pub trait Overlay: Send + Sync {
 /// Turns a changing layout's [`ChangingLayout::final_state`] into a fixed layout.
 pub type FinalLayoutFn = fn(&[u8]) -> Result<Box<dyn Partitioner>, AnalysisError>;
 
+/// The refusal of a changing layout asked to be built as a fixed one: `spec` `changes` (its
+/// ranges, shards, ...) as events replay.
+pub fn not_built(spec: &Spec, changes: &str) -> AnalysisError {
+    AnalysisError::Config(format!(
+        "'{spec}' {changes} as events replay; it is simulated by the replay, not built as a fixed layout"
+    ))
+}
+
 /// `value` as the bytes of a [`ChangingLayout::final_state`].
 pub fn encode_state<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, AnalysisError> {
     postcard::to_stdvec(value)

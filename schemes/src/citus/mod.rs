@@ -26,7 +26,7 @@ pub use placement::Placement;
 pub use rebalance::{plan, Plan, PlanNode, PlanOptions, PlanShard, ShardMove};
 
 use crate::changing::{Changing, LayoutEnd};
-use crate::{AnalysisError, SchemeKind};
+use crate::SchemeKind;
 use params::{ABOUT, NAME, PARAMS};
 
 /// The registry entry; `build` checks the parameters and explains that the scheme is simulated.
@@ -44,9 +44,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     build: |spec, _| {
         CitusParams::parse(spec)?;
-        Err(AnalysisError::Config(format!(
-            "'{spec}' moves its shards as events replay; it is simulated by the replay, not built as a fixed layout"
-        )))
+        Err(crate::changing::not_built(spec, "moves its shards"))
     },
     changing: Some(Changing {
         check: |spec| Ok(CitusParams::parse(spec).map(drop)?),

@@ -123,14 +123,9 @@ impl CitusParams {
             )));
         }
         let grown_from = spec
-            .get("grown_from")
-            .map(|_| spec.u64_at_least("grown_from", 1, 1))
-            .transpose()?
+            .optional_u64_at_least("grown_from", 1)?
             .map(|m| u32::try_from(m).unwrap_or(u32::MAX));
-        let move_rate = spec
-            .get("move_rate")
-            .map(|_| spec.u64_at_least("move_rate", 1, 1))
-            .transpose()?;
+        let move_rate = spec.optional_u64_at_least("move_rate", 1)?;
         Ok(CitusParams {
             shards: shards as u32,
             strategy,

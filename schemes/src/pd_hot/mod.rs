@@ -23,7 +23,7 @@ pub use params::PdHotParams;
 pub use scheduler::{plan, RegionMove, Rule};
 
 use crate::changing::{Changing, LayoutEnd};
-use crate::{AnalysisError, SchemeKind};
+use crate::SchemeKind;
 use params::{ABOUT, NAME, PARAMS};
 
 /// The registry entry; `build` checks the parameters and explains that the scheme is simulated.
@@ -41,9 +41,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     build: |spec, _| {
         PdHotParams::parse(spec)?;
-        Err(AnalysisError::Config(format!(
-            "'{spec}' moves its regions as events replay; it is simulated by the replay, not built as a fixed layout"
-        )))
+        Err(crate::changing::not_built(spec, "moves its regions"))
     },
     changing: Some(Changing {
         check: |spec| Ok(PdHotParams::parse(spec).map(drop)?),

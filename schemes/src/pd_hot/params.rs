@@ -102,14 +102,9 @@ impl PdHotParams {
             return Err(spec.error(format!("dec_ratio={dec_ratio} must be in (0, 1]")));
         }
         let grown_from = spec
-            .get("grown_from")
-            .map(|_| spec.u64_at_least("grown_from", 1, 1))
-            .transpose()?
+            .optional_u64_at_least("grown_from", 1)?
             .map(|m| u32::try_from(m).unwrap_or(u32::MAX));
-        let move_rate = spec
-            .get("move_rate")
-            .map(|_| spec.u64_at_least("move_rate", 1, 1))
-            .transpose()?;
+        let move_rate = spec.optional_u64_at_least("move_rate", 1)?;
         Ok(PdHotParams {
             regions: regions as u32,
             hot_degree,

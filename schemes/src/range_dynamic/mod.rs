@@ -37,7 +37,7 @@ pub use params::{DynamicParams, LoadLimit};
 pub use range_map::{RangeEntry, RangeMap, RangeMapError};
 
 use crate::changing::{Changing, LayoutEnd};
-use crate::{AnalysisError, SchemeKind};
+use crate::SchemeKind;
 use params::{ABOUT, NAME, PARAMS};
 
 /// The registry entry; `build` checks the parameters and explains that the scheme is simulated.
@@ -53,9 +53,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     build: |spec, _| {
         DynamicParams::parse(spec)?;
-        Err(AnalysisError::Config(format!(
-            "'{spec}' changes its ranges as events replay; it is simulated by the replay, not built as a fixed layout"
-        )))
+        Err(crate::changing::not_built(spec, "changes its ranges"))
     },
     changing: Some(Changing {
         check: |spec| Ok(DynamicParams::parse(spec).map(drop)?),

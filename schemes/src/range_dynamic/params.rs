@@ -162,10 +162,7 @@ impl DynamicParams {
         }
         let load_windows = u32::try_from(spec.u64_at_least("load_windows", 3, 1)?)
             .map_err(|_| spec.error("load_windows must be at most 4294967295".into()))?;
-        let merge_bytes = spec
-            .get("merge_bytes")
-            .map(|_| spec.u64_at_least("merge_bytes", 0, 0))
-            .transpose()?;
+        let merge_bytes = spec.optional_u64_at_least("merge_bytes", 0)?;
         let merge_load = spec
             .get("merge_load")
             .map(|_| non_negative(spec, "merge_load", 0.0))

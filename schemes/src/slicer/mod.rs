@@ -30,7 +30,7 @@ pub use round::{round, settle, Round, RoundOptions, SliceMove};
 pub use slices::{HashLoads, Slices};
 
 use crate::changing::{Changing, LayoutEnd};
-use crate::{AnalysisError, SchemeKind};
+use crate::SchemeKind;
 use params::{ABOUT, NAME, PARAMS};
 
 /// The registry entry; `build` checks the parameters and explains that the scheme is simulated.
@@ -52,9 +52,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     build: |spec, _| {
         SlicerParams::parse(spec)?;
-        Err(AnalysisError::Config(format!(
-            "'{spec}' moves its slices as events replay; it is simulated by the replay, not built as a fixed layout"
-        )))
+        Err(crate::changing::not_built(spec, "moves its slices"))
     },
     changing: Some(Changing {
         check: |spec| Ok(SlicerParams::parse(spec).map(drop)?),

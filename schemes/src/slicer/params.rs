@@ -105,9 +105,7 @@ impl SlicerParams {
             )));
         }
         let grown_from = spec
-            .get("grown_from")
-            .map(|_| spec.u64_at_least("grown_from", 1, 1))
-            .transpose()?
+            .optional_u64_at_least("grown_from", 1)?
             .map(|m| u32::try_from(m).unwrap_or(u32::MAX));
         Ok(SlicerParams {
             slices_per_task: per as u32,
