@@ -307,6 +307,24 @@ fn systems_lookup(c: &mut Criterion) {
             scheme.shard_of(k) as usize
         });
     }
+    // Elasticsearch routes by text ids: the same keys as 16-byte ASCII document ids (the
+    // line above reads the 8-byte binary keys as text, mostly U+FFFD).
+    let ids: Vec<[u8; 16]> = splitmix(29, BATCH)
+        .iter()
+        .map(|k| {
+            let mut id = [0u8; 16];
+            id.copy_from_slice(format!("doc-{:012}", k % 1_000_000_000_000).as_bytes());
+            id
+        })
+        .collect();
+    let es = ElasticsearchPartitioner::new("elasticsearch", SHARDS).unwrap();
+    bench_keys(
+        &mut group,
+        "elasticsearch_text_id_shard_of",
+        SHARDS as usize,
+        &ids,
+        |k| es.shard_of(k) as usize,
+    );
     // The proxies' and clients' placements, from their specs, keys as bytes (`vitess-hash`
     // reads them as u64, the only key type it takes).
     let built: [(&str, &str, KeyType); 11] = [

@@ -19,7 +19,7 @@
 use workloads::{KeyType, Spec};
 
 use super::{check_shard_count, weights, BuildContext, SchemeKind};
-use crate::murmur3::Murmur3;
+use crate::murmur3::{murmur3_32_of_ascii_as_utf16, Murmur3};
 use crate::{AnalysisError, KeyCounts, Partitioner, ShardId, ShardSet};
 
 /// The most shards the default routing_num_shards plans for (`log2MaxNumShards = 10`).
@@ -61,12 +61,20 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 }
 
 /// The routing hash of `routing` (`Murmur3HashFunction.hash(String)`): MurmurHash3 x86 32,
-/// seed 0, of its UTF-16 code units as little-endian bytes, as a signed 32-bit value.
+/// seed 0, of its UTF-16 code units as little-endian bytes, as a signed 32-bit value. The
+/// text is `routing` read as UTF-8 with U+FFFD for each invalid sequence, as
+/// `String::from_utf8_lossy` reads it (decoded here chunk by chunk, without a copy).
 pub fn routing_hash(routing: &[u8]) -> i32 {
+    if routing.is_ascii() {
+        return murmur3_32_of_ascii_as_utf16(routing, 0) as i32;
+    }
     let mut h = Murmur3::new(0);
-    String::from_utf8_lossy(routing)
-        .encode_utf16()
-        .for_each(|u| h.unit(u));
+    for chunk in routing.utf8_chunks() {
+        chunk.valid().encode_utf16().for_each(|u| h.unit(u));
+        if !chunk.invalid().is_empty() {
+            h.unit(0xFFFD);
+        }
+    }
     h.finish() as i32
 }
 
@@ -292,6 +300,18 @@ impl Partitioner for ElasticsearchPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_bytes_hash_as_their_lossy_text(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let units: Vec<u8> = String::from_utf8_lossy(&bytes)
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect();
+            prop_assert_eq!(routing_hash(&bytes), crate::murmur3::murmur3_32(&units, 0) as i32);
+        }
+    }
 
     #[test]
     fn the_routing_hash_gives_the_values_of_elasticsearchs_own_test() {

@@ -81,6 +81,26 @@ fn mix(k: u32) -> u32 {
     k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2)
 }
 
+/// MurmurHash3 x86 32, with `seed`, of the UTF-16 code units (little-endian) of `ascii`, an
+/// ASCII text: two characters make one block, `c0 | c1 << 16`, with no decoding.
+pub fn murmur3_32_of_ascii_as_utf16(ascii: &[u8], seed: u32) -> u32 {
+    let mut h = Murmur3::new(seed);
+    let pairs = ascii.chunks_exact(2);
+    let tail = pairs.remainder();
+    for pair in pairs {
+        let block = u32::from(pair[0]) | u32::from(pair[1]) << 16;
+        h.h = (h.h ^ mix(block))
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
+    }
+    h.len = (2 * ascii.len()) as u32;
+    if let [c] = tail {
+        (h.block, h.filled) = (u32::from(*c), 2);
+    }
+    h.finish()
+}
+
 /// MurmurHash3 x86 32 of `bytes` with `seed`.
 pub fn murmur3_32(bytes: &[u8], seed: u32) -> u32 {
     let mut h = Murmur3::new(seed);
@@ -109,6 +129,12 @@ mod tests {
         #[test]
         fn equals_the_murmur3_crate(bytes in proptest::collection::vec(any::<u8>(), 0..80), seed in any::<u32>()) {
             prop_assert_eq!(murmur3_32(&bytes, seed), reference(&bytes, seed));
+        }
+
+        #[test]
+        fn ascii_pairs_are_their_utf16_code_units(text in "[ -~]{0,40}", seed in any::<u32>()) {
+            let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+            prop_assert_eq!(murmur3_32_of_ascii_as_utf16(text.as_bytes(), seed), reference(&bytes, seed));
         }
 
         #[test]
