@@ -4,10 +4,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{csv_rows, shardlab, stderr_of};
+use common::{shardlab, stderr_of, summary_metric, table};
 
 /// `shardlab run` of a zipf trace on 4 nodes with `scheme`, into `out`.
 fn run(scheme: &str, out: &Path) {
@@ -34,32 +33,12 @@ fn run(scheme: &str, out: &Path) {
         .success();
 }
 
-/// The rows of `file` in `out` as maps from column to cell.
-fn rows(out: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(out.join(file)).unwrap();
-    let rows = csv_rows(&text);
-    let head = &rows[0];
-    rows[1..]
-        .iter()
-        .map(|r| head.iter().cloned().zip(r.iter().cloned()).collect())
-        .collect()
-}
-
-/// The value of `metric` in `summary.csv`.
-fn metric(out: &Path, metric: &str) -> u64 {
-    let row = rows(out, "summary.csv")
-        .into_iter()
-        .find(|r| r["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric}"));
-    row["value"].parse().unwrap()
-}
-
 #[test]
 fn the_new_node_gets_its_fair_share_and_every_move_is_counted() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     run("citus:grown_from=3", &out);
-    let shards = rows(&out, "citus_shards.csv");
+    let shards = table(&out, "citus_shards.csv");
     assert_eq!(shards.len(), 32);
     let on = |n: &str| shards.iter().filter(|r| r["node"] == n).count();
     // 32 shards on 4 nodes: 8 each, the new node included.
@@ -70,9 +49,9 @@ fn the_new_node_gets_its_fair_share_and_every_move_is_counted() {
         .filter(|r| r["node"] != r["start_node"])
         .count() as u64;
     assert_eq!(moved, 8);
-    assert_eq!(metric(&out, "citus_shard_moves"), moved);
-    assert_eq!(metric(&out, "citus_redundant_moves"), 0);
-    let timeline = rows(&out, "timeline.csv");
+    assert_eq!((summary_metric(&out, "citus_shard_moves") as u64), moved);
+    assert_eq!((summary_metric(&out, "citus_redundant_moves") as u64), 0);
+    let timeline = table(&out, "timeline.csv");
     let per_window: Vec<u64> = timeline
         .iter()
         .map(|r| r["shard_moves"].parse().unwrap())
@@ -84,7 +63,7 @@ fn the_new_node_gets_its_fair_share_and_every_move_is_counted() {
         .iter()
         .map(|r| r["bytes_moved"].parse::<u64>().unwrap())
         .sum();
-    assert_eq!(metric(&out, "citus_bytes_moved"), bytes);
+    assert_eq!((summary_metric(&out, "citus_bytes_moved") as u64), bytes);
     assert!(bytes > 0);
 }
 
@@ -95,7 +74,7 @@ fn move_rate_spreads_the_moves_over_windows() {
     // Synthetic events are 1 µs apart: a window of 2,000 events earns 2 ms x 2.5 MB/s = 5,000
     // bytes.
     run("citus:grown_from=3,move_rate=2500000", &out);
-    let timeline = rows(&out, "timeline.csv");
+    let timeline = table(&out, "timeline.csv");
     let pending: Vec<u64> = timeline
         .iter()
         .map(|r| r["pending_moves"].parse().unwrap())
@@ -107,7 +86,7 @@ fn move_rate_spreads_the_moves_over_windows() {
     assert!(pending[0] > 0, "{pending:?}");
     assert!(moves.iter().filter(|&&m| m > 0).count() > 1, "{moves:?}");
     assert_eq!(
-        moves.iter().sum::<u64>() + metric(&out, "citus_pending_moves"),
+        moves.iter().sum::<u64>() + (summary_metric(&out, "citus_pending_moves") as u64),
         8,
         "{moves:?} {pending:?}"
     );

@@ -5,35 +5,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
-use common::{csv_rows, shardlab, stderr_of};
-
-/// The rows of `file` in `out` as maps from column to cell.
-fn rows(out: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(out.join(file)).unwrap();
-    let rows = csv_rows(&text);
-    let head = &rows[0];
-    rows[1..]
-        .iter()
-        .map(|r| head.iter().cloned().zip(r.iter().cloned()).collect())
-        .collect()
-}
-
-/// The value of `metric` in `summary.csv`.
-fn metric(out: &Path, metric: &str) -> f64 {
-    let row = rows(out, "summary.csv")
-        .into_iter()
-        .find(|r| r["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric}"));
-    row["value"].parse().unwrap()
-}
-
-/// Column `name` of every row, as numbers.
-fn column(rows: &[BTreeMap<String, String>], name: &str) -> Vec<f64> {
-    rows.iter().map(|r| r[name].parse().unwrap()).collect()
-}
+use common::{column, shardlab, stderr_of, summary_metric, table};
 
 #[test]
 fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
@@ -46,7 +18,7 @@ fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
         .arg(&out)
         .assert()
         .success();
-    let timeline = rows(&out, "timeline.csv");
+    let timeline = table(&out, "timeline.csv");
     assert_eq!(timeline.len(), 10);
     let moves = column(&timeline, "region_moves");
     let share = column(&timeline, "hottest_node_share");
@@ -62,12 +34,12 @@ fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
     assert!(share[0] > 0.4 && share[1] > 0.4, "{share:?}");
     assert!(share[5..].iter().all(|&s| s < 0.3), "{share:?}");
     let total: f64 = moves.iter().sum();
-    assert_eq!(metric(&out, "pd_hot_moves"), total);
+    assert_eq!(summary_metric(&out, "pd_hot_moves"), total);
     let bytes: f64 = column(&timeline, "bytes_moved").iter().sum();
-    assert_eq!(metric(&out, "pd_hot_bytes_moved"), bytes);
+    assert_eq!(summary_metric(&out, "pd_hot_bytes_moved"), bytes);
     assert!(bytes > 0.0);
-    assert_eq!(metric(&out, "pd_hot_hot_regions"), hot[9]);
-    let regions = rows(&out, "pd_hot_regions.csv");
+    assert_eq!(summary_metric(&out, "pd_hot_hot_regions"), hot[9]);
+    let regions = table(&out, "pd_hot_regions.csv");
     assert_eq!(regions.len(), 64);
     assert!(regions.iter().all(|r| r["start_store"] != "3"));
     assert!(regions.iter().any(|r| r["store"] == "3"));
@@ -78,7 +50,7 @@ fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
         .filter(|r| r["store"] != r["start_store"])
         .count() as f64;
     // A region away from its start store keeps at least one move that no cycle cancels.
-    let redundant = metric(&out, "pd_hot_redundant_moves");
+    let redundant = summary_metric(&out, "pd_hot_redundant_moves");
     assert!(
         moved <= total && redundant <= total - moved,
         "{moved} {total} {redundant}"

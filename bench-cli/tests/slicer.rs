@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{csv_rows, shardlab, stderr_of};
+use common::{column, shardlab, stderr_of, summary_metric, table};
 
 /// `shardlab run` of a zipf trace on 4 tasks, windows of 2000 events, with `scheme`.
 fn run(scheme: &str, out: &Path) {
@@ -21,50 +20,25 @@ fn run(scheme: &str, out: &Path) {
         .success();
 }
 
-/// The rows of `file` in `out` as maps from column to cell.
-fn rows(out: &Path, file: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(out.join(file)).unwrap();
-    let rows = csv_rows(&text);
-    let head = &rows[0];
-    rows[1..]
-        .iter()
-        .map(|r| head.iter().cloned().zip(r.iter().cloned()).collect())
-        .collect()
-}
-
-/// The value of `metric` in `summary.csv`.
-fn metric(out: &Path, metric: &str) -> f64 {
-    let row = rows(out, "summary.csv")
-        .into_iter()
-        .find(|r| r["metric"] == metric)
-        .unwrap_or_else(|| panic!("no {metric}"));
-    row["value"].parse().unwrap()
-}
-
-/// `column` of every row, as numbers.
-fn column(rows: &[BTreeMap<String, String>], column: &str) -> Vec<f64> {
-    rows.iter().map(|r| r[column].parse().unwrap()).collect()
-}
-
 #[test]
 fn the_new_task_reaches_its_fair_load_within_the_churn_budget() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     run("slicer:grown_from=3", &out);
-    let timeline = rows(&out, "timeline.csv");
+    let timeline = table(&out, "timeline.csv");
     assert_eq!(timeline.len(), 10);
     let churn = column(&timeline, "churn");
     assert!(churn.iter().all(|&c| c <= 0.09), "{churn:?}");
     assert!(churn[0] > 0.0, "{churn:?}");
     let moved: f64 = churn.iter().sum();
-    assert!((metric(&out, "slicer_keys_moved_share") - moved).abs() < 1e-9);
+    assert!((summary_metric(&out, "slicer_keys_moved_share") - moved).abs() < 1e-9);
     let moves: f64 = column(&timeline, "moves").iter().sum();
-    assert_eq!(metric(&out, "slicer_moves"), moves);
-    assert!(metric(&out, "slicer_redundant_moves") <= moves);
+    assert_eq!(summary_metric(&out, "slicer_moves"), moves);
+    assert!(summary_metric(&out, "slicer_redundant_moves") <= moves);
     // The new task's requests per window (routed before the window's round): none in the
     // first window, then at least 90% of the fair 500 by the fourth window and at least
     // 80% from then on.
-    let new_task: Vec<f64> = rows(&out, "windows.csv")
+    let new_task: Vec<f64> = table(&out, "windows.csv")
         .iter()
         .filter(|r| r["shard"] == "3")
         .map(|r| r["requests"].parse().unwrap())
@@ -78,7 +52,7 @@ fn the_new_task_reaches_its_fair_load_within_the_churn_budget() {
         "{new_task:?}"
     );
     // The slices at the end cover the space, every task serves some.
-    let slices = rows(&out, "slicer_slices.csv");
+    let slices = table(&out, "slicer_slices.csv");
     let last_count: f64 = column(&timeline, "slices")[9];
     assert_eq!(slices.len() as f64, last_count);
     let widths: f64 = column(&slices, "width_share").iter().sum();
@@ -86,7 +60,7 @@ fn the_new_task_reaches_its_fair_load_within_the_churn_budget() {
     for task in ["0", "1", "2", "3"] {
         assert!(slices.iter().any(|r| r["task"] == task), "task {task}");
     }
-    assert!(metric(&out, "slicer_imbalance") <= 1.2);
+    assert!(summary_metric(&out, "slicer_imbalance") <= 1.2);
 }
 
 #[test]
@@ -95,7 +69,7 @@ fn a_smaller_budget_moves_less_per_window() {
     let churn_of = |scheme: &str| {
         let out = dir.path().join(scheme.replace([':', ',', '='], "_"));
         run(scheme, &out);
-        column(&rows(&out, "timeline.csv"), "churn")
+        column(&table(&out, "timeline.csv"), "churn")
     };
     // Slices of 1/12 of the space do not fit 0.05: only halves (1/24) of hot slices move.
     let small = churn_of("slicer:grown_from=3,churn_budget=0.05");
@@ -178,8 +152,8 @@ fn a_run_cut_into_two_parts_merges_into_the_single_run() {
         let read = |run: &str| std::fs::read_to_string(d.join(run).join(file)).unwrap();
         assert_eq!(read("single"), read("merged"), "{file}");
     }
-    let untimed = |run: &str| -> Vec<BTreeMap<String, String>> {
-        rows(&d.join(run), "summary.csv")
+    let untimed = |run: &str| -> Vec<std::collections::BTreeMap<String, String>> {
+        table(&d.join(run), "summary.csv")
             .into_iter()
             .filter(|r| !r["metric"].contains("_ns") && !r["metric"].contains("per_sec"))
             .collect()

@@ -8,6 +8,31 @@ use std::path::{Path, PathBuf};
 use assert_cmd::assert::Assert;
 use assert_cmd::Command;
 
+/// The rows of `file` in run directory `out` as maps from column to cell.
+pub fn table(out: &Path, file: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(out.join(file)).unwrap();
+    let rows = csv_rows(&text);
+    let head = &rows[0];
+    rows[1..]
+        .iter()
+        .map(|r| head.iter().cloned().zip(r.iter().cloned()).collect())
+        .collect()
+}
+
+/// The value of `metric` in `out`'s `summary.csv` (its first row of that metric).
+pub fn summary_metric(out: &Path, metric: &str) -> f64 {
+    let row = table(out, "summary.csv")
+        .into_iter()
+        .find(|r| r["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric}"));
+    row["value"].parse().unwrap()
+}
+
+/// Column `name` of every row, as numbers.
+pub fn column(rows: &[std::collections::BTreeMap<String, String>], name: &str) -> Vec<f64> {
+    rows.iter().map(|r| r[name].parse().unwrap()).collect()
+}
+
 /// The `shardlab` binary of this build, ready for arguments.
 pub fn shardlab() -> Command {
     Command::cargo_bin("shardlab").expect("the shardlab binary is built")
