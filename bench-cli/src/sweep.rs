@@ -59,15 +59,22 @@ pub fn parse_shards(text: &str) -> Result<ShardCounts, String> {
     let mut out = Vec::new();
     for t in text.split(',') {
         let t = t.trim();
-        if parse_count(t).is_some_and(|n| n > u64::from(MAX_SHARDS)) {
-            return Err(format!(
+        let too_many = || {
+            format!(
                 "{t} shards is too many: a run measures at most {MAX_SHARDS} shards (each shard \
                  costs counters per window, scheme and thread)"
-            ));
+            )
+        };
+        if parse_count(t).is_some_and(|n| n > u64::from(MAX_SHARDS)) {
+            return Err(too_many());
         }
         let n: ShardCount = t
             .parse()
             .map_err(|e| format!("{e} (e.g. --shards 16 or --shards 4,8,16)"))?;
+        // A count written with a sign (`+65600`) passes the digits-only check above.
+        if n.get() > MAX_SHARDS {
+            return Err(too_many());
+        }
         if !out.contains(&n) {
             out.push(n);
         }
@@ -176,6 +183,13 @@ mod tests {
             let e = parse_shards(huge).unwrap_err();
             assert!(e.contains("too many") && e.contains("65536"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_signed_shard_count_above_the_limit_is_too_many() {
+        let e = parse_shards("+65600").unwrap_err();
+        assert!(e.contains("too many") && e.contains("65536"), "{e}");
+        assert_eq!(parse_shards("+16").unwrap().0[0].get(), 16);
     }
 
     #[test]
