@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{shardlab, stderr_of, summary_metric, table};
+use common::{assert_bad_schemes, shardlab, summary_metric, table};
 
 /// `shardlab run` of a zipf trace on 4 nodes with `scheme`, into `out`.
 fn run(scheme: &str, out: &Path) {
@@ -94,19 +94,9 @@ fn move_rate_spreads_the_moves_over_windows() {
 
 #[test]
 fn a_bad_parameter_is_a_usage_error_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    for (scheme, name) in [
+    assert_bad_schemes(&[
         ("citus:threshold=2", "threshold=2"),
         ("citus:strategy=by_load", "strategy=by_load"),
         ("citus:grown_from=5", "grown_from=5"),
-    ] {
-        let assert = shardlab()
-            .args(["run", "--workload", "zipf:keys=100", "--events", "1000"])
-            .args(["--shards", "4", "--schemes", scheme, "--quiet", "--out"])
-            .arg(dir.path().join("bad"))
-            .assert()
-            .code(2);
-        let err = stderr_of(&assert);
-        assert!(err.contains(name), "{scheme}: {err}");
-    }
+    ]);
 }

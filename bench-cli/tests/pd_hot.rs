@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{column, shardlab, stderr_of, summary_metric, table};
+use common::{assert_bad_schemes, column, shardlab, summary_metric, table};
 
 #[test]
 fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
@@ -61,21 +61,11 @@ fn hot_regions_move_off_the_hottest_stores_and_every_move_is_counted() {
 
 #[test]
 fn a_bad_parameter_is_a_usage_error_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    for (scheme, name) in [
+    assert_bad_schemes(&[
         ("pd-hot:tolerance=0.9", "tolerance=0.9"),
         ("pd-hot:dec_ratio=2", "dec_ratio=2"),
         ("pd-hot:hot_degree=0", "hot_degree=0"),
         ("pd-hot:grown_from=5", "grown_from=5"),
         ("pd-hot:vnodes=3", "vnodes"),
-    ] {
-        let assert = shardlab()
-            .args(["run", "--workload", "zipf:keys=100", "--events", "1000"])
-            .args(["--shards", "4", "--schemes", scheme, "--quiet", "--out"])
-            .arg(dir.path().join("bad"))
-            .assert()
-            .code(2);
-        let err = stderr_of(&assert);
-        assert!(err.contains(name), "{scheme}: {err}");
-    }
+    ]);
 }

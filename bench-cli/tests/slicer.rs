@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{column, shardlab, stderr_of, summary_metric, table};
+use common::{assert_bad_schemes, column, shardlab, summary_metric, table};
 
 /// `shardlab run` of a zipf trace on 4 tasks, windows of 2000 events, with `scheme`.
 fn run(scheme: &str, out: &Path) {
@@ -84,22 +84,12 @@ fn a_smaller_budget_moves_less_per_window() {
 
 #[test]
 fn a_bad_parameter_is_a_usage_error_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    for (scheme, name) in [
+    assert_bad_schemes(&[
         ("slicer:churn_budget=2", "churn_budget=2"),
         ("slicer:max_imbalance=0.5", "max_imbalance=0.5"),
         ("slicer:grown_from=5", "grown_from=5"),
         ("slicer:slices=3", "'slices'"),
-    ] {
-        let assert = shardlab()
-            .args(["run", "--workload", "zipf:keys=100", "--events", "1000"])
-            .args(["--shards", "4", "--schemes", scheme, "--quiet", "--out"])
-            .arg(dir.path().join("bad"))
-            .assert()
-            .code(2);
-        let err = stderr_of(&assert);
-        assert!(err.contains(name), "{scheme}: {err}");
-    }
+    ]);
 }
 
 #[test]

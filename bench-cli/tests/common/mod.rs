@@ -33,6 +33,22 @@ pub fn column(rows: &[std::collections::BTreeMap<String, String>], name: &str) -
     rows.iter().map(|r| r[name].parse().unwrap()).collect()
 }
 
+/// Each `(scheme, named)` of `cases`, run on 4 shards, is a usage error (exit 2) whose message
+/// contains `named` (the bad parameter).
+pub fn assert_bad_schemes(cases: &[(&str, &str)]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (scheme, name) in cases {
+        let assert = shardlab()
+            .args(["run", "--workload", "zipf:keys=100", "--events", "1000"])
+            .args(["--shards", "4", "--schemes", scheme, "--quiet", "--out"])
+            .arg(dir.path().join("bad"))
+            .assert()
+            .code(2);
+        let err = stderr_of(&assert);
+        assert!(err.contains(name), "{scheme}: {err}");
+    }
+}
+
 /// The `shardlab` binary of this build, ready for arguments.
 pub fn shardlab() -> Command {
     Command::cargo_bin("shardlab").expect("the shardlab binary is built")
