@@ -120,13 +120,24 @@ impl Drop for Daemons {
     }
 }
 
-/// A free loopback port.
+/// A free loopback port, never one this test process handed out before: the kernel may give a
+/// port back as soon as its probe closes, and the tests of one binary run at once, so two
+/// daemons (a backend of one test, a proxy of another) could otherwise be told the same port
+/// and one of them fail to bind it.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// True when `program ARG` runs and succeeds.
