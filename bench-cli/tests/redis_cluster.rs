@@ -273,25 +273,23 @@ fn real_keyslots(port: u16, keys: &[Vec<u8>]) -> Vec<u16> {
         .collect()
 }
 
-/// `shardlab route --schemes redis-cluster --shards N --grow M` on every key that fits on a
-/// line of a keys file: (key, slot, shard, shard_after) per key, in order.
-fn route(keys: &[Vec<u8>], shards: u32, grow: u32) -> Vec<(Vec<u8>, u16, u32, u32)> {
-    let lines: Vec<&Vec<u8>> = keys
-        .iter()
-        .filter(|k| !k.contains(&b'\n') && !k.ends_with(b"\r"))
-        .collect();
+/// `shardlab route --schemes redis-cluster --shards N [--grow M]` on `keys` (none holding a
+/// line end) written to a keys file: one CSV row per key, in order.
+fn route_rows(keys: &[&[u8]], shards: u32, grow: Option<u32>) -> Vec<csv::ByteRecord> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("keys.txt");
     let mut text = Vec::new();
-    lines.iter().for_each(|k| {
+    for k in keys {
         text.extend_from_slice(k);
         text.push(b'\n');
-    });
+    }
     std::fs::write(&file, text).unwrap();
+    let grow: Vec<String> = grow.map(|m| format!("--grow={m}")).into_iter().collect();
     let out = assert_cmd::Command::cargo_bin("shardlab")
         .unwrap()
         .args(["route", "--schemes", "redis-cluster"])
-        .args(["--shards", &shards.to_string(), "--grow", &grow.to_string()])
+        .args(["--shards", &shards.to_string()])
+        .args(&grow)
         .arg("--keys")
         .arg(&file)
         .output()
@@ -303,14 +301,30 @@ fn route(keys: &[Vec<u8>], shards: u32, grow: u32) -> Vec<(Vec<u8>, u16, u32, u3
     );
     let mut reader = csv::Reader::from_reader(&out.stdout[..]);
     let rows: Vec<csv::ByteRecord> = reader.byte_records().map(Result::unwrap).collect();
-    assert_eq!(rows.len(), lines.len(), "one row per key");
-    let number = |field: &[u8]| std::str::from_utf8(field).unwrap().parse::<u32>().unwrap();
+    assert_eq!(rows.len(), keys.len(), "one row per key");
+    rows
+}
+
+/// A whole-number field of a `route` row.
+fn number(field: &[u8]) -> u32 {
+    std::str::from_utf8(field).unwrap().parse().unwrap()
+}
+
+/// `shardlab route --schemes redis-cluster --shards N --grow M` on every key that fits on a
+/// line of a keys file: (key, slot, shard, shard_after) per key, in order.
+fn route(keys: &[Vec<u8>], shards: u32, grow: u32) -> Vec<(Vec<u8>, u16, u32, u32)> {
+    let lines: Vec<&[u8]> = keys
+        .iter()
+        .map(Vec::as_slice)
+        .filter(|k| !k.contains(&b'\n') && !k.ends_with(b"\r"))
+        .collect();
+    let rows = route_rows(&lines, shards, Some(grow));
     lines
         .into_iter()
         .zip(rows)
         .map(|(key, row)| {
             (
-                key.clone(),
+                key.to_vec(),
                 number(&row[3]) as u16,
                 number(&row[2]),
                 number(&row[4]),
@@ -526,37 +540,12 @@ fn redis_missing(test: &str) -> bool {
 
 /// `shardlab route --schemes redis-cluster --shards N` on keys without a tab or line end:
 /// (slot, shard) of each, in order.
-fn routed_slots(dir: &std::path::Path, keys: &[(Vec<u8>, u64)], shards: usize) -> Vec<(u16, u32)> {
-    let mut text = Vec::new();
-    for (k, _) in keys {
-        text.extend_from_slice(k);
-        text.push(b'\n');
-    }
-    let file = dir.join("route-keys.txt");
-    std::fs::write(&file, text).unwrap();
-    let out = assert_cmd::Command::cargo_bin("shardlab")
-        .unwrap()
-        .args(["route", "--schemes", "redis-cluster"])
-        .args(["--shards", &shards.to_string(), "--keys"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
-    let rows: Vec<(u16, u32)> = reader
-        .byte_records()
-        .map(Result::unwrap)
-        .map(|row| {
-            let number = |f: &[u8]| std::str::from_utf8(f).unwrap().parse::<u32>().unwrap();
-            (number(&row[3]) as u16, number(&row[2]))
-        })
-        .collect();
-    assert_eq!(rows.len(), keys.len(), "one row per key");
-    rows
+fn routed_slots(keys: &[(Vec<u8>, u64)], shards: usize) -> Vec<(u16, u32)> {
+    let keys: Vec<&[u8]> = keys.iter().map(|(k, _)| k.as_slice()).collect();
+    route_rows(&keys, shards as u32, None)
+        .iter()
+        .map(|row| (number(&row[3]) as u16, number(&row[2])))
+        .collect()
 }
 
 /// A migrate plan applied to a real cluster: `drain` None grows a `MASTERS`-master cluster
@@ -701,7 +690,7 @@ fn migrate_plan_case(drain: Option<usize>) {
 
     // Where shardlab says each key is after the plan: `route`'s slot and master, moved as
     // moves.csv moves its slot.
-    let routed = routed_slots(dir.path(), &keys, created);
+    let routed = routed_slots(&keys, created);
     for ((k, _), &(slot, shard)) in keys.iter().zip(&routed) {
         assert_eq!(slot, key_hash_slot(k), "route's slot of {k:?}");
         assert_eq!(
