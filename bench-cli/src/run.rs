@@ -7,7 +7,8 @@ use anyhow::{bail, Context, Result};
 use engine::metrics::{confidence, LatencyConfig, WorkloadResult};
 use engine::replay::{replay_targets, ReplayConfig};
 use reports::manifest::now_utc;
-use reports::{exporters, Manifest, RunReport};
+use reports::data::RunData;
+use reports::{exporters, Manifest};
 use schemes::SchemeSpec;
 use schemes::ShardCount;
 use workloads::{KeyType, WorkloadSpec};
@@ -312,15 +313,13 @@ pub fn publish(
             .map(|(name, secs)| (name.to_string(), secs))
             .collect(),
     };
-    let report = RunReport { results, manifest };
     let spinner = progress.phase("report");
     let staging = out.path().to_path_buf();
     crate::interrupt::stage(&staging, || out.create())?;
-    let files = exporters::render(&report, &exporters::all())?;
-    // The charts and the report are drawn from the files just rendered, as `shardlab report`
-    // draws them from the written ones (without parsing windows.csv back).
-    let data = reports::data::RunData::from_rendered(out.path(), &files, &report.results)
-        .context("reading the run's results for the report")?;
+    // One model: the exporters write it, the charts and the report are drawn from it, as
+    // `shardlab report` draws them from the model its files read back into.
+    let data = RunData::of_run(&results, manifest)?;
+    let files = exporters::render(&data, &exporters::all())?;
     // The files are written while the charts are drawn.
     let (written, pictures) = rayon::join(
         || out.write_files(&files),
@@ -334,13 +333,13 @@ pub fn publish(
     let (phases, replayed) = clock.finish();
     if !quiet {
         let mut stdout = std::io::stdout().lock();
-        if let [single] = &report.results[..] {
+        if let [single] = &results[..] {
             write!(stdout, "{}", reports::table::comparison_table(single))?;
         }
         write!(
             stdout,
             "{}",
-            reports::table::decision_matrix(&report.results)
+            reports::table::decision_matrix(&results)
         )?;
         writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(

@@ -35,6 +35,12 @@ pub fn distinct_loads(
         .filter(move |(r, s)| seen.insert((r.workload.as_str(), s.scheme.as_str(), s.shards)))
 }
 
+/// A label (workload, scheme) as a row holds it: without the blanks around it, which a reader
+/// of the file would trim.
+pub fn label(text: &str) -> String {
+    text.trim().to_string()
+}
+
 /// The header of the CSV file whose rows are `R`: its field names, comma-separated.
 pub fn header<R: Serialize + Default>() -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -47,6 +53,18 @@ pub fn header<R: Serialize + Default>() -> String {
 /// Renders `rows` under `R`'s header (written even without rows).
 pub fn write<R: Serialize + Default>(
     rows: impl IntoIterator<Item = R>,
+) -> Result<Vec<u8>, ReportError> {
+    write_under::<R, R>(rows)
+}
+
+/// [`write`] of rows held in a slice.
+pub fn write_all<R: Serialize + Default>(rows: &[R]) -> Result<Vec<u8>, ReportError> {
+    write_under::<R, &R>(rows)
+}
+
+/// Renders `rows` (`R`s, or references to them) under `R`'s header.
+fn write_under<R: Serialize + Default, T: Serialize>(
+    rows: impl IntoIterator<Item = T>,
 ) -> Result<Vec<u8>, ReportError> {
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
@@ -167,12 +185,23 @@ fn read_piece<R: DeserializeOwned>(
             }
         }
         let line = lines_before + record.position().map_or(0, |p| p.line());
-        let row = record
-            .deserialize(Some(headers))
-            .map_err(|e| value_error(path, line, headers, &record, &e))?;
+        let row = deserialize(path, line, headers, &record)?;
         rows.push(Lined { line, row });
     }
     Ok(rows)
+}
+
+/// `record`, line `line` of the file `path` headed `headers`, as an `R` (by column name);
+/// a malformed value is an error naming the line and column.
+pub fn deserialize<R: DeserializeOwned>(
+    path: &Path,
+    line: u64,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> Result<R, ReportError> {
+    record
+        .deserialize(Some(headers))
+        .map_err(|e| value_error(path, line, headers, record, &e))
 }
 
 /// The file's bytes; a missing file is [`ReportError::Missing`].

@@ -11,7 +11,6 @@
 //! }
 //! ```
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -19,8 +18,10 @@ use engine::metrics::WorkloadResult;
 
 use crate::csv_rows::{self, malformed};
 use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};
+use crate::layout_tables::TextTable;
 use crate::plan_csv::PlanCsvRow;
 use crate::recommendation_csv::RecommendationRow;
+use crate::refusals_csv::RefusalRow;
 use crate::summary::{ShardRow, SummaryRow};
 use crate::windows::{WindowCell, WindowRow};
 use crate::{Manifest, ReportError};
@@ -87,10 +88,17 @@ pub struct RunData {
     pub manifest_json: serde_json::Value,
     /// Every row of `summary.csv`.
     pub metrics: Vec<SummaryRow>,
+    /// Every row of `shards.csv`.
+    pub shard_rows: Vec<ShardRow>,
+    /// `refusals.csv`: why a figure is empty where a scheme's own rule refused it (empty
+    /// without the file).
+    pub refusals: Vec<RefusalRow>,
+    /// Every table of the changing layouts (`timeline.csv`, `splits.csv`, ...), as written.
+    pub layout_tables: Vec<TextTable>,
     /// Per-shard and per-window load, one entry per workload, scheme and shard count, in the
     /// order of `shards.csv`.
     pub loads: Vec<SchemeLoad>,
-    /// `timeline.csv`, when the run has one.
+    /// `timeline.csv` as `range-dynamic`'s rows, when the run has one.
     pub timeline: Option<Vec<TimelineCsvRow>>,
     /// `timeline.csv` as numbers, whichever layouts wrote it (what the charts draw).
     pub timeline_table: Option<crate::timeline_table::TimelineTable>,
@@ -188,33 +196,13 @@ pub const DEFAULT_SCAN_LEN: f64 = 100.0;
 
 impl RunData {
     /// Reads `summary.csv`, `shards.csv`, `windows.csv` and `manifest.json` from `dir`, and
-    /// `recommendation.csv`, `timeline.csv`, `splits.csv`, `finders.csv`, `plan.csv` and
-    /// `plan-manifest.json` when present.
+    /// `recommendation.csv`, `refusals.csv`, `plan.csv`, `plan-manifest.json` and the layout
+    /// tables (every other CSV file: see [`crate::layout_tables`]) when present.
     ///
     /// A directory written by `shardlab plan` alone (`plan.csv` but no `manifest.json`) loads
     /// as a plan without a run: [`RunData::is_plan_only`].
     pub fn load(dir: &Path) -> Result<RunData, ReportError> {
-        RunData::read(&RunFiles::Dir(dir), None)
-    }
-
-    /// The model of a run whose files are rendered but not yet written: `files` holds every
-    /// file the run writes into `dir` (name, bytes), and `results` the results they were
-    /// rendered from. `windows.csv`, the one file that grows with the trace, is taken from
-    /// `results` rather than parsed back; everything else is read as [`RunData::load`] reads
-    /// it, so the model is the one `load` gives once the files are written.
-    pub fn from_rendered(
-        dir: &Path,
-        files: &[(&str, Vec<u8>)],
-        results: &[WorkloadResult],
-    ) -> Result<RunData, ReportError> {
-        RunData::read(&RunFiles::Rendered { dir, files }, Some(results))
-    }
-
-    /// Reads a run's files; `windows.csv`'s rows come from `results` when given.
-    fn read(
-        files: &RunFiles<'_>,
-        results: Option<&[WorkloadResult]>,
-    ) -> Result<RunData, ReportError> {
+        let files = RunFiles(dir);
         let plan = files.optional("plan.csv", read_plan)?;
         let plan_manifest = match plan {
             Some(_) => files.optional("plan-manifest.json", read_json)?,
@@ -242,51 +230,72 @@ impl RunData {
             serde_json::from_value(manifest_json.clone()).map_err(malformed_json)?;
 
         let metrics = files.required("summary.csv", read_metrics)?;
-        let mut loads = files.required("shards.csv", read_shards)?;
-        let windows_path = files.path("windows.csv");
-        match results {
-            Some(results) => {
-                // Labels as a reader sees them (values are trimmed when read); lines as
-                // the file numbers them.
-                let cells = crate::windows::window_cells(results).map(|c| WindowCell {
-                    workload: c.workload.trim(),
-                    scheme: c.scheme.trim(),
-                    ..c
-                });
-                let rows = results
-                    .iter()
-                    .flat_map(|r| &r.schemes)
-                    .map(|s| s.load.window_requests.len() * s.shards as usize)
-                    .sum();
-                gather_windows(&windows_path, rows, cells.zip(2..), &mut loads)?
-            }
-            None => files.required("windows.csv", |path, bytes| {
-                let rows = csv_rows::parse::<WindowRow>(path, bytes)?;
-                let cells = rows.iter().map(|l| (l.row.cell(), l.line));
-                gather_windows(path, rows.len(), cells, &mut loads)
-            })?,
-        }
-        let timeline = files.optional("timeline.csv", read_rows)?;
-        let timeline_table =
-            files.optional("timeline.csv", crate::timeline_table::TimelineTable::parse)?;
-        let splits = files.optional("splits.csv", read_rows)?;
-        let events = files.optional("events.csv", read_rows)?;
-        let finders = files.optional("finders.csv", read_rows)?;
-        let recommendations =
-            files.optional(crate::recommendation_csv::FILE, read_recommendations)?;
+        let shard_rows = files.required("shards.csv", read_shard_rows)?;
+        let mut loads = gather_shards(&shard_rows);
+        files.required("windows.csv", |path, bytes| {
+            let rows = csv_rows::parse::<WindowRow>(path, bytes)?;
+            let cells = rows.iter().map(|l| (l.row.cell(), l.line));
+            gather_windows(path, rows.len(), cells, &mut loads)
+        })?;
+        let layout_tables = files.layout_tables()?;
+        let views = LayoutViews::of(dir, &layout_tables)?;
         Ok(RunData {
-            recommendations,
+            recommendations: files.optional(crate::recommendation_csv::FILE, read_recommendations)?,
+            refusals: files
+                .optional(crate::refusals_csv::FILE, read_rows)?
+                .unwrap_or_default(),
             manifest,
             manifest_json,
             metrics,
+            shard_rows,
             loads,
-            timeline,
-            timeline_table,
-            splits,
-            events,
-            finders,
+            layout_tables,
+            timeline: views.timeline,
+            timeline_table: views.timeline_table,
+            splits: views.splits,
+            events: views.events,
+            finders: views.finders,
             plan,
             plan_manifest,
+        })
+    }
+
+    /// The model of a run from its results and manifest: the rows its files will hold, which
+    /// the exporters write and the charts and report are drawn from (no file is read).
+    /// [`RunData::load`] of the directory they are written to gives the same model.
+    pub fn of_run(results: &[WorkloadResult], manifest: Manifest) -> Result<RunData, ReportError> {
+        let metrics = crate::summary::summary_rows(results);
+        let shard_rows = crate::summary::shard_rows(results);
+        let mut loads = gather_shards(&shard_rows);
+        let rows = results
+            .iter()
+            .flat_map(|r| &r.schemes)
+            .map(|s| s.load.window_requests.len() * s.shards as usize)
+            .sum();
+        gather_windows(
+            Path::new("windows.csv"),
+            rows,
+            crate::windows::window_cells(results).zip(2..),
+            &mut loads,
+        )?;
+        let layout_tables = crate::layout_tables::tables(results);
+        let views = LayoutViews::of(Path::new(""), &layout_tables)?;
+        Ok(RunData {
+            manifest_json: serde_json::to_value(&manifest)?,
+            manifest,
+            metrics,
+            shard_rows,
+            refusals: crate::refusals_csv::refusal_rows(results),
+            loads,
+            layout_tables,
+            timeline: views.timeline,
+            timeline_table: views.timeline_table,
+            splits: views.splits,
+            events: views.events,
+            finders: views.finders,
+            plan: None,
+            plan_manifest: None,
+            recommendations: Some(crate::recommendation_csv::recommendation_rows(results)),
         })
     }
 
@@ -482,37 +491,21 @@ fn unique<T: PartialEq + Copy>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
-/// The files of a run directory: on disk, or rendered in memory and not yet written.
-enum RunFiles<'a> {
-    /// The files in a directory.
-    Dir(&'a Path),
-    /// Files rendered for `dir` (name, bytes); a name not listed is absent.
-    Rendered {
-        dir: &'a Path,
-        files: &'a [(&'a str, Vec<u8>)],
-    },
-}
+/// The files of a run directory.
+struct RunFiles<'a>(&'a Path);
 
 impl RunFiles<'_> {
-    /// Where the file `name` is (or will be).
+    /// Where the file `name` is.
     fn path(&self, name: &str) -> PathBuf {
-        match self {
-            RunFiles::Dir(dir) | RunFiles::Rendered { dir, .. } => dir.join(name),
-        }
+        self.0.join(name)
     }
 
     /// The bytes of `name`; `None` when the run has no such file.
-    fn bytes(&self, name: &str) -> Result<Option<Cow<'_, [u8]>>, ReportError> {
-        match self {
-            RunFiles::Dir(_) => match csv_rows::read_file(&self.path(name)) {
-                Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
-                Err(ReportError::Missing(_)) => Ok(None),
-                Err(e) => Err(e),
-            },
-            RunFiles::Rendered { files, .. } => Ok(files
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, bytes)| Cow::Borrowed(&bytes[..]))),
+    fn bytes(&self, name: &str) -> Result<Option<Vec<u8>>, ReportError> {
+        match csv_rows::read_file(&self.path(name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(ReportError::Missing(_)) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -535,6 +528,65 @@ impl RunFiles<'_> {
     ) -> Result<T, ReportError> {
         self.optional(name, read)?
             .ok_or_else(|| ReportError::Missing(self.path(name)))
+    }
+
+    /// Every layout table in the directory, by file name: each CSV file other than the
+    /// run's fixed files.
+    fn layout_tables(&self) -> Result<Vec<TextTable>, ReportError> {
+        const FIXED: [&str; 6] = [
+            "summary.csv",
+            "shards.csv",
+            "windows.csv",
+            "plan.csv",
+            crate::recommendation_csv::FILE,
+            crate::refusals_csv::FILE,
+        ];
+        let entries = std::fs::read_dir(self.0).map_err(|source| ReportError::Read {
+            path: self.0.to_path_buf(),
+            source,
+        })?;
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".csv") && !FIXED.contains(&n.as_str()))
+            .collect();
+        names.sort();
+        let mut tables = Vec::new();
+        for name in names {
+            tables.extend(self.optional(&name, TextTable::parse)?);
+        }
+        Ok(tables)
+    }
+}
+
+/// The layout tables the report reads as rows of their own types.
+struct LayoutViews {
+    timeline: Option<Vec<TimelineCsvRow>>,
+    timeline_table: Option<crate::timeline_table::TimelineTable>,
+    splits: Option<Vec<SplitCsvRow>>,
+    events: Option<Vec<crate::dynamic_csv::EventCsvRow>>,
+    finders: Option<Vec<FinderCsvRow>>,
+}
+
+impl LayoutViews {
+    /// The views of `tables`, the layout tables of the run in `dir` (errors name their files).
+    fn of(dir: &Path, tables: &[TextTable]) -> Result<LayoutViews, ReportError> {
+        let table = |name: &str| tables.iter().find(|t| t.name == name);
+        fn rows<R: serde::de::DeserializeOwned>(
+            dir: &Path,
+            t: Option<&TextTable>,
+        ) -> Result<Option<Vec<R>>, ReportError> {
+            t.map(|t| t.rows_as(&dir.join(t.file_name()))).transpose()
+        }
+        let timeline = table("timeline");
+        Ok(LayoutViews {
+            timeline: rows(dir, timeline)?,
+            timeline_table: timeline
+                .map(|t| crate::timeline_table::TimelineTable::of(&dir.join(t.file_name()), t))
+                .transpose()?,
+            splits: rows(dir, table("splits"))?,
+            events: rows(dir, table("events"))?,
+            finders: rows(dir, table("finders"))?,
+        })
     }
 }
 
@@ -628,23 +680,25 @@ fn check_shard(
     Ok(())
 }
 
-/// Rows repeated by a sweep over target shard counts (same workload, scheme and N) carry the
-/// same load; the first is kept.
-fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError> {
+/// Reads `shards.csv`, checking every shard against its cluster.
+fn read_shard_rows(path: &Path, bytes: &[u8]) -> Result<Vec<ShardRow>, ReportError> {
     let rows = csv_rows::parse::<ShardRow>(path, bytes)?;
     for l in &rows {
         check_shard(path, l.line, (l.row.shard, l.row.shards), rows.len())?;
     }
     crate::value_checks::check_shards(path, &rows)?;
+    Ok(rows.into_iter().map(|l| l.row).collect())
+}
+
+/// The loads of `shards.csv`'s rows (checked: every shard below its count). Rows repeated
+/// by a sweep over target shard counts (same workload, scheme and N) carry the same load;
+/// the first is kept.
+fn gather_shards(rows: &[ShardRow]) -> Vec<SchemeLoad> {
     let mut loads = Vec::new();
-    let mut seen: HashMap<(String, String, u32, u32), ()> = HashMap::new();
-    for l in &rows {
-        let r = &l.row;
+    let mut seen: HashMap<(&str, &str, u32, u32), ()> = HashMap::new();
+    for r in rows {
         if seen
-            .insert(
-                (r.workload.clone(), r.scheme.clone(), r.shards, r.shard),
-                (),
-            )
+            .insert((&r.workload, &r.scheme, r.shards, r.shard), ())
             .is_some()
         {
             continue;
@@ -655,7 +709,7 @@ fn read_shards(path: &Path, bytes: &[u8]) -> Result<Vec<SchemeLoad>, ReportError
         load.shard_distinct_keys[r.shard as usize] = r.distinct_keys;
         load.shard_share[r.shard as usize] = r.request_share.unwrap_or(0.0);
     }
-    Ok(loads)
+    loads
 }
 
 /// Adds the rows of `windows.csv` (read from `path`; `rows` of them, each with its line) to

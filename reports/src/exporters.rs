@@ -1,11 +1,11 @@
-//! The exporters a run writes ([`all`]): each renders one output file from a [`RunReport`]
-//! and never touches the disk.
+//! The exporters a run writes ([`all`]): each renders its files from the run's model
+//! ([`RunData`]) and never touches the disk.
 //!
 //! Adding a format: one struct implementing [`Exporter`] and one line in [`all`].
 
-use crate::exporter::Exporter;
-use crate::layout_tables::LayoutTableCsv;
-use crate::{summary, ReportError, RunReport};
+use crate::data::RunData;
+use crate::exporter::{file, Exporter};
+use crate::{csv_rows, ReportError};
 
 /// `summary.csv`: one row per workload, scheme and metric.
 pub struct SummaryCsv;
@@ -15,31 +15,22 @@ pub struct ShardsCsv;
 pub struct ManifestJson;
 
 impl Exporter for SummaryCsv {
-    fn file_name(&self) -> &'static str {
-        "summary.csv"
-    }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        summary::summary_csv(&report.results)
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        Ok(file("summary.csv", csv_rows::write_all(&run.metrics)?))
     }
 }
 
 impl Exporter for ShardsCsv {
-    fn file_name(&self) -> &'static str {
-        "shards.csv"
-    }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        summary::shards_csv(&report.results)
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        Ok(file("shards.csv", csv_rows::write_all(&run.shard_rows)?))
     }
 }
 
 impl Exporter for ManifestJson {
-    fn file_name(&self) -> &'static str {
-        "manifest.json"
-    }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        let mut bytes = serde_json::to_vec_pretty(&report.manifest)?;
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        let mut bytes = serde_json::to_vec_pretty(&run.manifest)?;
         bytes.push(b'\n');
-        Ok(bytes)
+        Ok(file("manifest.json", bytes))
     }
 }
 
@@ -51,52 +42,22 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
         Box::new(ShardsCsv),
         Box::new(crate::windows::WindowsCsv),
         Box::new(crate::recommendation_csv::RecommendationCsv),
-        Box::new(LayoutTableCsv {
-            file: "timeline.csv",
-            table: "timeline",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "splits.csv",
-            table: "splits",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "finders.csv",
-            table: "finders",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "events.csv",
-            table: "events",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "phases.csv",
-            table: "phases",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "citus_shards.csv",
-            table: "citus_shards",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "slicer_slices.csv",
-            table: "slicer_slices",
-        }),
-        Box::new(LayoutTableCsv {
-            file: "pd_hot_regions.csv",
-            table: "pd_hot_regions",
-        }),
+        Box::new(crate::refusals_csv::RefusalsCsv),
+        Box::new(crate::layout_tables::LayoutTablesCsv),
         Box::new(ManifestJson),
     ]
 }
 
-/// Every file the exporters that apply to `report` render (name, bytes), in their order;
-/// rendered in parallel, and nothing is returned unless every one rendered.
+/// Every file `exporters` render from `run` (name, bytes), in their order; rendered in
+/// parallel, and nothing is returned unless every one rendered.
 pub fn render(
-    report: &RunReport,
+    run: &RunData,
     exporters: &[Box<dyn Exporter>],
-) -> Result<Vec<(&'static str, Vec<u8>)>, ReportError> {
+) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
     use rayon::prelude::*;
-    exporters
+    let files: Vec<Vec<(String, Vec<u8>)>> = exporters
         .par_iter()
-        .filter(|e| e.applies(report))
-        .map(|e| Ok((e.file_name(), e.render(report)?)))
-        .collect()
+        .map(|e| e.render(run))
+        .collect::<Result<_, _>>()?;
+    Ok(files.into_iter().flatten().collect())
 }

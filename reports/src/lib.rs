@@ -1,12 +1,15 @@
 //! shardlab's outputs: tidy CSV, the run manifest, console tables (and, later, charts and the
 //! design-review report). Exporters render bytes; [`output::OutputDir`] writes them safely.
 //!
+//! A run's results become its model ([`data::RunData::of_run`]): the rows of its files, which
+//! the exporters write and `shardlab report DIR` reads back ([`data::RunData::load`]).
+//!
 //! ```
-//! use reports::{exporters, Exporter, Manifest, RunReport};
-//! let report = RunReport { results: vec![], manifest: Manifest::default() };
-//! let csv = exporters::SummaryCsv.render(&report).unwrap();
+//! use reports::{data::RunData, exporters, Exporter, Manifest};
+//! let run = RunData::of_run(&[], Manifest::default()).unwrap();
+//! let files = exporters::SummaryCsv.render(&run).unwrap();
 //! let header = reports::csv_rows::header::<reports::summary::SummaryRow>();
-//! assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some(header.as_str()));
+//! assert_eq!(String::from_utf8(files[0].1.clone()).unwrap().lines().next(), Some(header.as_str()));
 //! ```
 
 pub mod charts;
@@ -21,6 +24,7 @@ pub mod manifest;
 pub mod output;
 pub mod plan_csv;
 pub mod recommendation_csv;
+pub mod refusals_csv;
 pub mod report;
 pub mod summary;
 pub mod table;
@@ -31,14 +35,3 @@ pub mod windows;
 pub use error::ReportError;
 pub use exporter::Exporter;
 pub use manifest::Manifest;
-
-use engine::metrics::WorkloadResult;
-
-/// Everything a run produced: the results of every workload and the manifest.
-#[derive(Clone, Debug)]
-pub struct RunReport {
-    /// One result per workload (and per sweep combination), in run order.
-    pub results: Vec<WorkloadResult>,
-    /// Configuration, version, seed, inputs and timing.
-    pub manifest: Manifest,
-}

@@ -4,8 +4,12 @@
 use planning::advice::{self, Criterion};
 use serde::{Deserialize, Serialize};
 
+use engine::metrics::WorkloadResult;
+
 use crate::csv_rows::{self, list, number};
-use crate::{Exporter, ReportError, RunReport};
+use crate::data::RunData;
+use crate::exporter::file;
+use crate::{Exporter, ReportError};
 
 /// The file name inside a run directory.
 pub const FILE: &str = "recommendation.csv";
@@ -98,10 +102,10 @@ impl From<advice::Decision> for RecommendationRow {
             tied_scenario_cost: on(Criterion::ScenarioCost),
             tied_scan_fanout: on(Criterion::ScanFanout),
             tied_lookup_time: on(Criterion::LookupTime),
-            workload: d.workload,
+            workload: csv_rows::label(&d.workload),
             shards: d.shards,
             grow_to: d.grow_to,
-            scheme: d.scheme,
+            scheme: d.scheme.as_deref().map(csv_rows::label),
             decided_by: d.decided_by.map_or("", Criterion::name).to_string(),
             margin_unit: match (d.decided_by, d.margin) {
                 (Some(c), Some(_)) => c.unit().to_string(),
@@ -114,19 +118,24 @@ impl From<advice::Decision> for RecommendationRow {
     }
 }
 
+/// The rows of `recommendation.csv`: the decision for every workload and shard count of
+/// `results`.
+pub fn recommendation_rows(results: &[WorkloadResult]) -> Vec<RecommendationRow> {
+    advice::decide_all(results)
+        .into_iter()
+        .map(RecommendationRow::from)
+        .collect()
+}
+
 /// `recommendation.csv`.
 pub struct RecommendationCsv;
 
 impl Exporter for RecommendationCsv {
-    fn file_name(&self) -> &'static str {
-        FILE
-    }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        csv_rows::write(
-            advice::decide_all(&report.results)
-                .into_iter()
-                .map(RecommendationRow::from),
-        )
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        match &run.recommendations {
+            Some(rows) => Ok(file(FILE, csv_rows::write_all(rows)?)),
+            None => Ok(Vec::new()),
+        }
     }
 }
 

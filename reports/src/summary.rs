@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::csv_rows::number::format_value;
 use crate::csv_rows::{self, number};
-use crate::ReportError;
 
 /// One row of `summary.csv`: one metric of one scheme on one workload at N shards (and the
 /// growth target M its remap and growth figures are of). Written by [`summary_csv`], read
@@ -69,50 +68,55 @@ pub struct ShardRow {
     pub request_share: Option<f64>,
 }
 
-/// Renders `summary.csv`.
-pub fn summary_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    csv_rows::write(results.iter().flat_map(|r| {
-        r.schemes.iter().flat_map(move |s| {
-            r.metric_values(s).into_iter().map(move |m| {
-                let estimate = m.value.and(r.estimate_of(s, m.name));
-                let ci = m.value.and(r.interval_of(s, m.name));
-                SummaryRow {
-                    workload: r.workload.clone(),
-                    scheme: s.scheme.clone(),
-                    shards: s.shards,
-                    metric: m.name.to_string(),
-                    value: m.value,
-                    unit: m.unit.to_string(),
-                    target_shards: s.remap.target_shards,
-                    estimate: u8::from(estimate.is_some()),
-                    sample_rate: Some(estimate.map_or(1.0, |e| e.sample_rate)),
-                    ci_low: ci.map(|c| c.0),
-                    ci_high: ci.map(|c| c.1),
-                }
+/// The rows of `summary.csv`: every metric of every scheme of every result, in order.
+pub fn summary_rows(results: &[WorkloadResult]) -> Vec<SummaryRow> {
+    results
+        .iter()
+        .flat_map(|r| {
+            r.schemes.iter().flat_map(move |s| {
+                r.metric_values(s).into_iter().map(move |m| {
+                    let estimate = m.value.and(r.estimate_of(s, m.name));
+                    let ci = m.value.and(r.interval_of(s, m.name));
+                    SummaryRow {
+                        workload: csv_rows::label(&r.workload),
+                        scheme: csv_rows::label(&s.scheme),
+                        shards: s.shards,
+                        metric: m.name.to_string(),
+                        value: m.value,
+                        unit: m.unit.to_string(),
+                        target_shards: s.remap.target_shards,
+                        estimate: u8::from(estimate.is_some()),
+                        sample_rate: Some(estimate.map_or(1.0, |e| e.sample_rate)),
+                        ci_low: ci.map(|c| c.0),
+                        ci_high: ci.map(|c| c.1),
+                    }
+                })
             })
         })
-    }))
+        .collect()
 }
 
-/// Renders `shards.csv`: one row per shard of each scheme's load on each workload and shard
+/// The rows of `shards.csv`: one per shard of each scheme's load on each workload and shard
 /// count (once, however many growth targets).
-pub fn shards_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
-    csv_rows::write(csv_rows::distinct_loads(results).flat_map(|(r, s)| {
-        let shares = s.load.shard_shares();
-        s.load
-            .shard_requests
-            .iter()
-            .enumerate()
-            .map(move |(shard, &requests)| ShardRow {
-                workload: r.workload.clone(),
-                scheme: s.scheme.clone(),
-                shard: shard as u32,
-                requests,
-                distinct_keys: r.shard_distinct_keys(s, shard),
-                shards: s.shards,
-                request_share: shares.as_ref().map(|v| v[shard]),
-            })
-    }))
+pub fn shard_rows(results: &[WorkloadResult]) -> Vec<ShardRow> {
+    csv_rows::distinct_loads(results)
+        .flat_map(|(r, s)| {
+            let shares = s.load.shard_shares();
+            s.load
+                .shard_requests
+                .iter()
+                .enumerate()
+                .map(move |(shard, &requests)| ShardRow {
+                    workload: csv_rows::label(&r.workload),
+                    scheme: csv_rows::label(&s.scheme),
+                    shard: shard as u32,
+                    requests,
+                    distinct_keys: r.shard_distinct_keys(s, shard),
+                    shards: s.shards,
+                    request_share: shares.as_ref().map(|v| v[shard]),
+                })
+        })
+        .collect()
 }
 
 /// Names of every metric, for checks that the table and the CSV agree.
@@ -134,12 +138,13 @@ mod tests {
 
     #[test]
     fn empty_results_still_have_headers() {
+        let (summary, shards) = (summary_rows(&[]), shard_rows(&[]));
         assert_eq!(
-            String::from_utf8(summary_csv(&[]).unwrap()).unwrap(),
+            String::from_utf8(csv_rows::write_all(&summary).unwrap()).unwrap(),
             "workload,scheme,shards,metric,value,unit,target_shards,estimate,sample_rate,ci_low,ci_high\n"
         );
         assert_eq!(
-            String::from_utf8(shards_csv(&[]).unwrap()).unwrap(),
+            String::from_utf8(csv_rows::write_all(&shards).unwrap()).unwrap(),
             "workload,scheme,shard,requests,distinct_keys,shards,request_share\n"
         );
     }

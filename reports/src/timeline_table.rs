@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::csv_rows::malformed;
 use crate::dynamic_csv::series;
+use crate::layout_tables::TextTable;
 use crate::ReportError;
 
 /// Columns that say where a row belongs or that every layout has, not what a layout measured.
@@ -38,25 +39,20 @@ pub struct TimelineRow {
 }
 
 impl TimelineTable {
-    /// Reads `bytes`, the text of `path`; a row without a whole-number `window` is an error
-    /// naming its line.
-    pub fn parse(path: &Path, bytes: &[u8]) -> Result<TimelineTable, ReportError> {
-        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-        let header = reader
-            .headers()
-            .map_err(|e| malformed(path, 1, e.to_string()))?
-            .clone();
+    /// The numbers of `table`, the timeline of the run in `path`; a row without a
+    /// whole-number `window` is an error naming its line.
+    pub fn of(path: &Path, table: &TextTable) -> Result<TimelineTable, ReportError> {
+        let header = &table.columns;
         let at = |name: &str| header.iter().position(|h| h == name);
         let measured: Vec<usize> = (0..header.len())
-            .filter(|&i| !ROW_COLUMNS.contains(&&header[i]))
+            .filter(|&i| !ROW_COLUMNS.contains(&header[i].as_str()))
             .collect();
         let (window, workload, scheme, shards) =
             (at("window"), at("workload"), at("scheme"), at("shards"));
         let requests = at("requests");
         let mut rows = Vec::new();
-        for (line, record) in (2..).zip(reader.records()) {
-            let record = record.map_err(|e| malformed(path, line, e.to_string()))?;
-            let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).map(str::trim);
+        for (line, record) in (2..).zip(&table.rows) {
+            let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).map(|c| c.trim());
             let window = cell(window).and_then(|w| w.parse().ok()).ok_or_else(|| {
                 malformed(path, line, "column 'window': not a window index".into())
             })?;
@@ -69,11 +65,14 @@ impl TimelineTable {
                 ),
                 window,
                 requests: cell(requests).and_then(|r| r.parse().ok()),
-                values: measured.iter().map(|&i| number(record.get(i))).collect(),
+                values: measured
+                    .iter()
+                    .map(|&i| number(record.get(i).map(String::as_str)))
+                    .collect(),
             });
         }
         Ok(TimelineTable {
-            columns: measured.iter().map(|&i| header[i].to_string()).collect(),
+            columns: measured.iter().map(|&i| header[i].clone()).collect(),
             rows,
         })
     }
@@ -108,20 +107,25 @@ fn number(cell: Option<&str>) -> Option<f64> {
 mod tests {
     use super::*;
 
+    fn table(text: &str) -> TextTable {
+        TextTable::parse(Path::new("timeline.csv"), text.as_bytes())
+            .unwrap()
+    }
+
     #[test]
     fn any_layout_s_columns_are_read_as_numbers() {
         let text = "window,rotated,events,requests,measured,hottest_node_share,note,workload,scheme,shards\n\
                     0,true,2000,2000,true,0.4,x,zipf,toy,4\n\
                     1,false,2000,1990,true,,y,zipf,toy,4\n";
-        let t = TimelineTable::parse(Path::new("timeline.csv"), text.as_bytes()).unwrap();
+        let t = TimelineTable::of(Path::new("timeline.csv"), &table(text)).unwrap();
         assert_eq!(t.columns, ["rotated", "hottest_node_share", "note"]);
         assert_eq!(t.rows[0].series, "zipf / toy / 4 shards");
         assert_eq!(t.rows[1].requests, Some(1990));
         assert_eq!(t.rows[0].values, [Some(1.0), Some(0.4), None]);
         assert_eq!(t.rows[1].values, [Some(0.0), None, None]);
         assert_eq!(t.varying(), [0, 1]);
-        let bad = "window,x\nfirst,1\n";
-        let e = TimelineTable::parse(Path::new("timeline.csv"), bad.as_bytes()).unwrap_err();
+        let bad = "window,x,workload,scheme,shards\nfirst,1,w,s,2\n";
+        let e = TimelineTable::of(Path::new("timeline.csv"), &table(bad)).unwrap_err();
         assert!(e.to_string().contains("timeline.csv:2"), "{e}");
     }
 }

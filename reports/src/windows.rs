@@ -7,7 +7,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::csv_rows::{self, number};
-use crate::{Exporter, ReportError, RunReport};
+use crate::data::{RunData, SchemeLoad};
+use crate::exporter::file;
+use crate::{Exporter, ReportError};
 
 /// One row of `windows.csv`: one shard's requests in one window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -34,36 +36,9 @@ pub struct WindowRow {
 pub struct WindowsCsv;
 
 impl Exporter for WindowsCsv {
-    fn file_name(&self) -> &'static str {
-        "windows.csv"
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        Ok(file("windows.csv", windows_csv(&run.loads)?))
     }
-    fn render(&self, report: &RunReport) -> Result<Vec<u8>, ReportError> {
-        windows_csv(&report.results)
-    }
-}
-
-/// The windows of one scheme's load on one workload at one shard count.
-struct SchemeWindows<'a> {
-    workload: &'a str,
-    scheme: &'a str,
-    shards: u32,
-    /// Requests per shard of each window, with the window's hottest-shard share.
-    windows: std::iter::Zip<std::slice::Iter<'a, Vec<u32>>, std::slice::Iter<'a, f64>>,
-}
-
-/// The windows of every scheme's load of every result, in file order (once per workload and
-/// shard count, however many growth targets: [`csv_rows::distinct_loads`]).
-fn scheme_windows(results: &[WorkloadResult]) -> impl Iterator<Item = SchemeWindows<'_>> {
-    csv_rows::distinct_loads(results).map(|(r, s)| SchemeWindows {
-        workload: &r.workload,
-        scheme: &s.scheme,
-        shards: s.shards,
-        windows: s
-            .load
-            .window_requests
-            .iter()
-            .zip(&s.load.window_hottest_share),
-    })
 }
 
 /// One row of `windows.csv` borrowing its labels from the results.
@@ -100,19 +75,25 @@ impl WindowRow {
     }
 }
 
-/// The rows of `windows.csv`, in file order, without copying their labels.
+/// The rows of `windows.csv` of `results`, in file order, without copying their labels
+/// (trimmed, as a row holds them: [`csv_rows::label`]): once per workload and shard count,
+/// however many growth targets ([`csv_rows::distinct_loads`]).
 pub fn window_cells(results: &[WorkloadResult]) -> impl Iterator<Item = WindowCell<'_>> + '_ {
-    scheme_windows(results).flat_map(|w| {
-        w.windows
+    csv_rows::distinct_loads(results).flat_map(|(r, s)| {
+        let (workload, scheme) = (r.workload.trim(), s.scheme.trim());
+        s.load
+            .window_requests
+            .iter()
+            .zip(&s.load.window_hottest_share)
             .enumerate()
             .flat_map(move |(window, (counts, &hottest))| {
                 counts
                     .iter()
                     .enumerate()
                     .map(move |(shard, &requests)| WindowCell {
-                        workload: w.workload,
-                        scheme: w.scheme,
-                        shards: w.shards,
+                        workload,
+                        scheme,
+                        shards: s.shards,
                         window: window as u32,
                         shard: shard as u32,
                         requests: u64::from(requests),
@@ -122,18 +103,16 @@ pub fn window_cells(results: &[WorkloadResult]) -> impl Iterator<Item = WindowCe
     })
 }
 
-/// Renders `windows.csv`: the bytes `csv_rows::write` gives for the rows of [`window_cells`],
-/// written
-/// without a row struct per line. A long trace has millions of rows, which the csv crate's
-/// serializer formats at about 300 ns each; here the labels are rendered (and quoted) once
-/// per scheme by the csv writer and the share once per window, and only the three integers
-/// of a row are formatted per line.
-pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
+/// Renders `windows.csv` of `loads`: the bytes `csv_rows::write` gives for their rows,
+/// written without a row struct per line. A long trace has millions of rows, which the csv
+/// crate's serializer formats at about 300 ns each; here the labels are rendered (and quoted)
+/// once per scheme by the csv writer and the share once per window, and only the three
+/// integers of a row are formatted per line.
+pub fn windows_csv(loads: &[SchemeLoad]) -> Result<Vec<u8>, ReportError> {
     let header = csv_rows::write(Vec::<WindowRow>::new())?;
     // Each scheme's rows are written on their own, in parallel, then put one after another.
-    let schemes: Vec<SchemeWindows<'_>> = scheme_windows(results).collect();
-    let blocks = schemes
-        .into_par_iter()
+    let blocks = loads
+        .par_iter()
         .map(scheme_rows)
         .collect::<Result<Vec<Vec<u8>>, ReportError>>()?;
     let mut out = Vec::with_capacity(header.len() + blocks.iter().map(Vec::len).sum::<usize>());
@@ -143,12 +122,12 @@ pub fn windows_csv(results: &[WorkloadResult]) -> Result<Vec<u8>, ReportError> {
 }
 
 /// The rows of one scheme's windows, without the header.
-fn scheme_rows(w: SchemeWindows<'_>) -> Result<Vec<u8>, ReportError> {
+fn scheme_rows(w: &SchemeLoad) -> Result<Vec<u8>, ReportError> {
     let mut integers = itoa::Buffer::new();
     let mut labels = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
-    labels.write_record([w.workload, w.scheme, integers.format(w.shards)])?;
+    labels.write_record([w.workload.as_str(), &w.scheme, integers.format(w.shards)])?;
     let mut prefix = labels.into_inner().map_err(|e| ReportError::Io {
         path: "<memory>".into(),
         source: e.into_error(),
@@ -157,13 +136,14 @@ fn scheme_rows(w: SchemeWindows<'_>) -> Result<Vec<u8>, ReportError> {
     prefix.pop();
     prefix.push(b',');
     // About 24 bytes after the labels: room for every row at once, without regrowing.
-    let rows = w.windows.len() * w.shards as usize;
+    let windows = w.window_requests.iter().zip(&w.window_hottest_share);
+    let rows = windows.len() * w.shards as usize;
     let mut out = Vec::with_capacity(rows * (prefix.len() + 24));
-    for (window, (counts, &hottest)) in w.windows.enumerate() {
+    for (window, (counts, &hottest)) in windows.enumerate() {
         let share = number::format_value(Some(hottest));
         for (shard, &requests) in counts.iter().enumerate() {
             out.extend_from_slice(&prefix);
-            for n in [window as u64, shard as u64, u64::from(requests)] {
+            for n in [window as u64, shard as u64, requests] {
                 out.extend_from_slice(integers.format(n).as_bytes());
                 out.push(b',');
             }
@@ -189,6 +169,12 @@ mod tests {
             requests: c.requests,
             window_hottest_share: c.window_hottest_share,
         })
+    }
+
+    /// `windows.csv` of the model of `results`.
+    fn written(results: &[WorkloadResult]) -> Vec<u8> {
+        let run = RunData::of_run(results, crate::Manifest::default()).unwrap();
+        windows_csv(&run.loads).unwrap()
     }
 
     /// Results of one workload labelled `workload`, with `schemes` of 3 shards and 2 windows.
@@ -236,7 +222,7 @@ mod tests {
             ("", &["hash"][..]),
         ] {
             let results = results(workload, schemes);
-            let fast = windows_csv(&results).unwrap();
+            let fast = written(&results);
             let rows = csv_rows::write(window_rows(&results)).unwrap();
             assert_eq!(
                 String::from_utf8(fast).unwrap(),
@@ -244,7 +230,7 @@ mod tests {
                 "{workload:?} {schemes:?}"
             );
         }
-        let text = String::from_utf8(windows_csv(&results("w", &["hash"])).unwrap()).unwrap();
+        let text = String::from_utf8(written(&results("w", &["hash"]))).unwrap();
         assert_eq!(
             text.lines().nth(1),
             Some("w,hash,3,0,0,5,0.8333333333333334")
@@ -255,7 +241,7 @@ mod tests {
     #[test]
     fn an_empty_run_still_has_the_header() {
         assert_eq!(
-            String::from_utf8(windows_csv(&[]).unwrap()).unwrap(),
+            String::from_utf8(written(&[])).unwrap(),
             "workload,scheme,shards,window,shard,requests,window_hottest_share\n"
         );
     }

@@ -22,29 +22,23 @@ fn charts(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// A run draws its report from its files in memory, windows.csv from its results: the model
-/// must be the one `shardlab report DIR` reads back from the written files.
+/// A run draws its report from its model, which the exporters write: the model must be the one
+/// `shardlab report DIR` reads back from the written files.
 #[test]
 fn a_run_in_memory_is_the_model_its_written_files_read_back_into() {
     use reports::data::RunData;
-    use reports::{exporters, Exporter};
+    use reports::exporters;
     for variant in [Variant::MonotonicHotSpot, Variant::HotKey] {
         let mut results = common::results(variant);
         // Labels are trimmed when read back; a label with spaces around it must match.
         results[0].workload = format!("  {} ", results[0].workload);
         results[1].schemes[0].scheme = format!(" {}\t", results[1].schemes[0].scheme);
-        let report = reports::RunReport {
-            manifest: common::manifest(&results),
-            results,
-        };
+        let in_memory = RunData::of_run(&results, common::manifest(&results)).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let files = exporters::render(&report, &exporters::all()).unwrap();
-        assert!(files
-            .iter()
-            .any(|(n, _)| *n == reports::windows::WindowsCsv.file_name()));
+        let files = exporters::render(&in_memory, &exporters::all()).unwrap();
+        assert!(files.iter().any(|(n, _)| n == "windows.csv"));
         let out = reports::output::OutputDir::claim(dir.path(), true).unwrap();
         out.write_files(&files).unwrap();
-        let in_memory = RunData::from_rendered(dir.path(), &files, &report.results).unwrap();
         let read_back = RunData::load(dir.path()).unwrap();
         assert!(read_back
             .loads
@@ -79,7 +73,8 @@ fn rendering_a_directory_twice_gives_identical_charts_and_reports() {
 #[test]
 fn windows_csv_has_a_row_per_workload_scheme_window_and_shard() {
     let results = common::results(Variant::MonotonicHotSpot);
-    let csv = String::from_utf8(reports::windows::windows_csv(&results).unwrap()).unwrap();
+    let run = reports::data::RunData::of_run(&results, common::manifest(&results)).unwrap();
+    let csv = String::from_utf8(reports::windows::windows_csv(&run.loads).unwrap()).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),

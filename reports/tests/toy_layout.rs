@@ -13,7 +13,7 @@ use engine::replay::{
     WorkloadInput,
 };
 use reports::data::RunData;
-use reports::{exporters, Manifest, RunReport};
+use reports::{exporters, Manifest};
 use schemes::changing::{
     decode_state, encode_state, Cell, Changing, ChangingLayout, LayoutEnd, LayoutOutput,
     WindowLoad, WindowLog,
@@ -190,11 +190,8 @@ fn a_toy_changing_layout_gets_its_timeline_metrics_chart_and_report() {
     );
 
     let results = vec![result];
-    let report = RunReport {
-        manifest: Manifest::default(),
-        results,
-    };
-    let files = exporters::render(&report, &exporters::all()).unwrap();
+    let data = RunData::of_run(&results, Manifest::default()).unwrap();
+    let files = exporters::render(&data, &exporters::all()).unwrap();
     let file = |name: &str| {
         let bytes = &files.iter().find(|(n, _)| *n == name).unwrap().1;
         String::from_utf8(bytes.clone()).unwrap()
@@ -210,8 +207,6 @@ fn a_toy_changing_layout_gets_its_timeline_metrics_chart_and_report() {
     assert!(!files.iter().any(|(n, _)| *n == "splits.csv"));
     assert!(file("summary.csv").contains("zipf,toy,4,toy_rotations,10,rotations"));
 
-    let dir = tempfile::tempdir().unwrap();
-    let data = RunData::from_rendered(dir.path(), &files, &report.results).unwrap();
     let rendered = reports::report::render(&data).unwrap();
     assert!(
         rendered.iter().any(|(n, _)| n.contains("layout_timeline")),
@@ -318,16 +313,13 @@ fn a_toy_changing_layout_cut_into_three_parts_merges_into_the_single_run() {
     .unwrap()
     .remove(0);
     let csv = |result: engine::metrics::WorkloadResult| {
-        let report = RunReport {
-            manifest: Manifest::default(),
-            results: vec![result],
-        };
-        exporters::render(&report, &exporters::all()).unwrap()
+        let data = RunData::of_run(&[result], Manifest::default()).unwrap();
+        exporters::render(&data, &exporters::all()).unwrap()
     };
     let (single, parts) = (csv(single), csv(parts));
     assert_eq!(
-        single.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
-        parts.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+        single.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        parts.iter().map(|(n, _)| n).collect::<Vec<_>>()
     );
     for ((name, a), (_, b)) in single.iter().zip(&parts) {
         if *name != "manifest.json" {

@@ -73,7 +73,7 @@ pub mod weights;
 pub(crate) use kind::{check_shard_count, count_param, scan_every_shard, slice_bytes};
 pub use kind::{BuildContext, BuildFn, Points, PointsFn, SchemeKind, MAX_SCHEME_POINTS};
 
-use workloads::{KeyType, Spec};
+use workloads::Spec;
 
 /// Every fixed-layout scheme, in the order reports and help list them.
 /// The real systems' placements (`redis-cluster`, `kafka`, `cassandra`, `elasticsearch`)
@@ -129,24 +129,6 @@ pub fn display_label(label: &str) -> String {
         Some(system) => format!("{label} ({system})"),
         None => label.to_string(),
     }
-}
-
-/// Why the scheme of report label `label`, built for `shards` shards, cannot reach `target`
-/// shards ([`Partitioner::resize_refusal`]), asked of the scheme rebuilt from its label
-/// without data, for outputs that read a run's files. `None` when it can, or when the label
-/// names no fixed scheme that builds without data.
-pub fn resize_refusal(label: &str, shards: u32, target: u32) -> Option<String> {
-    let spec = SchemeSpec::new(Spec::parse(label).ok()?).ok()?;
-    if spec.is_changing() {
-        return None;
-    }
-    let ctx = BuildContext {
-        shards,
-        warmup_keys: &[],
-        key_type: KeyType::Bytes,
-        weights: None,
-    };
-    spec.build(&ctx).ok()?.resize_refusal(target)
 }
 
 /// A scheme spec that names a registered scheme with known parameters.

@@ -213,7 +213,9 @@ mod tests {
     use std::path::Path;
 
     fn table(text: &str) -> TimelineTable {
-        TimelineTable::parse(Path::new("timeline.csv"), text.as_bytes()).unwrap()
+        let path = Path::new("timeline.csv");
+        let text = crate::layout_tables::TextTable::parse(path, text.as_bytes());
+        TimelineTable::of(path, &text.unwrap()).unwrap()
     }
 
     #[test]

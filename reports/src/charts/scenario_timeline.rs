@@ -174,7 +174,12 @@ mod tests {
         };
         let data = RunData {
             timeline_table: Some(
-                TimelineTable::parse(Path::new("timeline.csv"), text.as_bytes()).unwrap(),
+                TimelineTable::of(
+                    Path::new("timeline.csv"),
+                    &crate::layout_tables::TextTable::parse(Path::new("timeline.csv"), text.as_bytes())
+                        .unwrap(),
+                )
+                .unwrap(),
             ),
             events: Some(vec![event("hash"), event("ring")]),
             ..RunData::default()

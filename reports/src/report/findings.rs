@@ -394,16 +394,13 @@ pub fn growth_findings(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Findi
 /// The schemes that cannot go from N to `m` shards by their own rule, with the reason their
 /// remap figures are empty.
 fn growth_refusals(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Finding> {
-    p.schemes
+    data.refusals
         .iter()
-        .filter(|s| {
-            data.metric_at(&p.workload, &s.scheme, (p.shards, m), "remap_fraction")
-                .is_some_and(|r| r.value.is_none())
-        })
-        .filter_map(|s| schemes::resize_refusal(&s.scheme, p.shards, m))
-        .map(|why| Finding {
+        .filter(|r| r.workload == p.workload && r.shards == p.shards && r.target_shards == m)
+        .filter(|r| p.schemes.iter().any(|s| s.scheme == r.scheme))
+        .map(|r| Finding {
             topic: Topic::Growth,
-            text: format!("Remap not applicable (figures left empty): {why}."),
+            text: format!("Remap not applicable (figures left empty): {}.", r.reason),
         })
         .collect()
 }

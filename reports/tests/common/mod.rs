@@ -10,7 +10,7 @@ use engine::metrics::{
     Latency, Remap, ScanFanout, SchemeResult, ShardLoad, SplitBalance, WorkloadResult,
 };
 use reports::output::OutputDir;
-use reports::{exporters, Manifest, RunReport};
+use reports::{exporters, Manifest};
 
 /// The schemes of every sample run.
 pub const SCHEMES: [&str; 4] = ["range", "hash", "ring", "salted"];
@@ -190,12 +190,9 @@ pub fn manifest(results: &[WorkloadResult]) -> Manifest {
 /// Writes a sample run into `dir` through the exporters, with `timeline.csv` and `splits.csv`.
 pub fn write_run(dir: &Path, variant: Variant) {
     let results = results(variant);
-    let report = RunReport {
-        manifest: manifest(&results),
-        results,
-    };
+    let data = reports::data::RunData::of_run(&results, manifest(&results)).unwrap();
     let out = OutputDir::claim(dir, true).unwrap();
-    out.write_files(&exporters::render(&report, &exporters::all()).unwrap())
+    out.write_files(&exporters::render(&data, &exporters::all()).unwrap())
         .unwrap();
     // The headers the range-dynamics exporter writes (reports/src/dynamic_csv.rs).
     let mut timeline = String::from(
