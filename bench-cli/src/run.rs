@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use engine::metrics::{confidence, LatencyConfig, WorkloadResult};
 use engine::replay::{replay_targets, ReplayConfig};
-use reports::manifest::now_utc;
 use reports::data::RunData;
+use reports::manifest::now_utc;
 use reports::{exporters, Manifest};
 use schemes::SchemeSpec;
 use schemes::ShardCount;
@@ -336,11 +336,7 @@ pub fn publish(
         if let [single] = &results[..] {
             write!(stdout, "{}", reports::table::comparison_table(single))?;
         }
-        write!(
-            stdout,
-            "{}",
-            reports::table::decision_matrix(&results)
-        )?;
+        write!(stdout, "{}", reports::table::decision_matrix(&results))?;
         writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(
             stdout,

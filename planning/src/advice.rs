@@ -44,7 +44,13 @@
 //! for every later criterion the procedure reached, which were tied with it there.
 
 use engine::metrics::confidence::Interval;
-use engine::metrics::{SchemeResult, WorkloadResult};
+use engine::metrics::failure::{FAIL_REMAP_FRACTION, FAIL_SHARD};
+use engine::metrics::registry::fanout::SCAN_FANOUT_MEAN;
+use engine::metrics::registry::latency::{LOOKUP_NS_P50, LOOKUP_NS_P99};
+use engine::metrics::registry::load::USABLE_CAPACITY;
+use engine::metrics::registry::remap::{REMAP_FRACTION, REMAP_IDEAL};
+use engine::metrics::{MetricId, SchemeResult, WorkloadResult};
+use schemes::scenario::{REDUNDANT_MOVES, REFUSED_EVENTS};
 
 pub mod thin;
 
@@ -191,8 +197,8 @@ struct Growth {
 impl Growth {
     /// The growth cost of one scheme to one target; `None` when the scheme cannot reach it.
     fn to_target(r: &WorkloadResult, s: &SchemeResult) -> Option<Growth> {
-        let (moved, ci) = r.figure(s, "remap_fraction")?;
-        let (ideal, _) = r.figure(s, "remap_ideal")?;
+        let (moved, ci) = r.figure(s, REMAP_FRACTION)?;
+        let (ideal, _) = r.figure(s, REMAP_IDEAL)?;
         let ci = ci.map(|(lo, hi)| {
             let (a, b) = ((lo - ideal).abs(), (hi - ideal).abs());
             let low = if lo <= ideal && ideal <= hi {
@@ -262,8 +268,8 @@ struct ScenarioCost {
 
 /// The scenario cost of one scheme run under a scenario (its own metrics), `None` without.
 fn scenario_cost(r: &WorkloadResult, s: &SchemeResult) -> Option<ScenarioCost> {
-    let refused = s.extra_value("refused_events")??;
-    let redundant = s.extra_value("redundant_moves")??;
+    let refused = s.extra_value(REFUSED_EVENTS)??;
+    let redundant = s.extra_value(REDUNDANT_MOVES)??;
     Some(ScenarioCost {
         refused,
         waste: Figure {
@@ -279,7 +285,7 @@ impl<'a> Candidate<'a> {
     fn of(targets: &[&'a WorkloadResult], i: usize) -> Option<Candidate<'a>> {
         let r = targets.first()?;
         let s = r.schemes.get(i)?;
-        let figure = |name: &str| r.figure(s, name).map(|(value, ci)| Figure { value, ci });
+        let figure = |id: MetricId| r.figure(s, id).map(|(value, ci)| Figure { value, ci });
         let growth = targets
             .iter()
             .map(|t| {
@@ -291,18 +297,18 @@ impl<'a> Candidate<'a> {
         let failure_moved = failure_moved(s);
         Some(Candidate {
             scheme: &s.scheme,
-            capacity: figure("usable_capacity")?,
+            capacity: figure(USABLE_CAPACITY)?,
             growth,
-            fanout: figure("scan_fanout_mean"),
+            fanout: figure(SCAN_FANOUT_MEAN),
             failure: failure_moved.map(|(moved, least)| Figure {
                 value: (moved - least).abs(),
                 ci: None,
             }),
             failure_moved,
-            lookup: r.figure(s, "lookup_ns_p50").map(|(p50, _)| Figure {
+            lookup: r.figure(s, LOOKUP_NS_P50).map(|(p50, _)| Figure {
                 value: p50,
                 ci: r
-                    .figure(s, "lookup_ns_p99")
+                    .figure(s, LOOKUP_NS_P99)
                     .map(|(p99, _)| (p50, p99.max(p50))),
             }),
             scenario: scenario_cost(r, s),
@@ -318,8 +324,8 @@ pub const FAILURE_EXCESS: f64 = 3.0;
 /// with `--fail`.
 fn failure_moved(s: &SchemeResult) -> Option<(f64, f64)> {
     // The `fail_*` rows are the failure metric's own (`extra_metrics`), not table rows.
-    let moved = s.extra_value("fail_remap_fraction")??;
-    let shard = s.extra_value("fail_shard")?? as usize;
+    let moved = s.extra_value(FAIL_REMAP_FRACTION)??;
+    let shard = s.extra_value(FAIL_SHARD)?? as usize;
     let total: u64 = s.shard_distinct_keys.iter().sum();
     let own = *s.shard_distinct_keys.get(shard)?;
     (total > 0).then(|| (moved, own as f64 / total as f64))

@@ -5,16 +5,17 @@
 //! added later); every malformed value is reported with its file and line.
 //!
 //! ```no_run
+//! use engine::metrics::registry::load::HOTTEST_SHARD_SHARE;
 //! let run = reports::data::RunData::load(std::path::Path::new("results/review")).unwrap();
 //! for workload in run.workloads() {
-//!     println!("{workload}: {:?}", run.metric(workload, "hash", run.base_shards(workload).unwrap(), "hottest_shard_share"));
+//!     println!("{workload}: {:?}", run.metric(workload, "hash", run.base_shards(workload).unwrap(), HOTTEST_SHARD_SHARE));
 //! }
 //! ```
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use engine::metrics::WorkloadResult;
+use engine::metrics::{MetricId, WorkloadResult};
 
 use crate::csv_rows::{self, malformed};
 use crate::dynamic_csv::{FinderCsvRow, SplitCsvRow, TimelineCsvRow};
@@ -22,62 +23,10 @@ use crate::layout_tables::TextTable;
 use crate::plan_csv::PlanCsvRow;
 use crate::recommendation_csv::RecommendationRow;
 use crate::refusals_csv::RefusalRow;
+pub use crate::scheme_load::{is_full_window, SchemeLoad};
 use crate::summary::{ShardRow, SummaryRow};
 use crate::windows::{WindowCell, WindowRow};
 use crate::{Manifest, ReportError};
-
-/// Requests per shard of one scheme on one workload at one shard count, whole-trace and per
-/// window: `shards.csv` and `windows.csv` gathered by scheme (the same numbers, indexed).
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchemeLoad {
-    /// Workload label.
-    pub workload: String,
-    /// Scheme label.
-    pub scheme: String,
-    /// Shard count N.
-    pub shards: u32,
-    /// Requests per shard over the whole trace.
-    pub shard_requests: Vec<u64>,
-    /// Distinct point keys per shard.
-    pub shard_distinct_keys: Vec<u64>,
-    /// Requests per shard in each window, in window order (empty without `windows.csv` rows).
-    pub window_requests: Vec<Vec<u64>>,
-    /// Each shard's share of all requests (`shards.csv`'s `request_share`).
-    pub shard_share: Vec<f64>,
-    /// The hottest shard's share of each window's requests, in window order
-    /// (`windows.csv`'s `window_hottest_share`; empty when the file lacks the column).
-    pub window_hottest_share: Vec<f64>,
-}
-
-impl SchemeLoad {
-    /// For each window of `window_hottest_share`, whether it holds at least half the requests
-    /// of the fullest window. A short window (the last one of a trace, cut short) has a
-    /// hottest share biased towards 1 (all of it with one request), which is no hot spot.
-    /// Every window counts as full when the per-shard window rows are missing.
-    pub fn full_windows(&self) -> Vec<bool> {
-        let shares = self.window_hottest_share.len();
-        if self.window_requests.len() != shares {
-            return vec![true; shares];
-        }
-        let totals: Vec<u64> = self
-            .window_requests
-            .iter()
-            .map(|shards| shards.iter().sum())
-            .collect();
-        let fullest = totals.iter().copied().max().unwrap_or(0);
-        totals
-            .iter()
-            .map(|&total| is_full_window(total, fullest))
-            .collect()
-    }
-}
-
-/// True when a window of `requests` holds at least half the requests of the fullest window
-/// (`fullest`): the rule of [`SchemeLoad::full_windows`], shared with `range-dynamic`'s
-/// timeline sentences.
-pub fn is_full_window(requests: u64, fullest: u64) -> bool {
-    2 * requests >= fullest
-}
 
 /// Everything a run directory holds, in file order.
 #[derive(Clone, Debug, Default)]
@@ -238,9 +187,9 @@ impl RunData {
             gather_windows(path, rows.len(), cells, &mut loads)
         })?;
         let layout_tables = files.layout_tables()?;
-        let views = LayoutViews::of(dir, &layout_tables)?;
-        Ok(RunData {
-            recommendations: files.optional(crate::recommendation_csv::FILE, read_recommendations)?,
+        RunData {
+            recommendations: files
+                .optional(crate::recommendation_csv::FILE, read_recommendations)?,
             refusals: files
                 .optional(crate::refusals_csv::FILE, read_rows)?
                 .unwrap_or_default(),
@@ -250,14 +199,11 @@ impl RunData {
             shard_rows,
             loads,
             layout_tables,
-            timeline: views.timeline,
-            timeline_table: views.timeline_table,
-            splits: views.splits,
-            events: views.events,
-            finders: views.finders,
             plan,
             plan_manifest,
-        })
+            ..RunData::default()
+        }
+        .with_layout_views(dir)
     }
 
     /// The model of a run from its results and manifest: the rows its files will hold, which
@@ -279,8 +225,7 @@ impl RunData {
             &mut loads,
         )?;
         let layout_tables = crate::layout_tables::tables(results);
-        let views = LayoutViews::of(Path::new(""), &layout_tables)?;
-        Ok(RunData {
+        RunData {
             manifest_json: serde_json::to_value(&manifest)?,
             manifest,
             metrics,
@@ -288,15 +233,33 @@ impl RunData {
             refusals: crate::refusals_csv::refusal_rows(results),
             loads,
             layout_tables,
-            timeline: views.timeline,
-            timeline_table: views.timeline_table,
-            splits: views.splits,
-            events: views.events,
-            finders: views.finders,
-            plan: None,
-            plan_manifest: None,
             recommendations: Some(crate::recommendation_csv::recommendation_rows(results)),
-        })
+            ..RunData::default()
+        }
+        .with_layout_views(Path::new(""))
+    }
+
+    /// Sets the layout tables the report reads as rows of their own types (`timeline`,
+    /// `splits`, `events`, `finders`) from [`RunData::layout_tables`], of the run in `dir`
+    /// (errors name their files).
+    fn with_layout_views(mut self, dir: &Path) -> Result<RunData, ReportError> {
+        fn rows<R: serde::de::DeserializeOwned>(
+            dir: &Path,
+            t: Option<&TextTable>,
+        ) -> Result<Option<Vec<R>>, ReportError> {
+            t.map(|t| t.rows_as(&dir.join(t.file_name()))).transpose()
+        }
+        let tables = &self.layout_tables;
+        let table = |name: &str| tables.iter().find(|t| t.name == name);
+        let timeline = table("timeline");
+        self.timeline = rows(dir, timeline)?;
+        self.timeline_table = timeline
+            .map(|t| crate::timeline_table::TimelineTable::of(&dir.join(t.file_name()), t))
+            .transpose()?;
+        self.splits = rows(dir, table("splits"))?;
+        self.events = rows(dir, table("events"))?;
+        self.finders = rows(dir, table("finders"))?;
+        Ok(self)
     }
 
     /// Workload labels of `plan.csv`, in file order.
@@ -342,7 +305,13 @@ impl RunData {
 
     /// A metric of one scheme on one workload at `shards` (the first row when a sweep of target
     /// shard counts repeats it); `None` when absent or undefined.
-    pub fn metric(&self, workload: &str, scheme: &str, shards: u32, metric: &str) -> Option<f64> {
+    pub fn metric(
+        &self,
+        workload: &str,
+        scheme: &str,
+        shards: u32,
+        metric: MetricId,
+    ) -> Option<f64> {
         self.metric_row(workload, scheme, shards, metric)
             .and_then(|m| m.value)
     }
@@ -354,14 +323,14 @@ impl RunData {
         workload: &str,
         scheme: &str,
         (shards, target): (u32, u32),
-        metric: &str,
+        metric: MetricId,
     ) -> Option<&SummaryRow> {
         self.metrics.iter().find(|m| {
             m.workload == workload
                 && m.scheme == scheme
                 && m.shards == shards
                 && m.target_shards == target
-                && m.metric == metric
+                && m.metric == metric.name()
         })
     }
 
@@ -389,21 +358,29 @@ impl RunData {
         workload: &str,
         scheme: &str,
         shards: u32,
-        metric: &str,
+        metric: MetricId,
     ) -> Option<&SummaryRow> {
         self.metrics.iter().find(|m| {
-            m.workload == workload && m.scheme == scheme && m.shards == shards && m.metric == metric
+            m.workload == workload
+                && m.scheme == scheme
+                && m.shards == shards
+                && m.metric == metric.name()
         })
     }
 
     /// Every (N, M, value) of a metric measured between shard counts, such as `remap_fraction`,
     /// in run order and without repeats.
-    pub fn transitions(&self, workload: &str, scheme: &str, metric: &str) -> Vec<(u32, u32, f64)> {
+    pub fn transitions(
+        &self,
+        workload: &str,
+        scheme: &str,
+        metric: MetricId,
+    ) -> Vec<(u32, u32, f64)> {
         let mut out: Vec<(u32, u32, f64)> = Vec::new();
         for m in self
             .metrics
             .iter()
-            .filter(|m| m.workload == workload && m.scheme == scheme && m.metric == metric)
+            .filter(|m| m.workload == workload && m.scheme == scheme && m.metric == metric.name())
         {
             if let Some(v) = m.value {
                 if !out
@@ -555,38 +532,6 @@ impl RunFiles<'_> {
             tables.extend(self.optional(&name, TextTable::parse)?);
         }
         Ok(tables)
-    }
-}
-
-/// The layout tables the report reads as rows of their own types.
-struct LayoutViews {
-    timeline: Option<Vec<TimelineCsvRow>>,
-    timeline_table: Option<crate::timeline_table::TimelineTable>,
-    splits: Option<Vec<SplitCsvRow>>,
-    events: Option<Vec<crate::dynamic_csv::EventCsvRow>>,
-    finders: Option<Vec<FinderCsvRow>>,
-}
-
-impl LayoutViews {
-    /// The views of `tables`, the layout tables of the run in `dir` (errors name their files).
-    fn of(dir: &Path, tables: &[TextTable]) -> Result<LayoutViews, ReportError> {
-        let table = |name: &str| tables.iter().find(|t| t.name == name);
-        fn rows<R: serde::de::DeserializeOwned>(
-            dir: &Path,
-            t: Option<&TextTable>,
-        ) -> Result<Option<Vec<R>>, ReportError> {
-            t.map(|t| t.rows_as(&dir.join(t.file_name()))).transpose()
-        }
-        let timeline = table("timeline");
-        Ok(LayoutViews {
-            timeline: rows(dir, timeline)?,
-            timeline_table: timeline
-                .map(|t| crate::timeline_table::TimelineTable::of(&dir.join(t.file_name()), t))
-                .transpose()?,
-            splits: rows(dir, table("splits"))?,
-            events: rows(dir, table("events"))?,
-            finders: rows(dir, table("finders"))?,
-        })
     }
 }
 
@@ -822,6 +767,9 @@ fn read_plan(path: &Path, bytes: &[u8]) -> Result<Vec<PlanCsvRow>, ReportError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::metrics::registry::fanout::SCAN_FANOUT_MEAN;
+    use engine::metrics::registry::load::HOTTEST_SHARD_SHARE;
+    use engine::metrics::registry::remap::REMAP_FRACTION;
 
     fn write_run(dir: &Path, summary: &str, shards: &str, windows: &str) {
         std::fs::write(dir.join("manifest.json"), "{\"tool\":\"shardlab\",\"version\":\"0.1.0\",\"command_line\":[],\"seed\":1,\"parameters\":{\"workload_descriptions\":{\"w\":\"a test\"}},\"inputs\":[],\"threads\":2,\"started_utc\":\"\",\"duration_secs\":0.5}").unwrap();
@@ -840,12 +788,9 @@ mod tests {
         write_run(dir.path(), SUMMARY, SHARDS, WINDOWS);
         let run = RunData::load(dir.path()).unwrap();
         assert_eq!(run.workloads(), ["w"]);
-        assert_eq!(run.metric("w", "hash", 2, "hottest_shard_share"), Some(0.6));
-        assert_eq!(run.metric("w", "hash", 2, "scan_fanout_mean"), None);
-        assert_eq!(
-            run.transitions("w", "hash", "remap_fraction"),
-            [(2, 3, 0.66)]
-        );
+        assert_eq!(run.metric("w", "hash", 2, HOTTEST_SHARD_SHARE), Some(0.6));
+        assert_eq!(run.metric("w", "hash", 2, SCAN_FANOUT_MEAN), None);
+        assert_eq!(run.transitions("w", "hash", REMAP_FRACTION), [(2, 3, 0.66)]);
         let load = run.load_of("w", "hash", 2).unwrap();
         assert_eq!(load.shard_requests, [6, 4]);
         assert_eq!(load.window_requests, [vec![5, 1], vec![1, 3]]);

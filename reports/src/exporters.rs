@@ -5,7 +5,8 @@
 
 use crate::data::RunData;
 use crate::exporter::{file, Exporter};
-use crate::{csv_rows, ReportError};
+use crate::windows::windows_csv;
+use crate::{csv_rows, recommendation_csv, refusals_csv, ReportError};
 
 /// `summary.csv`: one row per workload, scheme and metric.
 pub struct SummaryCsv;
@@ -34,16 +35,62 @@ impl Exporter for ManifestJson {
     }
 }
 
+/// `windows.csv`: one row per workload, scheme, window and shard.
+pub struct WindowsCsv;
+
+impl Exporter for WindowsCsv {
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        Ok(file("windows.csv", windows_csv(&run.loads)?))
+    }
+}
+
+/// `recommendation.csv`.
+pub struct RecommendationCsv;
+
+impl Exporter for RecommendationCsv {
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        match &run.recommendations {
+            Some(rows) => Ok(file(recommendation_csv::FILE, csv_rows::write_all(rows)?)),
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// `refusals.csv`, when the run has a refusal.
+pub struct RefusalsCsv;
+
+impl Exporter for RefusalsCsv {
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        if run.refusals.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(file(
+            refusals_csv::FILE,
+            csv_rows::write_all(&run.refusals)?,
+        ))
+    }
+}
+/// Every layout table of a run, one `<name>.csv` each.
+pub struct LayoutTablesCsv;
+
+impl Exporter for LayoutTablesCsv {
+    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+        run.layout_tables
+            .iter()
+            .map(|t| Ok((t.file_name(), t.csv()?)))
+            .collect()
+    }
+}
 /// Every exporter a run writes, in writing order (the manifest last: its presence marks a
 /// complete report).
 pub fn all() -> Vec<Box<dyn Exporter>> {
     vec![
         Box::new(SummaryCsv),
         Box::new(ShardsCsv),
-        Box::new(crate::windows::WindowsCsv),
-        Box::new(crate::recommendation_csv::RecommendationCsv),
-        Box::new(crate::refusals_csv::RefusalsCsv),
-        Box::new(crate::layout_tables::LayoutTablesCsv),
+        Box::new(WindowsCsv),
+        Box::new(RecommendationCsv),
+        Box::new(RefusalsCsv),
+        Box::new(LayoutTablesCsv),
         Box::new(ManifestJson),
     ]
 }

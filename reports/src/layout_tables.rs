@@ -9,7 +9,7 @@
 //! range's start) as an empty field.
 //!
 //! In a run's model ([`crate::data::RunData`]) each table is a [`TextTable`]: the cells as
-//! its file holds them. One exporter ([`LayoutTablesCsv`]) writes every table a run has,
+//! its file holds them. One exporter ([`crate::exporters::LayoutTablesCsv`]) writes every table a run has,
 //! whatever layout made it; `shardlab report DIR` reads back every CSV file of the directory
 //! other than the run's fixed files as a layout table named by its file.
 //!
@@ -29,8 +29,6 @@ use serde::de::DeserializeOwned;
 use workloads::KeyType;
 
 use crate::csv_rows::{self, malformed, number};
-use crate::data::RunData;
-use crate::exporter::Exporter;
 use crate::ReportError;
 
 /// The columns that end every layout table's header: the run a row belongs to.
@@ -83,7 +81,9 @@ impl TextTable {
             }
         }
         TextTable {
-            name: runs.first().map_or_else(String::new, |(.., t)| t.name.clone()),
+            name: runs
+                .first()
+                .map_or_else(String::new, |(.., t)| t.name.clone()),
             columns,
             rows,
         }
@@ -177,7 +177,13 @@ pub fn tables(results: &[engine::metrics::WorkloadResult]) -> Vec<TextTable> {
             }
             seen.push(run);
             for t in std::iter::once(&run.timeline).chain(&run.tables) {
-                let entry = (w.workload.as_str(), run.label.as_str(), run.nodes, w.key_type, t);
+                let entry = (
+                    w.workload.as_str(),
+                    run.label.as_str(),
+                    run.nodes,
+                    w.key_type,
+                    t,
+                );
                 match by_name.iter_mut().find(|(name, _)| *name == t.name) {
                     Some((_, runs)) => runs.push(entry),
                     None => by_name.push((&t.name, vec![entry])),
@@ -185,20 +191,12 @@ pub fn tables(results: &[engine::metrics::WorkloadResult]) -> Vec<TextTable> {
             }
         }
     }
-    by_name.iter().map(|(_, runs)| TextTable::of(runs)).collect()
+    by_name
+        .iter()
+        .map(|(_, runs)| TextTable::of(runs))
+        .collect()
 }
 
-/// Every layout table of a run, one `<name>.csv` each.
-pub struct LayoutTablesCsv;
-
-impl Exporter for LayoutTablesCsv {
-    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        run.layout_tables
-            .iter()
-            .map(|t| Ok((t.file_name(), t.csv()?)))
-            .collect()
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;

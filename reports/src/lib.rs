@@ -26,6 +26,7 @@ pub mod plan_csv;
 pub mod recommendation_csv;
 pub mod refusals_csv;
 pub mod report;
+pub mod scheme_load;
 pub mod summary;
 pub mod table;
 pub mod timeline_table;

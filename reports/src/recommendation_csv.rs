@@ -7,9 +7,6 @@ use serde::{Deserialize, Serialize};
 use engine::metrics::WorkloadResult;
 
 use crate::csv_rows::{self, list, number};
-use crate::data::RunData;
-use crate::exporter::file;
-use crate::{Exporter, ReportError};
 
 /// The file name inside a run directory.
 pub const FILE: &str = "recommendation.csv";
@@ -125,18 +122,6 @@ pub fn recommendation_rows(results: &[WorkloadResult]) -> Vec<RecommendationRow>
         .into_iter()
         .map(RecommendationRow::from)
         .collect()
-}
-
-/// `recommendation.csv`.
-pub struct RecommendationCsv;
-
-impl Exporter for RecommendationCsv {
-    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        match &run.recommendations {
-            Some(rows) => Ok(file(FILE, csv_rows::write_all(rows)?)),
-            None => Ok(Vec::new()),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,6 @@ use engine::metrics::WorkloadResult;
 use serde::{Deserialize, Serialize};
 
 use crate::csv_rows;
-use crate::data::RunData;
-use crate::exporter::{file, Exporter};
-use crate::ReportError;
 
 /// The file name inside a run directory.
 pub const FILE: &str = "refusals.csv";
@@ -44,16 +41,4 @@ pub fn refusal_rows(results: &[WorkloadResult]) -> Vec<RefusalRow> {
             })
         })
         .collect()
-}
-
-/// `refusals.csv`, when the run has a refusal.
-pub struct RefusalsCsv;
-
-impl Exporter for RefusalsCsv {
-    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        if run.refusals.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(file(FILE, csv_rows::write_all(&run.refusals)?))
-    }
 }

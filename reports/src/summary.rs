@@ -1,6 +1,6 @@
 //! The tidy CSV files: `summary.csv` (one row per metric) and `shards.csv` (one row per shard).
 
-use engine::metrics::{WorkloadResult, METRICS};
+use engine::metrics::{MetricId, WorkloadResult, METRICS};
 use serde::{Deserialize, Serialize};
 
 pub use crate::csv_rows::number::format_value;
@@ -75,8 +75,8 @@ pub fn summary_rows(results: &[WorkloadResult]) -> Vec<SummaryRow> {
         .flat_map(|r| {
             r.schemes.iter().flat_map(move |s| {
                 r.metric_values(s).into_iter().map(move |m| {
-                    let estimate = m.value.and(r.estimate_of(s, m.name));
-                    let ci = m.value.and(r.interval_of(s, m.name));
+                    let estimate = m.value.and(r.estimate_of(s, MetricId(m.name)));
+                    let ci = m.value.and(r.interval_of(s, MetricId(m.name)));
                     SummaryRow {
                         workload: csv_rows::label(&r.workload),
                         scheme: csv_rows::label(&s.scheme),

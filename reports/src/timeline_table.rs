@@ -108,8 +108,7 @@ mod tests {
     use super::*;
 
     fn table(text: &str) -> TextTable {
-        TextTable::parse(Path::new("timeline.csv"), text.as_bytes())
-            .unwrap()
+        TextTable::parse(Path::new("timeline.csv"), text.as_bytes()).unwrap()
     }
 
     #[test]

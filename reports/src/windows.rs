@@ -7,9 +7,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::csv_rows::{self, number};
-use crate::data::{RunData, SchemeLoad};
-use crate::exporter::file;
-use crate::{Exporter, ReportError};
+use crate::scheme_load::SchemeLoad;
+use crate::ReportError;
 
 /// One row of `windows.csv`: one shard's requests in one window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -30,15 +29,6 @@ pub struct WindowRow {
     /// window; computed by `analysis`).
     #[serde(default, with = "number")]
     pub window_hottest_share: Option<f64>,
-}
-
-/// `windows.csv`: one row per workload, scheme, window and shard.
-pub struct WindowsCsv;
-
-impl Exporter for WindowsCsv {
-    fn render(&self, run: &RunData) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-        Ok(file("windows.csv", windows_csv(&run.loads)?))
-    }
 }
 
 /// One row of `windows.csv` borrowing its labels from the results.
@@ -173,7 +163,7 @@ mod tests {
 
     /// `windows.csv` of the model of `results`.
     fn written(results: &[WorkloadResult]) -> Vec<u8> {
-        let run = RunData::of_run(results, crate::Manifest::default()).unwrap();
+        let run = crate::data::RunData::of_run(results, crate::Manifest::default()).unwrap();
         windows_csv(&run.loads).unwrap()
     }
 

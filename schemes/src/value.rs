@@ -4,6 +4,26 @@
 //! They live in this ground crate so that a scheme names its figures without knowing the
 //! metrics of the engine.
 
+/// A metric's typed name: how code outside its definition finds the metric's rows and values
+/// (`summary.csv`'s `metric` column holds [`MetricId::name`]). Each is a constant beside the
+/// metric's definition, so a misspelt metric is a compile error, never a figure silently
+/// missing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MetricId(pub &'static str);
+
+impl MetricId {
+    /// The name in `summary.csv`.
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for MetricId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
 /// A metric's name, unit and definition.
 #[derive(Clone, Copy, Debug)]
 pub struct MetricDef {

@@ -22,7 +22,7 @@ use statrs::statistics::{Data, OrderStatistics, Statistics};
 use super::load::{window_weights, windowed_mean, LoadSample};
 use super::metric::Metric;
 use super::registry::REGISTRY;
-use super::{is_timing, SchemeResult, ShardLoad, WorkloadResult};
+use super::{is_timing, MetricId, SchemeResult, ShardLoad, WorkloadResult};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 200;
@@ -43,10 +43,10 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
         return Vec::new();
     }
     let whole = LoadSample::measured(load, events);
-    let (metrics, measured): (Vec<(&dyn Metric, &'static str)>, Vec<f64>) = REGISTRY
+    let (metrics, measured): (Vec<(&dyn Metric, MetricId)>, Vec<f64>) = REGISTRY
         .iter()
-        .flat_map(|&m| m.defs().iter().map(move |d| (m, d.name)))
-        .filter_map(|(m, name)| Some(((m, name), m.resampled(name, &whole)?)))
+        .flat_map(|&m| m.defs().iter().map(move |d| (m, MetricId(d.name))))
+        .filter_map(|(m, id)| Some(((m, id), m.resampled(id, &whole)?)))
         .unzip();
     let n = load.shard_requests.len();
     let weights: Vec<f64> = window_weights(&load.window_events).collect();
@@ -113,18 +113,18 @@ pub fn bootstrap(load: &ShardLoad, events: u64, seed: u64) -> Vec<(&'static str,
             hottest_windowed,
             capacity_windowed,
         };
-        for (s, (m, name)) in samples.iter_mut().zip(&metrics) {
-            s.push(m.resampled(name, &sample).unwrap_or(f64::NAN));
+        for (s, (m, id)) in samples.iter_mut().zip(&metrics) {
+            s.push(m.resampled(*id, &sample).unwrap_or(f64::NAN));
         }
     }
     metrics
         .iter()
         .zip(samples)
         .zip(measured)
-        .map(|((&(_, name), s), value)| {
+        .map(|((&(_, id), s), value)| {
             let mut data = Data::new(s);
             (
-                name,
+                id.name(),
                 widened(data.quantile(0.025), data.quantile(0.975), value),
             )
         })

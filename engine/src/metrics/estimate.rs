@@ -23,15 +23,15 @@
 
 pub use super::key_sample::{KeySample, MetricEstimate};
 use super::registry::REGISTRY;
-use super::{SchemeResult, WorkloadResult};
+use super::{MetricId, SchemeResult, WorkloadResult};
 
 impl WorkloadResult {
     /// For a metric of `s` measured on a key sample: the sample rate and 95% interval; `None`
     /// for exact values. Each registered metric says it of its own figures
     /// ([`super::metric::Metric::estimate`]).
-    pub fn estimate_of(&self, s: &SchemeResult, name: &str) -> Option<MetricEstimate> {
+    pub fn estimate_of(&self, s: &SchemeResult, id: MetricId) -> Option<MetricEstimate> {
         let ks = self.key_sample.as_ref()?;
-        REGISTRY.iter().find_map(|m| m.estimate(name, self, s, ks))
+        REGISTRY.iter().find_map(|m| m.estimate(id, self, s, ks))
     }
 
     /// Distinct keys of one shard: the count, scaled by the sample rate when sampled.
@@ -47,6 +47,7 @@ impl WorkloadResult {
 #[cfg(test)]
 mod tests {
     use crate::metrics::failure::FailTarget;
+    use crate::metrics::MetricId;
     use crate::replay::{replay, ReplayConfig, WorkloadInput};
     use schemes::SchemeSpec;
     use workloads::{KeyType, WorkloadSpec};
@@ -83,12 +84,15 @@ mod tests {
     fn past_the_limit_key_metrics_are_estimates_whose_intervals_cover_the_exact_values() {
         let exact = run(10_000_000);
         assert!(exact.key_sample.is_none());
-        assert_eq!(exact.estimate_of(&exact.schemes[0], "distinct_keys"), None);
+        assert_eq!(
+            exact.estimate_of(&exact.schemes[0], MetricId("distinct_keys")),
+            None
+        );
         let sampled = run(20_000);
         let ks = sampled.key_sample.expect("sampled");
         assert!(ks.sample_rate < 0.25 && ks.sampled_keys <= 20_000, "{ks:?}");
         let d = sampled
-            .estimate_of(&sampled.schemes[0], "distinct_keys")
+            .estimate_of(&sampled.schemes[0], MetricId("distinct_keys"))
             .unwrap()
             .ci
             .unwrap();
@@ -105,7 +109,7 @@ mod tests {
                 ("remap_fraction_traffic", e.remap.remap_fraction_traffic),
                 ("remap_to_new_shards", e.remap.moved_to_new_shards),
             ] {
-                let est = sampled.estimate_of(s, name).unwrap();
+                let est = sampled.estimate_of(s, MetricId(name)).unwrap();
                 let (lo, hi) = est.ci.unwrap();
                 // A 95% interval: allow a little slack so the test is not flaky by design.
                 let slack = 0.25 * (hi - lo);
@@ -123,7 +127,10 @@ mod tests {
                 "{scaled} vs {truth}"
             );
         }
-        assert_eq!(sampled.estimate_of(&sampled.schemes[0], "requests"), None);
+        assert_eq!(
+            sampled.estimate_of(&sampled.schemes[0], MetricId("requests")),
+            None
+        );
     }
 
     #[test]
@@ -134,10 +141,10 @@ mod tests {
         let (exact, sampled) = (run_with(10_000_000, fail), run_with(20_000, fail));
         let rate = sampled.key_sample.as_ref().expect("sampled").sample_rate;
         for (s, e) in sampled.schemes.iter().zip(&exact.schemes) {
-            assert_eq!(exact.estimate_of(e, "grow_added_share"), None);
+            assert_eq!(exact.estimate_of(e, MetricId("grow_added_share")), None);
             let truth = e.remap.growth.added_share.unwrap();
             let est = sampled
-                .estimate_of(s, "grow_added_share")
+                .estimate_of(s, MetricId("grow_added_share"))
                 .expect("an estimate");
             assert_eq!(est.sample_rate, rate);
             let (lo, hi) = est.ci.unwrap();
@@ -153,8 +160,8 @@ mod tests {
                 "fail_hottest_surviving_share",
                 "fail_hottest_surviving_ratio",
             ] {
-                assert_eq!(exact.estimate_of(e, name), None, "{name}");
-                let est = sampled.estimate_of(s, name);
+                assert_eq!(exact.estimate_of(e, MetricId(name)), None, "{name}");
+                let est = sampled.estimate_of(s, MetricId(name));
                 assert_eq!(
                     est.map(|m| m.sample_rate),
                     Some(rate),
@@ -162,10 +169,16 @@ mod tests {
                     s.scheme
                 );
             }
-            let fail_remap = s.extra_value("fail_remap_fraction").flatten().unwrap();
-            let truth = e.extra_value("fail_remap_fraction").flatten().unwrap();
+            let fail_remap = s
+                .extra_value(MetricId("fail_remap_fraction"))
+                .flatten()
+                .unwrap();
+            let truth = e
+                .extra_value(MetricId("fail_remap_fraction"))
+                .flatten()
+                .unwrap();
             let (lo, hi) = sampled
-                .estimate_of(s, "fail_remap_fraction")
+                .estimate_of(s, MetricId("fail_remap_fraction"))
                 .unwrap()
                 .ci
                 .unwrap();
@@ -179,7 +192,7 @@ mod tests {
                 "{lo} {hi} {truth}"
             );
             // The shard count of the failure is not an estimate.
-            assert_eq!(sampled.estimate_of(s, "fail_shard"), None);
+            assert_eq!(sampled.estimate_of(s, MetricId("fail_shard")), None);
         }
     }
 }

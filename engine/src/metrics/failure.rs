@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::remap::{self, Remap};
-use super::{MetricDef, MetricValue};
+use super::{MetricDef, MetricId, MetricValue};
 use schemes::placement::{cannot_remove_message, Degraded};
 use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
@@ -82,31 +82,42 @@ pub enum FailureOutcome {
     Unsupported(String),
 }
 
+/// `fail_shard`: The shard that failed (--fail K, or the worst one).
+pub const FAIL_SHARD: MetricId = MetricId("fail_shard");
+/// `fail_remap_fraction`: Distinct keys whose owner changes when that shard is removed by the scheme's own rule.
+pub const FAIL_REMAP_FRACTION: MetricId = MetricId("fail_remap_fraction");
+/// `fail_remap_fraction_traffic`: Point requests whose key changes owner when that shard is removed.
+pub const FAIL_REMAP_FRACTION_TRAFFIC: MetricId = MetricId("fail_remap_fraction_traffic");
+/// `fail_hottest_surviving_share`: Point requests of the busiest surviving shard / all point requests.
+pub const FAIL_HOTTEST_SURVIVING_SHARE: MetricId = MetricId("fail_hottest_surviving_share");
+/// `fail_hottest_surviving_ratio`: fail_hottest_surviving_share x (N-1); 1.0 is a perfect spread over the survivors.
+pub const FAIL_HOTTEST_SURVIVING_RATIO: MetricId = MetricId("fail_hottest_surviving_ratio");
+
 /// The rows `run --fail` adds to `summary.csv` for each scheme.
 pub static FAILURE_METRICS: &[MetricDef] = &[
     MetricDef {
-        name: "fail_shard",
+        name: FAIL_SHARD.0,
         unit: "shard",
         definition: "The shard that failed (--fail K, or the worst one).",
     },
     MetricDef {
-        name: "fail_remap_fraction",
+        name: FAIL_REMAP_FRACTION.0,
         unit: "share",
         definition:
             "Distinct keys whose owner changes when that shard is removed by the scheme's own rule.",
     },
     MetricDef {
-        name: "fail_remap_fraction_traffic",
+        name: FAIL_REMAP_FRACTION_TRAFFIC.0,
         unit: "share",
         definition: "Point requests whose key changes owner when that shard is removed.",
     },
     MetricDef {
-        name: "fail_hottest_surviving_share",
+        name: FAIL_HOTTEST_SURVIVING_SHARE.0,
         unit: "share",
         definition: "Point requests of the busiest surviving shard / all point requests.",
     },
     MetricDef {
-        name: "fail_hottest_surviving_ratio",
+        name: FAIL_HOTTEST_SURVIVING_RATIO.0,
         unit: "ratio",
         definition:
             "fail_hottest_surviving_share x (N-1); 1.0 is a perfect spread over the survivors.",

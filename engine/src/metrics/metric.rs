@@ -21,7 +21,7 @@ use workloads::{Event, EventChunk, Op};
 use super::failure::FailTarget;
 use super::key_sample::{KeySample, MetricEstimate};
 use super::load::LoadSample;
-use super::{LatencyConfig, MetricDef, SchemeResult, WorkloadResult};
+use super::{LatencyConfig, MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::{AnalysisError, KeyCounts, Partitioner, ShardId};
 
 /// One chunk of measured events routed through one scheme: what an accumulator records.
@@ -155,16 +155,16 @@ pub trait Metric: Sync {
     /// The value of one of its metrics: outer `None` = not applicable to the scheme, inner
     /// `None` = undefined. By default, the value the metric put in
     /// [`SchemeResult::extra_metrics`].
-    fn value(&self, name: &str, _w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
-        s.extra_value(name)
+    fn value(&self, id: MetricId, _w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
+        s.extra_value(id)
     }
 
-    /// How one of its metrics (`name`) of `s` is estimated when the replay sampled the key
+    /// How one of its metrics (`id`) of `s` is estimated when the replay sampled the key
     /// space (`sample`): the sample rate and 95% interval; `None` for a metric it does not
     /// have or that stays exact (see [`super::estimate`]).
     fn estimate(
         &self,
-        _name: &str,
+        _id: MetricId,
         _w: &WorkloadResult,
         _s: &SchemeResult,
         _sample: &KeySample,
@@ -172,10 +172,10 @@ pub trait Metric: Sync {
         None
     }
 
-    /// The value of one of its metrics (`name`) on a load of resampled windows (or on the
+    /// The value of one of its metrics (`id`) on a load of resampled windows (or on the
     /// measured load itself), for its block-bootstrap interval (see [`super::confidence`]);
     /// `None` for a metric it does not have or that the bootstrap gives no interval.
-    fn resampled(&self, _name: &str, _load: &LoadSample<'_>) -> Option<f64> {
+    fn resampled(&self, _id: MetricId, _load: &LoadSample<'_>) -> Option<f64> {
         None
     }
 }

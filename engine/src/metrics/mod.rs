@@ -13,7 +13,7 @@ pub mod latency;
 pub mod load;
 pub mod metric;
 pub mod placement;
-mod registry;
+pub mod registry;
 pub mod remap;
 pub mod router;
 pub mod split;
@@ -29,7 +29,7 @@ pub use metric::Metric;
 pub use registry::REGISTRY;
 pub use remap::Remap;
 pub use router::RouterCost;
-pub use schemes::value::{MetricDef, MetricValue};
+pub use schemes::value::{MetricDef, MetricId, MetricValue};
 pub use split::SplitBalance;
 pub use table::METRICS;
 
@@ -67,10 +67,10 @@ pub struct SchemeResult {
 impl SchemeResult {
     /// The value of a row of [`SchemeResult::extra_metrics`]: outer `None` when there is no
     /// such row, inner `None` when its value is undefined.
-    pub fn extra_value(&self, name: &str) -> Option<Option<f64>> {
+    pub fn extra_value(&self, id: MetricId) -> Option<Option<f64>> {
         self.extra_metrics
             .iter()
-            .find(|v| v.name == name)
+            .find(|v| v.name == id.name())
             .map(|v| v.value)
     }
 

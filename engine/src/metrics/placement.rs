@@ -34,7 +34,10 @@ use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use statrs::statistics::Statistics;
 
-use super::{capacity, ShardLoad};
+use super::registry::load::{
+    HOTTEST_SHARD_RATIO, HOTTEST_SHARD_SHARE, HOTTEST_SHARD_SHARE_WINDOWED, USABLE_CAPACITY,
+};
+use super::{capacity, MetricId, ShardLoad};
 use schemes::{KeyCounts, Partitioner};
 
 /// Placements evaluated besides the deployed one (salts 1..=K).
@@ -44,11 +47,11 @@ pub const PLACEMENTS: u64 = 16;
 pub const EXACT_KEYS: usize = 1 << 15;
 
 /// The metrics whose intervals cover the placement spread.
-pub const SPREAD: [&str; 4] = [
-    "hottest_shard_share",
-    "hottest_shard_ratio",
-    "hottest_shard_share_windowed",
-    "usable_capacity",
+pub const SPREAD: [MetricId; 4] = [
+    HOTTEST_SHARD_SHARE,
+    HOTTEST_SHARD_RATIO,
+    HOTTEST_SHARD_SHARE_WINDOWED,
+    USABLE_CAPACITY,
 ];
 
 /// The most requested keys of a workload, placed again under every salt.
@@ -144,7 +147,7 @@ pub fn spread(
         .iter()
         .zip([hottest_values, ratio_values, windowed_values, usable_values])
         .zip(measured)
-        .filter_map(|((&name, values), value)| Some((name, prediction(&values, value)?)))
+        .filter_map(|((&id, values), value)| Some((id.name(), prediction(&values, value)?)))
         .collect()
 }
 

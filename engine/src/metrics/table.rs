@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use super::registry::REGISTRY;
-use super::{confidence, MetricDef, MetricValue, SchemeResult, WorkloadResult};
+use super::{confidence, MetricDef, MetricId, MetricValue, SchemeResult, WorkloadResult};
 
 /// Every metric in `summary.csv`, in row order: the definitions of the registered metrics.
 pub static METRICS: LazyLock<Vec<MetricDef>> =
@@ -16,7 +16,7 @@ impl WorkloadResult {
     /// follow.
     pub fn metric_values(&self, s: &SchemeResult) -> Vec<MetricValue> {
         let common = METRICS.iter().filter_map(|m| {
-            self.value_of(s, m.name).map(|value| MetricValue {
+            self.value_of(s, MetricId(m.name)).map(|value| MetricValue {
                 name: m.name,
                 unit: m.unit,
                 value,
@@ -31,11 +31,11 @@ impl WorkloadResult {
     }
 
     /// One metric of one scheme: outer `None` = not applicable, inner `None` = undefined.
-    fn value_of(&self, s: &SchemeResult, name: &str) -> Option<Option<f64>> {
+    fn value_of(&self, s: &SchemeResult, id: MetricId) -> Option<Option<f64>> {
         REGISTRY
             .iter()
-            .find(|m| m.defs().iter().any(|d| d.name == name))?
-            .value(name, self, s)
+            .find(|m| m.defs().iter().any(|d| d.name == id.name()))?
+            .value(id, self, s)
     }
 
     /// A metric of one scheme with its 95% interval: the key-sample interval of an estimate
@@ -44,16 +44,16 @@ impl WorkloadResult {
     pub fn figure(
         &self,
         s: &SchemeResult,
-        name: &str,
+        id: MetricId,
     ) -> Option<(f64, Option<confidence::Interval>)> {
-        let value = self.value_of(s, name).flatten()?;
-        Some((value, self.interval_of(s, name)))
+        let value = self.value_of(s, id).flatten()?;
+        Some((value, self.interval_of(s, id)))
     }
 
     /// The 95% interval of a metric of one scheme (see [`WorkloadResult::figure`]).
-    pub fn interval_of(&self, s: &SchemeResult, name: &str) -> Option<confidence::Interval> {
-        let sample = self.estimate_of(s, name).and_then(|e| e.ci);
-        match (sample, s.interval(name)) {
+    pub fn interval_of(&self, s: &SchemeResult, id: MetricId) -> Option<confidence::Interval> {
+        let sample = self.estimate_of(s, id).and_then(|e| e.ci);
+        match (sample, s.interval(id.name())) {
             (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
             (a, b) => a.or(b),
         }

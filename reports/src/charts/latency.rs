@@ -1,5 +1,7 @@
 //! Lookup latency percentiles (p50, p99, p99.9) per scheme, one panel per workload.
 
+use engine::metrics::registry::latency::{LOOKUP_NS_P50, LOOKUP_NS_P99, LOOKUP_NS_P999};
+use engine::metrics::MetricId;
 use plotters::prelude::*;
 
 use super::style::{self, font, LegendEntry, Mark};
@@ -10,10 +12,10 @@ use crate::data::RunData;
 pub struct LatencyChart;
 
 /// The percentiles drawn, with their metric names.
-const PERCENTILES: [(&str, &str); 3] = [
-    ("p50", "lookup_ns_p50"),
-    ("p99", "lookup_ns_p99"),
-    ("p99.9", "lookup_ns_p999"),
+const PERCENTILES: [(&str, MetricId); 3] = [
+    ("p50", LOOKUP_NS_P50),
+    ("p99", LOOKUP_NS_P99),
+    ("p99.9", LOOKUP_NS_P999),
 ];
 
 /// A workload's schemes (at its first shard count) with their three percentiles, in ns.
@@ -28,7 +30,7 @@ fn panels(data: &RunData) -> Vec<Panel<'_>> {
                 .schemes_at(w, n)
                 .into_iter()
                 .filter_map(|s| {
-                    let v = |m: &str| data.metric(w, s, n, m);
+                    let v = |m: MetricId| data.metric(w, s, n, m);
                     Some((
                         s,
                         [

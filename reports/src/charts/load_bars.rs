@@ -1,5 +1,6 @@
 //! Requests per shard over the whole trace: bars, one panel per scheme, with the fair share.
 
+use engine::metrics::registry::traffic::REQUESTS;
 use plotters::prelude::*;
 
 use super::loads::base_loads;
@@ -74,7 +75,7 @@ fn draw_panel(
     let color = style::scheme_color(input.data, &load.scheme);
     let requests = input
         .data
-        .metric(&load.workload, &load.scheme, load.shards, "requests")
+        .metric(&load.workload, &load.scheme, load.shards, REQUESTS)
         .map_or("?".into(), |r| thousands(r.round() as u64));
     let caption = format!("{}: {requests} requests", load.scheme);
     let mut chart = style::panel_chart(area, &caption, 64)

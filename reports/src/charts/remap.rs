@@ -3,6 +3,7 @@
 
 use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use engine::metrics::registry::remap::REMAP_FRACTION;
 use engine::metrics::remap::ideal;
 
 /// Remap fraction against target shard count.
@@ -16,7 +17,7 @@ fn panels(input: &ChartInput<'_>) -> Vec<(u32, Vec<Series>)> {
         let mut lines = Vec::new();
         for scheme in data.schemes_at(w, n) {
             let mut points: Vec<(f64, f64)> = data
-                .transitions(w, scheme, "remap_fraction")
+                .transitions(w, scheme, REMAP_FRACTION)
                 .into_iter()
                 .filter(|&(from, to, _)| from == n && to != n)
                 .map(|(_, to, v)| (to as f64, v))

@@ -5,6 +5,7 @@ use super::style::{self, whole, LinePanel, Series};
 use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::{RunData, DEFAULT_SCAN_LEN};
+use engine::metrics::registry::fanout::SCAN_FANOUT_MEAN;
 
 /// Scan fan-out against scan length.
 pub struct ScanFanoutChart;
@@ -22,7 +23,7 @@ fn panels(data: &RunData) -> Vec<(String, u32, Vec<Series>)> {
     groups
         .filter_map(|(family, n, members)| {
             let at: Vec<(f64, &str, u32)> = members.iter().map(|&(len, w)| (len, w, n)).collect();
-            let lines = metric_lines(data, "scan_fanout_mean", &at);
+            let lines = metric_lines(data, SCAN_FANOUT_MEAN, &at);
             (!lines.is_empty()).then_some((family, n, lines))
         })
         .collect()

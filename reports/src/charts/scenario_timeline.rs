@@ -176,8 +176,11 @@ mod tests {
             timeline_table: Some(
                 TimelineTable::of(
                     Path::new("timeline.csv"),
-                    &crate::layout_tables::TextTable::parse(Path::new("timeline.csv"), text.as_bytes())
-                        .unwrap(),
+                    &crate::layout_tables::TextTable::parse(
+                        Path::new("timeline.csv"),
+                        text.as_bytes(),
+                    )
+                    .unwrap(),
                 )
                 .unwrap(),
             ),

@@ -5,6 +5,7 @@ use super::style::{self, percent, whole, LinePanel, Series, Stroke};
 use super::sweep::metric_lines;
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::RunData;
+use engine::metrics::registry::load::HOTTEST_SHARD_SHARE;
 
 /// Hottest-shard share against shard count.
 pub struct ShardSweep;
@@ -18,7 +19,7 @@ fn panels(data: &RunData) -> Vec<(&str, Vec<u32>, Vec<Series>)> {
             continue;
         }
         let at: Vec<(f64, &str, u32)> = counts.iter().map(|&n| (n as f64, w, n)).collect();
-        let lines = metric_lines(data, "hottest_shard_share", &at);
+        let lines = metric_lines(data, HOTTEST_SHARD_SHARE, &at);
         if !lines.is_empty() {
             out.push((w, counts, lines));
         }

@@ -5,6 +5,7 @@ use super::style::{self, percent, LinePanel, Series};
 use super::sweep::{flat_reference, metric_lines};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
 use crate::data::RunData;
+use engine::metrics::registry::load::HOTTEST_SHARD_SHARE;
 
 /// Hottest-shard share against skew.
 pub struct SkewSweep;
@@ -26,7 +27,7 @@ fn panels(data: &RunData) -> Vec<(String, u32, Vec<Series>)> {
         counts.dedup();
         for n in counts {
             let at: Vec<(f64, &str, u32)> = members.iter().map(|&(s, w)| (s, w, n)).collect();
-            let lines = metric_lines(data, "hottest_shard_share", &at);
+            let lines = metric_lines(data, HOTTEST_SHARD_SHARE, &at);
             if !lines.is_empty() {
                 out.push((family.clone(), n, lines));
             }

@@ -4,11 +4,12 @@
 use super::style::{self, Series, Stroke};
 use crate::data::RunData;
 use crate::summary::SummaryRow;
+use engine::metrics::MetricId;
 
 /// One solid line per scheme of the run: `metric` at each `(x, workload, shard count)` point
 /// that has a value, with its 95% interval where summary.csv gives one. Schemes with no value
 /// at any point get no line.
-pub fn metric_lines(data: &RunData, metric: &str, at: &[(f64, &str, u32)]) -> Vec<Series> {
+pub fn metric_lines(data: &RunData, metric: MetricId, at: &[(f64, &str, u32)]) -> Vec<Series> {
     data.schemes()
         .into_iter()
         .filter_map(|scheme| {

@@ -4,6 +4,7 @@
 use super::style::{self, percent, whole, LinePanel, Series};
 use super::sweep::metric_lines;
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
+use engine::metrics::registry::load::USABLE_CAPACITY;
 
 /// Usable capacity per scheme and shard count.
 pub struct UsableCapacityChart;
@@ -13,7 +14,7 @@ fn lines(input: &ChartInput<'_>) -> Vec<Series> {
     let mut counts = data.shard_counts(w);
     counts.sort_unstable();
     let at: Vec<(f64, &str, u32)> = counts.iter().map(|&n| (n as f64, w, n)).collect();
-    metric_lines(data, "usable_capacity", &at)
+    metric_lines(data, USABLE_CAPACITY, &at)
 }
 
 impl Chart for UsableCapacityChart {

@@ -1,7 +1,14 @@
 //! The report's content as format-neutral blocks, built once from the run and rendered to HTML
 //! and Markdown, so the two files always say the same thing.
 
-use engine::metrics::METRICS;
+use engine::metrics::registry::fanout::SCANS;
+use engine::metrics::registry::keys::{DISTINCT_KEYS, HOTTEST_KEY_SHARE};
+use engine::metrics::registry::latency::LOOKUP_NS_P50;
+use engine::metrics::registry::load::HOTTEST_SHARD_RATIO;
+use engine::metrics::registry::remap::{REMAP_FRACTION, REMAP_IDEAL};
+use engine::metrics::registry::router::{BUILD_NS, ROUTER_BYTES};
+use engine::metrics::registry::traffic::EVENTS_MEASURED;
+use engine::metrics::{MetricId, METRICS};
 use schemes::display_label;
 
 use super::findings::{self, Finding, Recommendation};
@@ -436,16 +443,16 @@ fn what_was_run(data: &RunData, b: &mut Vec<Block>) {
         .map(|w| {
             let n = data.base_shards(w).unwrap_or(0);
             let scheme = data.schemes_at(w, n).first().copied().unwrap_or("");
-            let metric = |name: &str, f: fn(f64) -> String| {
+            let metric = |name: MetricId, f: fn(f64) -> String| {
                 data.metric(w, scheme, n, name).map_or("-".into(), f)
             };
             vec![
                 w.to_string(),
                 data.description(w).unwrap_or("(not recorded)").to_string(),
-                metric("events_measured", count),
-                metric("distinct_keys", count),
-                metric("scans", count),
-                metric("hottest_key_share", findings::pct),
+                metric(EVENTS_MEASURED, count),
+                metric(DISTINCT_KEYS, count),
+                metric(SCANS, count),
+                metric(HOTTEST_KEY_SHARE, findings::pct),
             ]
         })
         .collect();
@@ -554,21 +561,22 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
     let mut header = vec!["metric".to_string(), "unit".to_string()];
     header.extend(schemes.iter().map(|s| {
         let m = data
-            .metric_row(workload, s, n, "remap_fraction")
+            .metric_row(workload, s, n, REMAP_FRACTION)
             .map_or(n, |r| r.target_shards);
         format!("{} ({n}→{m})", display_label(s))
     }));
     let rows = METRICS
         .iter()
         .filter(|def| {
-            schemes
-                .iter()
-                .any(|s| data.metric_row(workload, s, n, def.name).is_some())
+            schemes.iter().any(|s| {
+                data.metric_row(workload, s, n, MetricId(def.name))
+                    .is_some()
+            })
         })
         .map(|def| {
             let mut row = vec![def.name.to_string(), def.unit.to_string()];
             row.extend(schemes.iter().map(|s| {
-                let r = data.metric_row(workload, s, n, def.name);
+                let r = data.metric_row(workload, s, n, MetricId(def.name));
                 let value = cell(r.and_then(|r| r.value), def.unit);
                 match r.and_then(|r| r.ci()) {
                     Some((lo, hi)) => format!(
@@ -592,13 +600,13 @@ fn comparison_table(data: &RunData, workload: &str, n: u32) -> Block {
 /// The metrics that trade against each other, one row per scheme: lookup time, balance,
 /// growth disruption (against the least any scheme must move) and router memory.
 fn tradeoff_table(data: &RunData, workload: &str, n: u32) -> Block {
-    const COLUMNS: [(&str, &str); 6] = [
-        ("lookup_ns_p50", "ns"),
-        ("hottest_shard_ratio", "ratio"),
-        ("remap_fraction", "share"),
-        ("remap_ideal", "share"),
-        ("router_bytes", "bytes"),
-        ("build_ns", "ns"),
+    const COLUMNS: [(MetricId, &str); 6] = [
+        (LOOKUP_NS_P50, "ns"),
+        (HOTTEST_SHARD_RATIO, "ratio"),
+        (REMAP_FRACTION, "share"),
+        (REMAP_IDEAL, "share"),
+        (ROUTER_BYTES, "bytes"),
+        (BUILD_NS, "ns"),
     ];
     let mut header = vec!["scheme".to_string()];
     header.extend(COLUMNS.iter().map(|(name, _)| name.to_string()));
@@ -610,7 +618,7 @@ fn tradeoff_table(data: &RunData, workload: &str, n: u32) -> Block {
             row.extend(
                 COLUMNS
                     .iter()
-                    .map(|(name, unit)| cell(data.metric(workload, s, n, name), unit)),
+                    .map(|(id, unit)| cell(data.metric(workload, s, n, *id), unit)),
             );
             row
         })

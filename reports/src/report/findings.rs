@@ -5,7 +5,24 @@
 //! computes a metric: usable capacity, growth shares and the decision itself come from
 //! `analysis` (see [`planning::advice`]), read back from the files.
 
+use engine::metrics::failure::{FAIL_HOTTEST_SURVIVING_RATIO, FAIL_REMAP_FRACTION, FAIL_SHARD};
+use engine::metrics::registry::fanout::{SCANS, SCAN_FANOUT_MEAN};
+use engine::metrics::registry::keys::HOTTEST_KEY_SHARE;
+use engine::metrics::registry::latency::{LOOKUP_NS_P50, LOOKUP_NS_P99};
+use engine::metrics::registry::load::{
+    HOTTEST_SHARD_RATIO, HOTTEST_SHARD_SHARE, HOTTEST_SHARD_SHARE_WINDOWED, REQUESTS_PER_EVENT,
+    USABLE_CAPACITY,
+};
+use engine::metrics::registry::remap::{
+    GROW_ADDED_FAIR, GROW_ADDED_SHARE, HOTTEST_SHARD_SHARE_GROWN, REMAP_FRACTION, REMAP_IDEAL,
+};
+use engine::metrics::registry::traffic::EVENTS_MEASURED;
+use engine::metrics::MetricId;
 use planning::advice;
+use schemes::range_dynamic::metrics::{
+    DYNAMIC_BYTES_MOVED, DYNAMIC_LOAD_SPLITS, DYNAMIC_MERGES, DYNAMIC_RANGES, DYNAMIC_SIZE_SPLITS,
+    DYNAMIC_WINDOWS,
+};
 
 use crate::data::{is_full_window, RunData, SchemeLoad};
 use crate::dynamic_csv::TimelineCsvRow;
@@ -177,14 +194,14 @@ pub fn profile(data: &RunData, workload: &str, n: u32) -> Option<WorkloadProfile
         .first()
         .map(|s| s.scheme.clone())
         .unwrap_or_default();
-    let metric = |m: &str| data.metric(workload, &first, n, m);
+    let metric = |m: MetricId| data.metric(workload, &first, n, m);
     Some(WorkloadProfile {
         workload: workload.to_string(),
         shards: n,
         targets: data.targets(workload, n),
-        hottest_key_share: metric("hottest_key_share"),
-        scans: metric("scans")
-            .zip(metric("events_measured"))
+        hottest_key_share: metric(HOTTEST_KEY_SHARE),
+        scans: metric(SCANS)
+            .zip(metric(EVENTS_MEASURED))
             .filter(|(s, _)| *s > 0.0),
         weighted: data.weighted(),
         schemes,
@@ -225,8 +242,8 @@ fn hottest_moves(load: &SchemeLoad) -> bool {
 }
 
 fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProfile> {
-    let metric = |m: &str| data.metric(w, s, n, m);
-    let usable = data.metric_row(w, s, n, "usable_capacity")?;
+    let metric = |m: MetricId| data.metric(w, s, n, m);
+    let usable = data.metric_row(w, s, n, USABLE_CAPACITY)?;
     let load = data.load_of(w, s, n);
     let (windows, short_windows) = load.map_or((vec![], 0), full_windows);
     let hottest_moves = load.is_some_and(hottest_moves);
@@ -240,19 +257,19 @@ fn scheme_profile(data: &RunData, w: &str, s: &str, n: u32) -> Option<SchemeProf
         scheme: s.to_string(),
         usable_capacity: usable.value?,
         usable_ci: usable.ci(),
-        hottest_window_share: metric("hottest_shard_share_windowed")?,
+        hottest_window_share: metric(HOTTEST_SHARD_SHARE_WINDOWED)?,
         hottest_window_range,
         windows: windows.len(),
         short_windows,
         hottest_moves,
-        hottest_share: metric("hottest_shard_share")?,
-        hottest_ratio: metric("hottest_shard_ratio")
-            .or_else(|| Some(metric("hottest_shard_share")? * f64::from(n)))?,
-        requests_per_event: metric("requests_per_event").unwrap_or(1.0),
-        scan_fanout: metric("scan_fanout_mean"),
-        lookup_p50: metric("lookup_ns_p50"),
+        hottest_share: metric(HOTTEST_SHARD_SHARE)?,
+        hottest_ratio: metric(HOTTEST_SHARD_RATIO)
+            .or_else(|| Some(metric(HOTTEST_SHARD_SHARE)? * f64::from(n)))?,
+        requests_per_event: metric(REQUESTS_PER_EVENT).unwrap_or(1.0),
+        scan_fanout: metric(SCAN_FANOUT_MEAN),
+        lookup_p50: metric(LOOKUP_NS_P50),
         fail_moved: data
-            .metric_row(w, s, n, "fail_remap_fraction")
+            .metric_row(w, s, n, FAIL_REMAP_FRACTION)
             .map(|r| r.value),
     })
 }
@@ -262,17 +279,17 @@ pub fn growth_profiles(data: &RunData, p: &WorkloadProfile, m: u32) -> Vec<Growt
     p.schemes
         .iter()
         .filter_map(|s| {
-            let metric = |name: &str| {
+            let metric = |name: MetricId| {
                 data.metric_at(&p.workload, &s.scheme, (p.shards, m), name)
                     .and_then(|r| r.value)
             };
             Some(GrowthProfile {
                 scheme: s.scheme.clone(),
-                moved: metric("remap_fraction")?,
-                ideal: metric("remap_ideal")?,
-                added_share: metric("grow_added_share"),
-                added_fair: metric("grow_added_fair"),
-                hottest_grown: metric("hottest_shard_share_grown"),
+                moved: metric(REMAP_FRACTION)?,
+                ideal: metric(REMAP_IDEAL)?,
+                added_share: metric(GROW_ADDED_SHARE),
+                added_fair: metric(GROW_ADDED_FAIR),
+                hottest_grown: metric(HOTTEST_SHARD_SHARE_GROWN),
             })
         })
         .collect()
@@ -294,18 +311,18 @@ pub fn workload_findings(data: &RunData, p: &WorkloadProfile) -> Vec<Finding> {
 fn failure(data: &RunData, p: &WorkloadProfile) -> Option<Finding> {
     /// The failed shard, the share of keys it moves, the busiest survivor's ratio.
     type Failed = (f64, f64, f64);
-    let m = |s: &str, name: &str| data.metric(&p.workload, s, p.shards, name);
+    let m = |s: &str, name: MetricId| data.metric(&p.workload, s, p.shards, name);
     let rows: Vec<(&str, Option<Failed>)> = p
         .schemes
         .iter()
         .filter(|s| {
-            data.metric_row(&p.workload, &s.scheme, p.shards, "fail_remap_fraction")
+            data.metric_row(&p.workload, &s.scheme, p.shards, FAIL_REMAP_FRACTION)
                 .is_some()
         })
         .map(|s| {
-            let figures = m(&s.scheme, "fail_shard")
-                .zip(m(&s.scheme, "fail_remap_fraction"))
-                .zip(m(&s.scheme, "fail_hottest_surviving_ratio"));
+            let figures = m(&s.scheme, FAIL_SHARD)
+                .zip(m(&s.scheme, FAIL_REMAP_FRACTION))
+                .zip(m(&s.scheme, FAIL_HOTTEST_SURVIVING_RATIO));
             (
                 s.scheme.as_str(),
                 figures.map(|((k, moved), ratio)| (k, moved, ratio)),
@@ -656,8 +673,8 @@ fn latency(data: &RunData, p: &WorkloadProfile) -> Option<Finding> {
         .schemes
         .iter()
         .filter_map(|s| {
-            let m = |name: &str| data.metric(&p.workload, &s.scheme, p.shards, name);
-            Some((s.scheme.as_str(), m("lookup_ns_p50")?, m("lookup_ns_p99")?))
+            let m = |name: MetricId| data.metric(&p.workload, &s.scheme, p.shards, name);
+            Some((s.scheme.as_str(), m(LOOKUP_NS_P50)?, m(LOOKUP_NS_P99)?))
         })
         .collect();
     if lat.len() < 2 {
@@ -713,7 +730,7 @@ fn shard_sweeps(data: &RunData) -> Vec<Finding> {
             .filter_map(|s| {
                 let points: Vec<(f64, f64)> = counts
                     .iter()
-                    .filter_map(|&n| Some((n as f64, data.metric(w, s, n, "hottest_shard_share")?)))
+                    .filter_map(|&n| Some((n as f64, data.metric(w, s, n, HOTTEST_SHARD_SHARE)?)))
                     .collect();
                 Some(format!("{s} {}", change(&points)?))
             })
@@ -750,7 +767,7 @@ fn skew_sweeps(data: &RunData) -> Vec<Finding> {
                 let points: Vec<(f64, f64)> = family
                     .members
                     .iter()
-                    .filter_map(|(v, w)| Some((*v, data.metric(w, s, n, "hottest_shard_share")?)))
+                    .filter_map(|(v, w)| Some((*v, data.metric(w, s, n, HOTTEST_SHARD_SHARE)?)))
                     .collect();
                 Some(format!("{s} {}", change(&points)?))
             })
@@ -836,26 +853,26 @@ fn timeline(data: &RunData) -> Vec<Finding> {
     for w in data.workloads() {
         for n in data.shard_counts(w) {
             for s in data.schemes_at(w, n) {
-                let metric = |name: &str| data.metric(w, s, n, name);
-                let Some(windows) = metric("dynamic_windows") else {
+                let metric = |name: MetricId| data.metric(w, s, n, name);
+                let Some(windows) = metric(DYNAMIC_WINDOWS) else {
                     continue;
                 };
                 let mut parts = Vec::new();
-                if let Some(ranges) = metric("dynamic_ranges") {
+                if let Some(ranges) = metric(DYNAMIC_RANGES) {
                     parts.push(format!(
                         "{} ranges after {} windows",
                         num(ranges),
                         num(windows)
                     ));
                 }
-                let count = |name: &str| metric(name).map_or("?".into(), num);
+                let count = |name: MetricId| metric(name).map_or("?".into(), num);
                 parts.push(format!(
                     "{} size splits, {} load splits, {} merges",
-                    count("dynamic_size_splits"),
-                    count("dynamic_load_splits"),
-                    count("dynamic_merges")
+                    count(DYNAMIC_SIZE_SPLITS),
+                    count(DYNAMIC_LOAD_SPLITS),
+                    count(DYNAMIC_MERGES)
                 ));
-                if let Some(bytes) = metric("dynamic_bytes_moved") {
+                if let Some(bytes) = metric(DYNAMIC_BYTES_MOVED) {
                     parts.push(format!("{} bytes moved", num(bytes)));
                 }
                 let mine: Vec<&TimelineCsvRow> = rows

@@ -4,6 +4,8 @@
 
 use super::finding::{pct, Finding, Topic};
 use crate::data::RunData;
+use engine::metrics::MetricId;
+use schemes::scenario::{REDUNDANT_MOVES, THROTTLED_SHARE, UNAVAILABLE_SHARE};
 
 /// One finding per workload and scheme of `events.csv`.
 pub fn findings(data: &RunData) -> Vec<Finding> {
@@ -45,19 +47,19 @@ pub fn findings(data: &RunData) -> Vec<Finding> {
                 text
             })
             .collect();
-        let metric = |name: &str| {
+        let metric = |name: MetricId| {
             data.metrics
                 .iter()
-                .find(|m| m.workload == w && m.scheme == s && m.metric == name)
+                .find(|m| m.workload == w && m.scheme == s && m.metric == name.name())
                 .and_then(|m| m.value)
         };
-        if let Some(t) = metric("throttled_share") {
+        if let Some(t) = metric(THROTTLED_SHARE) {
             parts.push(format!("{} of node requests throttled", pct(t)));
         }
-        if let Some(u) = metric("unavailable_share").filter(|&u| u > 0.0) {
+        if let Some(u) = metric(UNAVAILABLE_SHARE).filter(|&u| u > 0.0) {
             parts.push(format!("{} of events found no replica up", pct(u)));
         }
-        if let Some(r) = metric("redundant_moves").filter(|&r| r > 0.0) {
+        if let Some(r) = metric(REDUNDANT_MOVES).filter(|&r| r > 0.0) {
             parts.push(format!("{r} moves went back or round (redundant)"));
         }
         out.push(Finding {

@@ -3,10 +3,13 @@
 //! ([`crate::metrics::failure::FAILURE_METRICS`]) follow the common ones, so it has no row in
 //! [`crate::metrics::METRICS`].
 
-use crate::metrics::failure;
+use crate::metrics::failure::{
+    self, FAIL_HOTTEST_SURVIVING_RATIO, FAIL_HOTTEST_SURVIVING_SHARE, FAIL_REMAP_FRACTION,
+    FAIL_REMAP_FRACTION_TRAFFIC,
+};
 use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
-use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
+use crate::metrics::{MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
 
 /// The `fail_*` rows of `run --fail`.
@@ -37,17 +40,17 @@ impl Metric for Failure {
 
     fn estimate(
         &self,
-        name: &str,
+        id: MetricId,
         _: &WorkloadResult,
         s: &SchemeResult,
         ks: &KeySample,
     ) -> Option<MetricEstimate> {
-        match name {
-            "fail_remap_fraction" => ks.share(s.extra_value(name)??, ks.sampled_keys as f64),
-            "fail_remap_fraction_traffic" => ks.share(s.extra_value(name)??, ks.effective_keys),
+        match id {
+            FAIL_REMAP_FRACTION => ks.share(s.extra_value(id)??, ks.sampled_keys as f64),
+            FAIL_REMAP_FRACTION_TRAFFIC => ks.share(s.extra_value(id)??, ks.effective_keys),
             // The busiest survivor's share of sampled keys' requests, without an interval.
-            "fail_hottest_surviving_share" | "fail_hottest_surviving_ratio"
-                if s.extra_value(name).flatten().is_some() =>
+            FAIL_HOTTEST_SURVIVING_SHARE | FAIL_HOTTEST_SURVIVING_RATIO
+                if s.extra_value(id).flatten().is_some() =>
             {
                 ks.unintervalled()
             }

@@ -2,8 +2,17 @@
 
 use crate::metrics::fanout::FanoutAccumulator;
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
-use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
+use crate::metrics::{MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
+
+/// `scans`: Measured scans.
+pub const SCANS: MetricId = MetricId("scans");
+/// `scan_fanout_mean`: Mean shards contacted per scan.
+pub const SCAN_FANOUT_MEAN: MetricId = MetricId("scan_fanout_mean");
+/// `scan_fanout_p99`: 99th percentile of shards contacted per scan.
+pub const SCAN_FANOUT_P99: MetricId = MetricId("scan_fanout_p99");
+/// `scan_fanout_max`: Most shards contacted by one scan.
+pub const SCAN_FANOUT_MAX: MetricId = MetricId("scan_fanout_max");
 
 /// `scans`, `scan_fanout_mean`, `scan_fanout_p99`, `scan_fanout_max`.
 pub struct Fanout;
@@ -32,22 +41,22 @@ impl Metric for Fanout {
     fn defs(&self) -> &'static [MetricDef] {
         &[
             MetricDef {
-                name: "scans",
+                name: SCANS.0,
                 unit: "scans",
                 definition: "Measured scans.",
             },
             MetricDef {
-                name: "scan_fanout_mean",
+                name: SCAN_FANOUT_MEAN.0,
                 unit: "shards",
                 definition: "Mean shards contacted per scan.",
             },
             MetricDef {
-                name: "scan_fanout_p99",
+                name: SCAN_FANOUT_P99.0,
                 unit: "shards",
                 definition: "99th percentile of shards contacted per scan.",
             },
             MetricDef {
-                name: "scan_fanout_max",
+                name: SCAN_FANOUT_MAX.0,
                 unit: "shards",
                 definition: "Most shards contacted by one scan.",
             },
@@ -70,13 +79,13 @@ impl Metric for Fanout {
         Ok(())
     }
 
-    fn value(&self, name: &str, w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
+    fn value(&self, id: MetricId, w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
         let fan = |f: fn(&crate::metrics::ScanFanout) -> f64| Some(s.fanout.as_ref().map(f));
-        match name {
-            "scans" => Some(Some(w.scans as f64)),
-            "scan_fanout_mean" => fan(|f| f.mean),
-            "scan_fanout_p99" => fan(|f| f.p99 as f64),
-            "scan_fanout_max" => fan(|f| f.max as f64),
+        match id {
+            SCANS => Some(Some(w.scans as f64)),
+            SCAN_FANOUT_MEAN => fan(|f| f.mean),
+            SCAN_FANOUT_P99 => fan(|f| f.p99 as f64),
+            SCAN_FANOUT_MAX => fan(|f| f.max as f64),
             _ => None,
         }
     }

@@ -5,8 +5,13 @@ use rayon::prelude::*;
 
 use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
-use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
+use crate::metrics::{MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::{AnalysisError, KeyCounts, Partitioner};
+
+/// `distinct_keys`: Distinct keys of measured point operations.
+pub const DISTINCT_KEYS: MetricId = MetricId("distinct_keys");
+/// `hottest_key_share`: Point requests of the most requested key / all point requests.
+pub const HOTTEST_KEY_SHARE: MetricId = MetricId("hottest_key_share");
 
 /// `distinct_keys`, `hottest_key_share`.
 pub struct Keys;
@@ -18,8 +23,8 @@ impl Metric for Keys {
 
     fn defs(&self) -> &'static [MetricDef] {
         &[
-            MetricDef { name: "distinct_keys", unit: "keys", definition: "Distinct keys of measured point operations." },
-            MetricDef { name: "hottest_key_share", unit: "share", definition: "Point requests of the most requested key / all point requests. No scheme can spread one key." },
+            MetricDef { name: DISTINCT_KEYS.0, unit: "keys", definition: "Distinct keys of measured point operations." },
+            MetricDef { name: HOTTEST_KEY_SHARE.0, unit: "share", definition: "Point requests of the most requested key / all point requests. No scheme can spread one key." },
         ]
     }
 
@@ -35,10 +40,10 @@ impl Metric for Keys {
         Ok(())
     }
 
-    fn value(&self, name: &str, w: &WorkloadResult, _: &SchemeResult) -> Option<Option<f64>> {
-        match name {
-            "distinct_keys" => Some(Some(w.distinct_keys as f64)),
-            "hottest_key_share" => Some(Some(match &w.hottest_key {
+    fn value(&self, id: MetricId, w: &WorkloadResult, _: &SchemeResult) -> Option<Option<f64>> {
+        match id {
+            DISTINCT_KEYS => Some(Some(w.distinct_keys as f64)),
+            HOTTEST_KEY_SHARE => Some(Some(match &w.hottest_key {
                 Some((_, n)) if w.point_requests > 0 => *n as f64 / w.point_requests as f64,
                 _ => 0.0,
             })),
@@ -48,16 +53,16 @@ impl Metric for Keys {
 
     fn estimate(
         &self,
-        name: &str,
+        id: MetricId,
         w: &WorkloadResult,
         _: &SchemeResult,
         ks: &KeySample,
     ) -> Option<MetricEstimate> {
-        match name {
-            "distinct_keys" => Some(ks.distinct.into()),
+        match id {
+            DISTINCT_KEYS => Some(ks.distinct.into()),
             // The space-saving count of a hottest key outside the sample may overstate it by
             // its error: [count - error, count] / requests.
-            "hottest_key_share" if ks.hottest_key_error > 0 => {
+            HOTTEST_KEY_SHARE if ks.hottest_key_error > 0 => {
                 let count = w.hottest_key.as_ref().map_or(0, |(_, n)| *n);
                 let share = |n: u64| {
                     if w.point_requests == 0 {

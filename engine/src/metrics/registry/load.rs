@@ -3,8 +3,21 @@
 use crate::metrics::capacity;
 use crate::metrics::load::{LoadAccumulator, LoadSample};
 use crate::metrics::metric::{take, Accumulator, Finish, Metric, Routed, Start, State};
-use crate::metrics::{MetricDef, SchemeResult, WorkloadResult};
+use crate::metrics::{MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
+
+/// The hottest shard's share of all requests.
+pub const HOTTEST_SHARD_SHARE: MetricId = MetricId("hottest_shard_share");
+/// The hottest shard's share times N.
+pub const HOTTEST_SHARD_RATIO: MetricId = MetricId("hottest_shard_ratio");
+/// The coefficient of variation of shard requests.
+pub const LOAD_CV: MetricId = MetricId("load_cv");
+/// The hottest shard's share per window, averaged.
+pub const HOTTEST_SHARD_SHARE_WINDOWED: MetricId = MetricId("hottest_shard_share_windowed");
+/// Shard requests per event.
+pub const REQUESTS_PER_EVENT: MetricId = MetricId("requests_per_event");
+/// The share of capacity usable before the hottest shard saturates.
+pub const USABLE_CAPACITY: MetricId = MetricId("usable_capacity");
 
 /// `hottest_shard_share` to `usable_capacity`; also the scheme's own per-shard rows
 /// ([`schemes::Partitioner::shard_load_metrics`]).
@@ -32,12 +45,12 @@ impl Metric for Load {
 
     fn defs(&self) -> &'static [MetricDef] {
         &[
-            MetricDef { name: "hottest_shard_share", unit: "share", definition: "Max shard requests / all requests, over the whole trace." },
-            MetricDef { name: "hottest_shard_ratio", unit: "ratio", definition: "hottest_shard_share x N; 1.0 is a perfect spread. With --weights: the largest share / weight share over the shards." },
-            MetricDef { name: "load_cv", unit: "ratio", definition: "Coefficient of variation (population) of shard requests (with --weights: of requests / weight)." },
-            MetricDef { name: "hottest_shard_share_windowed", unit: "share", definition: "Mean over consecutive windows of --window events of the hottest shard's share within the window, each window weighted by its events (the last window may be shorter)." },
-            MetricDef { name: "requests_per_event", unit: "requests/event", definition: "requests / events_measured: 1 without scans, more as scans fan out." },
-            MetricDef { name: "usable_capacity", unit: "share", definition: "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1. With --weights each shard's capacity follows its weight: a window's hottest is then its largest share x W / (N x weight), W the weights' sum." },
+            MetricDef { name: HOTTEST_SHARD_SHARE.0, unit: "share", definition: "Max shard requests / all requests, over the whole trace." },
+            MetricDef { name: HOTTEST_SHARD_RATIO.0, unit: "ratio", definition: "hottest_shard_share x N; 1.0 is a perfect spread. With --weights: the largest share / weight share over the shards." },
+            MetricDef { name: LOAD_CV.0, unit: "ratio", definition: "Coefficient of variation (population) of shard requests (with --weights: of requests / weight)." },
+            MetricDef { name: HOTTEST_SHARD_SHARE_WINDOWED.0, unit: "share", definition: "Mean over consecutive windows of --window events of the hottest shard's share within the window, each window weighted by its events (the last window may be shorter)." },
+            MetricDef { name: REQUESTS_PER_EVENT.0, unit: "requests/event", definition: "requests / events_measured: 1 without scans, more as scans fan out." },
+            MetricDef { name: USABLE_CAPACITY.0, unit: "share", definition: "Share of the cluster's request capacity usable before the hottest shard saturates, a scan costing one request per shard contacted: 1 / (N x hottest_shard_share_windowed x requests_per_event), at most 1. With --weights each shard's capacity follows its weight: a window's hottest is then its largest share x W / (N x weight), W the weights' sum." },
         ]
     }
 
@@ -68,31 +81,31 @@ impl Metric for Load {
         Ok(())
     }
 
-    fn value(&self, name: &str, w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
+    fn value(&self, id: MetricId, w: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
         let v = |x: f64| Some(Some(x));
-        match name {
-            "hottest_shard_share" => v(s.load.hottest_shard_share),
-            "hottest_shard_ratio" => v(s.load.hottest_shard_ratio),
-            "load_cv" => v(s.load.load_cv),
-            "hottest_shard_share_windowed" => v(s.load.hottest_shard_share_windowed),
-            "requests_per_event" => v(capacity::requests_per_event(
+        match id {
+            HOTTEST_SHARD_SHARE => v(s.load.hottest_shard_share),
+            HOTTEST_SHARD_RATIO => v(s.load.hottest_shard_ratio),
+            LOAD_CV => v(s.load.load_cv),
+            HOTTEST_SHARD_SHARE_WINDOWED => v(s.load.hottest_shard_share_windowed),
+            REQUESTS_PER_EVENT => v(capacity::requests_per_event(
                 s.load.requests,
                 w.events_measured,
             )),
-            "usable_capacity" => v(capacity::usable_of(&s.load, w.events_measured)),
+            USABLE_CAPACITY => v(capacity::usable_of(&s.load, w.events_measured)),
             _ => None,
         }
     }
 
-    fn resampled(&self, name: &str, sample: &LoadSample<'_>) -> Option<f64> {
+    fn resampled(&self, id: MetricId, sample: &LoadSample<'_>) -> Option<f64> {
         let load = sample.load;
-        Some(match name {
-            "hottest_shard_share" => load.hottest_shard_share,
-            "hottest_shard_ratio" => load.hottest_shard_ratio,
-            "load_cv" => load.load_cv,
-            "hottest_shard_share_windowed" => sample.hottest_windowed,
-            "requests_per_event" => capacity::requests_per_event(load.requests, sample.events),
-            "usable_capacity" => capacity::usable(
+        Some(match id {
+            HOTTEST_SHARD_SHARE => load.hottest_shard_share,
+            HOTTEST_SHARD_RATIO => load.hottest_shard_ratio,
+            LOAD_CV => load.load_cv,
+            HOTTEST_SHARD_SHARE_WINDOWED => sample.hottest_windowed,
+            REQUESTS_PER_EVENT => capacity::requests_per_event(load.requests, sample.events),
+            USABLE_CAPACITY => capacity::usable(
                 load.shard_requests.len(),
                 sample.events,
                 load.requests,

@@ -2,16 +2,16 @@
 //! in `summary.csv` ([`super::METRICS`]). See [`super::metric`] for how to add one.
 
 mod failure;
-mod fanout;
-mod keys;
-mod latency;
-mod load;
-mod remap;
-mod router;
-mod split;
+pub mod fanout;
+pub mod keys;
+pub mod latency;
+pub mod load;
+pub mod remap;
+pub mod router;
+pub mod split;
 #[cfg(test)]
 mod toy;
-mod traffic;
+pub mod traffic;
 
 use super::metric::Metric;
 

@@ -1,8 +1,13 @@
 //! What the router costs: the memory of the lookup structure and the time to build it.
 
 use crate::metrics::metric::{Accumulator, Finish, Metric};
-use crate::metrics::{router, MetricDef, SchemeResult, WorkloadResult};
+use crate::metrics::{router, MetricDef, MetricId, SchemeResult, WorkloadResult};
 use schemes::AnalysisError;
+
+/// `router_bytes`: Memory of the lookup structure (table, points, arrays); empty when the scheme does not say.
+pub const ROUTER_BYTES: MetricId = MetricId("router_bytes");
+/// `build_ns`: Time to build the lookup structure from its spec (one build; learning the arrival order ....
+pub const BUILD_NS: MetricId = MetricId("build_ns");
 
 /// `router_bytes`, `build_ns`.
 pub struct Router;
@@ -14,8 +19,8 @@ impl Metric for Router {
 
     fn defs(&self) -> &'static [MetricDef] {
         &[
-            MetricDef { name: "router_bytes", unit: "bytes", definition: "Memory of the lookup structure (table, points, arrays); empty when the scheme does not say." },
-            MetricDef { name: "build_ns", unit: "ns", definition: "Time to build the lookup structure from its spec (one build; learning the arrival order not included)." },
+            MetricDef { name: ROUTER_BYTES.0, unit: "bytes", definition: "Memory of the lookup structure (table, points, arrays); empty when the scheme does not say." },
+            MetricDef { name: BUILD_NS.0, unit: "ns", definition: "Time to build the lookup structure from its spec (one build; learning the arrival order not included)." },
         ]
     }
 
@@ -30,10 +35,10 @@ impl Metric for Router {
         Ok(())
     }
 
-    fn value(&self, name: &str, _: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
-        match name {
-            "router_bytes" => Some(s.router.bytes.map(|b| b as f64)),
-            "build_ns" => Some(s.router.build_ns),
+    fn value(&self, id: MetricId, _: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
+        match id {
+            ROUTER_BYTES => Some(s.router.bytes.map(|b| b as f64)),
+            BUILD_NS => Some(s.router.build_ns),
             _ => None,
         }
     }

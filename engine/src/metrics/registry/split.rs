@@ -3,8 +3,13 @@
 
 use crate::metrics::key_sample::{KeySample, MetricEstimate};
 use crate::metrics::metric::{Accumulator, Finish, Metric};
-use crate::metrics::{split, MetricDef, SchemeResult, SplitBalance, WorkloadResult};
+use crate::metrics::{split, MetricDef, MetricId, SchemeResult, SplitBalance, WorkloadResult};
 use schemes::AnalysisError;
+
+/// `split_balance`: Range only: |L-R|/(L+R) of the hottest range's point load split at its median distinct key.
+pub const SPLIT_BALANCE: MetricId = MetricId("split_balance");
+/// `split_balance_optimal`: Range only: the same at the exact load-halving key.
+pub const SPLIT_BALANCE_OPTIMAL: MetricId = MetricId("split_balance_optimal");
 
 /// `split_balance`, `split_balance_optimal`.
 pub struct Split;
@@ -16,8 +21,8 @@ impl Metric for Split {
 
     fn defs(&self) -> &'static [MetricDef] {
         &[
-            MetricDef { name: "split_balance", unit: "ratio", definition: "Range only: |L-R|/(L+R) of the hottest range's point load split at its median distinct key." },
-            MetricDef { name: "split_balance_optimal", unit: "ratio", definition: "Range only: the same at the exact load-halving key." },
+            MetricDef { name: SPLIT_BALANCE.0, unit: "ratio", definition: "Range only: |L-R|/(L+R) of the hottest range's point load split at its median distinct key." },
+            MetricDef { name: SPLIT_BALANCE_OPTIMAL.0, unit: "ratio", definition: "Range only: the same at the exact load-halving key." },
         ]
     }
 
@@ -35,24 +40,24 @@ impl Metric for Split {
         Ok(())
     }
 
-    fn value(&self, name: &str, _: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
+    fn value(&self, id: MetricId, _: &WorkloadResult, s: &SchemeResult) -> Option<Option<f64>> {
         let split = |f: fn(&SplitBalance) -> f64| s.split.as_ref().map(|x| Some(f(x)));
-        match name {
-            "split_balance" => split(|x| x.median_balance),
-            "split_balance_optimal" => split(|x| x.optimal_balance),
+        match id {
+            SPLIT_BALANCE => split(|x| x.median_balance),
+            SPLIT_BALANCE_OPTIMAL => split(|x| x.optimal_balance),
             _ => None,
         }
     }
 
     fn estimate(
         &self,
-        name: &str,
+        id: MetricId,
         _: &WorkloadResult,
         s: &SchemeResult,
         ks: &KeySample,
     ) -> Option<MetricEstimate> {
         // Computed over the sampled keys of the hottest range, without an interval.
-        let own = name == "split_balance" || name == "split_balance_optimal";
+        let own = id == SPLIT_BALANCE || id == SPLIT_BALANCE_OPTIMAL;
         (own && s.split.is_some()).then(|| ks.unintervalled())?
     }
 }
