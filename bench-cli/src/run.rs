@@ -336,7 +336,11 @@ pub fn publish(
         if let [single] = &results[..] {
             write!(stdout, "{}", reports::table::comparison_table(single))?;
         }
-        write!(stdout, "{}", reports::table::decision_matrix(&results))?;
+        write!(
+            stdout,
+            "{}",
+            reports::table::decision_matrix(data.recommendations.as_deref().unwrap_or_default())
+        )?;
         writeln!(stdout, "{}", phase_line(&phases, replayed))?;
         writeln!(
             stdout,

@@ -3,14 +3,13 @@
 //! with other commands' tables.
 
 use engine::metrics::{MetricValue, WorkloadResult, METRICS};
-use planning::advice;
 
 use crate::recommendation_csv::RecommendationRow;
 
 /// The decision matrix: one line per workload and shard count, every growth target weighed,
 /// with the recommended scheme (or why none), what decided, by how much and the schemes tied
 /// with it on each criterion reached.
-pub fn decision_matrix(results: &[WorkloadResult]) -> String {
+pub fn decision_matrix(decisions: &[RecommendationRow]) -> String {
     let mut rows = vec![[
         "workload",
         "N",
@@ -22,10 +21,7 @@ pub fn decision_matrix(results: &[WorkloadResult]) -> String {
     ]
     .map(String::from)
     .to_vec()];
-    for d in advice::decide_all(results)
-        .into_iter()
-        .map(RecommendationRow::from)
-    {
+    for d in decisions {
         let ties = d.ties_text();
         let note = match (ties.is_empty(), d.warning.is_empty()) {
             (false, false) if d.scheme.is_some() => format!("{ties}; {}", d.warning),
