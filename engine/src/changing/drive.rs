@@ -210,8 +210,8 @@ impl<L: ChangingLayout + ?Sized> WindowSink for Counts<'_, L> {
         let row = self
             .layout
             .timeline_columns()
-            .iter()
-            .map(|&column| match column {
+            .into_iter()
+            .map(|column| match column {
                 "window" => Cell::Count(load.index),
                 "events" => Cell::Count(load.events),
                 "requests" => Cell::Count(load.requests),

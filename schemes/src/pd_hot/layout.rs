@@ -295,8 +295,8 @@ impl ChangingLayout for PdHot {
         [hot, moves, bytes].into_iter().map(Cell::Count).collect()
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {

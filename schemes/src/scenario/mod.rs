@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 use workloads::{Event, KeyType, Op};
 
 use crate::changing::{
-    decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput, LayoutSetup,
-    Overlay, Table, WindowLoad, WindowLog, WindowTime, GENERIC_COLUMNS,
+    converge_secs, decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput,
+    LayoutSetup, Overlay, Table, WindowLoad, WindowLog, WindowShare, WindowTime, GENERIC_COLUMNS,
 };
 use crate::placement::Degraded;
 use crate::value::{MetricDef, MetricValue};
@@ -394,7 +394,7 @@ struct ScenarioLayout {
     /// Node requests per phase (phase `i` follows the `i`-th event).
     phases: Vec<(f64, Vec<u64>)>,
     /// Per window: its start, hottest node share and node requests.
-    series: Vec<(f64, f64, u64)>,
+    series: Vec<WindowShare>,
     node_requests: u64,
     throttled: u64,
     unavailable: u64,
@@ -742,8 +742,11 @@ impl ChangingLayout for ScenarioLayout {
         let w = std::mem::take(&mut self.window);
         self.held_series.push(self.held.clone());
         let start = w.start.unwrap_or(self.now);
-        self.series
-            .push((start, load.hottest_node_share, load.requests));
+        self.series.push(WindowShare {
+            start,
+            hottest: load.hottest_node_share,
+            requests: load.requests,
+        });
         let n = self.layout.shard_count();
         let up = (0..n)
             .filter(|s| !self.failed.contains(s) && self.layout.live().contains(s))
@@ -764,8 +767,8 @@ impl ChangingLayout for ScenarioLayout {
         ]
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        &TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
@@ -920,32 +923,10 @@ impl ScenarioLayout {
 
     /// Seconds after event `i` until the hottest node share settles (see [`METRICS`]).
     fn converge_secs(&self, i: usize) -> Option<f64> {
-        let at = self.events[i].applied_at;
         let until = self
             .events
             .get(i + 1)
             .map_or(f64::INFINITY, |r| r.applied_at);
-        let segment: Vec<(f64, f64, u64)> = self
-            .series
-            .iter()
-            .copied()
-            .filter(|&(t, _, _)| t >= at && t < until)
-            .collect();
-        if segment.is_empty() {
-            return None;
-        }
-        let tail = &segment[segment.len() - segment.len().div_ceil(4)..];
-        let settled = tail.iter().map(|&(_, h, _)| h).sum::<f64>() / tail.len() as f64;
-        // The band: 0.02, 10% of the settled share, or three binomial standard deviations of
-        // a share of the window's requests, whichever is widest (a thin window is noisy).
-        let in_band = |&(_, h, requests): &(f64, f64, u64)| {
-            let noise = 3.0 * (settled * (1.0 - settled) / requests.max(1) as f64).sqrt();
-            (h - settled).abs() <= (0.1 * settled).max(0.02).max(noise)
-        };
-        let from = segment
-            .iter()
-            .rposition(|w| !in_band(w))
-            .map_or(0, |k| k + 1);
-        segment.get(from).map(|&(t, _, _)| (t - at).max(0.0))
+        converge_secs(&self.series, self.events[i].applied_at, until)
     }
 }

@@ -150,8 +150,8 @@ impl ChangingLayout for Slicer {
         ]
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
