@@ -3,6 +3,15 @@
 //! grown (`grown_from`), over windows stamped with their start ([`Settling`]).
 
 use super::{WindowLoad, WindowLog};
+use crate::value::MetricDef;
+
+/// `converge_secs` of a balancer run without a scenario, whose nodes change once, at the
+/// start (`grown_from`: the nodes beyond the first M join empty).
+pub const CONVERGE_AFTER_START: MetricDef = MetricDef {
+    name: "converge_secs",
+    unit: "s",
+    definition: "Seconds from the start (when the nodes beyond grown_from join empty) until the hottest node share of every later window stays within a band of its settled value (the mean of the last quarter of the windows): max(0.02, 10% of it, 3 binomial standard deviations of a share of the window's requests); resolution one window; window starts in seconds of trace time from the first event, or event positions without timestamps. Under a scenario: after each event (the scenario's converge_secs).",
+};
 
 /// One window: its start (seconds from the first event, or an event position without
 /// timestamps), the busiest node's share of its node requests, and those requests.

@@ -17,7 +17,7 @@ mod table;
 mod window;
 
 pub use budget::MoveBudget;
-pub use converge::{converge_secs, Settling, WindowShare};
+pub use converge::{converge_secs, Settling, WindowShare, CONVERGE_AFTER_START};
 pub use key_bytes::KeyBytes;
 pub use table::{Cell, Table};
 pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};

@@ -22,11 +22,15 @@
 //! unavailable when none survives; a scan's failed shard is replaced by the first surviving
 //! shard after it in shard order within the replicas, or makes the scan unavailable.
 
+mod balancing;
+mod clock;
 mod file;
 mod moves;
 mod thrash;
 mod throttle;
 
+pub use balancing::{Balancing, DRAIN_SECS};
+pub use clock::EventClock;
 pub use file::{check, parse, Action, Step};
 pub use moves::MoveGraph;
 pub use thrash::{tdtv, thrash};
@@ -77,8 +81,19 @@ impl Scenario {
                 spec.label()
             )))
         };
-        if spec.kind().changing.is_some() {
-            return refuse("it changes its layout by its own rules; run it without --scenario");
+        if let Some(changing) = &spec.kind().changing {
+            if self.replicas > 1 {
+                return refuse(&format!(
+                    "it keeps one copy of every key; --replicas {} cannot apply (a failed node's \
+                     keys are unavailable until it recovers)",
+                    self.replicas
+                ));
+            }
+            if self.move_rate.is_some() {
+                return refuse("it paces its moves by its own move_rate parameter, not --move-rate");
+            }
+            (changing.check)(&spec.spec)?;
+            return check(&self.name, &self.steps, shards);
         }
         if spec.needs_warmup() {
             return refuse(
@@ -154,6 +169,11 @@ impl Overlay for Under {
     fn start(&self, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError> {
         let scenario = &self.scenario;
         scenario.check(&self.spec, setup.nodes)?;
+        let kind = self.spec.kind();
+        if let Some(changing) = &kind.changing {
+            let inner = (changing.start)(&self.spec.spec, setup)?;
+            return Ok(Box::new(Balancing::new(Arc::clone(scenario), kind.name, inner)));
+        }
         let layout = scenario.build(&self.spec, setup.nodes, scenario.weights.as_deref())?;
         Ok(Box::new(ScenarioLayout::new(
             Arc::clone(scenario),
@@ -164,7 +184,10 @@ impl Overlay for Under {
     }
 
     fn end(&self) -> &'static LayoutEnd {
-        &END
+        match self.spec.kind().changing {
+            Some(_) => &balancing::END,
+            None => &END,
+        }
     }
 }
 
@@ -384,8 +407,7 @@ struct ScenarioLayout {
     held_series: Vec<Vec<u64>>,
     /// The most point requests of one key in the current phase.
     phase_hottest_key: u64,
-    origin: Option<u64>,
-    position: u64,
+    clock: EventClock,
     now: f64,
     buckets: Option<Buckets>,
     window: WindowCounts,
@@ -412,6 +434,7 @@ impl ScenarioLayout {
         layout: Box<dyn Partitioner>,
     ) -> ScenarioLayout {
         let buckets = scenario.throttle.map(|t| Buckets::new(t, shards));
+        let clock = EventClock::new(scenario.time_unit_ns);
         let weights = scenario.weights.clone().unwrap_or_default();
         ScenarioLayout {
             scenario,
@@ -427,8 +450,7 @@ impl ScenarioLayout {
             held: vec![0; shards as usize],
             held_series: Vec::new(),
             phase_hottest_key: 0,
-            origin: None,
-            position: 0,
+            clock,
             now: 0.0,
             buckets,
             window: WindowCounts::default(),
@@ -443,22 +465,6 @@ impl ScenarioLayout {
             under: (0, 0.0, 0.0),
             replicas: Vec::new(),
             scan: ShardSet::new(shards),
-        }
-    }
-
-    /// The time of `e` in seconds (or its position) and the whole seconds elapsed.
-    fn clock(&mut self, e: &Event<'_>) -> (f64, u64) {
-        let position = self.position;
-        self.position += 1;
-        match e.timestamp {
-            Some(ts) => {
-                let origin = *self.origin.get_or_insert(ts);
-                let ns =
-                    u128::from(ts.saturating_sub(origin)) * u128::from(self.scenario.time_unit_ns);
-                let secs = (ns as f64 / 1e9).max(self.now);
-                (secs, (ns / 1_000_000_000) as u64)
-            }
-            None => (position as f64, position),
         }
     }
 
@@ -657,7 +663,7 @@ impl ChangingLayout for ScenarioLayout {
     }
 
     fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
-        let (now, second) = self.clock(e);
+        let (now, second) = self.clock.tick(e);
         self.now = now;
         self.window.start.get_or_insert(now);
         self.apply_due();
