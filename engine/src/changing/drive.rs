@@ -93,7 +93,7 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         clock,
         events: events_seen,
         measured_events: events_seen.saturating_sub(opts.warmup_events),
-        timeline: Table::new("timeline", layout.timeline_columns(), timeline),
+        timeline: Table::new("timeline", &layout.timeline_columns(), timeline),
         tables: output.tables,
         final_state: layout.final_state()?,
         node_requests,
