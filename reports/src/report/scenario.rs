@@ -27,7 +27,9 @@ pub fn findings(data: &RunData) -> Vec<Finding> {
                 if e.outcome != "applied" {
                     return format!("{text}: {}", e.outcome);
                 }
-                let bytes = e.moved_bytes.map_or(String::new(), |b| format!(" ({b} bytes)"));
+                let bytes = e
+                    .moved_bytes
+                    .map_or(String::new(), |b| format!(" ({b} bytes)"));
                 if let Some(moves) = e.moves.filter(|&m| m > 0) {
                     text.push_str(&format!(" the balancer made {moves} moves{bytes}"));
                     if let Some(t) = e.move_secs {

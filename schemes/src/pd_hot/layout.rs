@@ -222,7 +222,14 @@ impl PdHot {
         let closed = &self.closed;
         let mut planned = drain_moves(&owners, &self.flows, self.stores, |s| closed.contains(&s));
         if planned.is_empty() {
-            planned = plan(&owners, &self.flows, &hot, self.stores, closed, &self.params.rule);
+            planned = plan(
+                &owners,
+                &self.flows,
+                &hot,
+                self.stores,
+                closed,
+                &self.params.rule,
+            );
         }
         let mut made = Vec::new();
         for m in &planned {

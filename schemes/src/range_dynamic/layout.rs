@@ -27,6 +27,7 @@ use super::params::DynamicParams;
 use super::rebalance::{self, MoveKind, RebalanceLimits};
 use super::requests::{scan_end, SideCounts};
 use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime};
+use crate::scenario::Action;
 use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, ShardSet};
 
@@ -69,6 +70,8 @@ pub struct RangeDynamic {
     timeline: Vec<TimelineRow>,
     splits: Vec<SplitRow>,
     totals: DynamicTotals,
+    /// Nodes drained (they receive nothing).
+    draining: Vec<u32>,
 }
 
 impl ChangingLayout for RangeDynamic {
@@ -161,6 +164,42 @@ impl ChangingLayout for RangeDynamic {
             metrics: self.metric_values(),
         }
     }
+
+    fn apply_action(&mut self, action: &Action) -> Result<(), String> {
+        let nodes = self.cluster.nodes();
+        match *action {
+            Action::Add(k) => self.cluster.add_nodes(k),
+            Action::Drain(s) if s >= nodes => return Err(format!("there is no node {s}")),
+            Action::Drain(s) if self.draining.contains(&s) => {
+                return Err(format!("node {s} is drained already"))
+            }
+            Action::Drain(s)
+                if (nodes as usize - self.draining.len()) <= self.params.replicas as usize =>
+            {
+                return Err(format!(
+                    "draining node {s} would leave fewer nodes than replicas={}",
+                    self.params.replicas
+                ))
+            }
+            Action::Drain(s) => self.draining.push(s),
+            Action::Weight(..) => {
+                return Err("its nodes are equal (each is rebalanced to the mean load)".into())
+            }
+            Action::Fail(_) | Action::Recover(_) => {
+                return Err("failures are the scenario's, not the rebalancer's".into())
+            }
+        }
+        Ok(())
+    }
+
+    fn holds_nothing(&self, node: u32) -> bool {
+        !self.cluster.holds(node)
+    }
+
+    fn moves_made(&self) -> (u64, Option<u64>) {
+        let t = &self.totals;
+        (t.ownership_moves + t.data_moves, Some(t.bytes_moved))
+    }
 }
 
 /// The cells of `row` that are not generic, in [`TIMELINE_COLUMNS`] order.
@@ -202,6 +241,7 @@ impl RangeDynamic {
             timeline: Vec::new(),
             splits: Vec::new(),
             totals: DynamicTotals::default(),
+            draining: Vec::new(),
         }
     }
 
@@ -479,12 +519,13 @@ impl RangeDynamic {
             threshold: self.params.rebalance_threshold,
             byte_cap: self.params.move_bytes_per_window,
         };
-        let moves = rebalance::plan(
-            &self.cluster.loads(),
-            self.cluster.nodes(),
-            &limits,
-            &|_| true,
-        );
+        let (ranges, nodes) = (self.cluster.loads(), self.cluster.nodes());
+        let leaving = |n: u32| self.draining.contains(&n);
+        // A drain's moves first; the load plan once every drained node is empty.
+        let moves = match self.draining.iter().any(|&n| self.cluster.holds(n)) {
+            true => rebalance::drain_plan(&ranges, nodes, limits.byte_cap, &leaving),
+            false => rebalance::plan(&ranges, nodes, &limits, &|n| !leaving(n)),
+        };
         self.cluster.apply(&moves);
         for m in &moves {
             match m.kind {

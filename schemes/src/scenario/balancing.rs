@@ -161,9 +161,7 @@ impl Balancing {
         kind: &'static str,
         inner: Box<dyn ChangingLayout>,
     ) -> Balancing {
-        let buckets = scenario
-            .throttle
-            .map(|t| Buckets::new(t, inner.nodes()));
+        let buckets = scenario.throttle.map(|t| Buckets::new(t, inner.nodes()));
         let clock = EventClock::new(scenario.time_unit_ns);
         Balancing {
             scenario,
@@ -373,7 +371,11 @@ impl ChangingLayout for Balancing {
             value,
         });
         let metrics = scenario
-            .chain(own.metrics.into_iter().filter(|m| m.name != "converge_secs"))
+            .chain(
+                own.metrics
+                    .into_iter()
+                    .filter(|m| m.name != "converge_secs"),
+            )
             .collect();
         let mut tables = own.tables;
         tables.push(events);

@@ -90,7 +90,9 @@ impl Scenario {
                 ));
             }
             if self.move_rate.is_some() {
-                return refuse("it paces its moves by its own move_rate parameter, not --move-rate");
+                return refuse(
+                    "it paces its moves by its own move_rate parameter, not --move-rate",
+                );
             }
             (changing.check)(&spec.spec)?;
             return check(&self.name, &self.steps, shards);
@@ -172,7 +174,11 @@ impl Overlay for Under {
         let kind = self.spec.kind();
         if let Some(changing) = &kind.changing {
             let inner = (changing.start)(&self.spec.spec, setup)?;
-            return Ok(Box::new(Balancing::new(Arc::clone(scenario), kind.name, inner)));
+            return Ok(Box::new(Balancing::new(
+                Arc::clone(scenario),
+                kind.name,
+                inner,
+            )));
         }
         let layout = scenario.build(&self.spec, setup.nodes, scenario.weights.as_deref())?;
         Ok(Box::new(ScenarioLayout::new(
