@@ -98,9 +98,9 @@ pub struct EventCsvRow {
     /// A balancer's moves (shards, regions, slices, ranges) from the event to the next.
     #[serde(default)]
     pub moves: Option<u64>,
-    /// Keys still waiting to move at the end.
+    /// Keys still waiting to move at the end (empty for a balancer's event).
     #[serde(default)]
-    pub keys_left: u64,
+    pub keys_left: Option<u64>,
     /// Seconds the moves took (empty: not done by the end, or nothing to move).
     #[serde(default, with = "number")]
     pub move_secs: Option<f64>,

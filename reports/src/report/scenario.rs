@@ -35,13 +35,12 @@ pub fn findings(data: &RunData) -> Vec<Finding> {
                     if let Some(t) = e.move_secs {
                         text.push_str(&format!(", the node emptied in {}", secs(t)));
                     }
-                } else if e.moved_keys.unwrap_or(0) > 0 || e.keys_left > 0 {
-                    let keys = e.moved_keys.unwrap_or(0);
+                } else if e.moved_keys.unwrap_or(0) > 0 || e.keys_left.unwrap_or(0) > 0 {
+                    let (keys, left) = (e.moved_keys.unwrap_or(0), e.keys_left.unwrap_or(0));
                     text.push_str(&format!(" moved {keys} keys{bytes}"));
                     match e.move_secs {
                         Some(t) => text.push_str(&format!(" in {}", secs(t))),
-                        None => text
-                            .push_str(&format!(", {} keys still waiting at the end", e.keys_left)),
+                        None => text.push_str(&format!(", {left} keys still waiting at the end")),
                     }
                 }
                 match e.converge_secs {
