@@ -46,6 +46,7 @@ const TIMELINE_COLUMNS: &[&str] = &[
     "moves",
     "churn",
     "imbalance",
+    "bytes_moved",
 ];
 
 /// The columns of `slicer_slices.csv`.
@@ -183,10 +184,12 @@ impl ChangingLayout for Slicer {
         if !waiting {
             self.budget.reset();
         }
+        let mut bytes = 0;
         for m in &r.moves {
             self.graph.add(m.from, m.to, 1);
-            self.bytes_moved += range_bytes(&self.hash_bytes, m.start, m.width);
+            bytes += range_bytes(&self.hash_bytes, m.start, m.width);
         }
+        self.bytes_moved += bytes;
         self.moves += r.moves.len() as u64;
         self.churn += r.churn();
         self.last_loads = loads.per_slice(&self.slices);
@@ -201,6 +204,7 @@ impl ChangingLayout for Slicer {
             Cell::Count(r.moves.len() as u64),
             Cell::Number(Some(r.churn_share())),
             Cell::Number(Some(now)),
+            Cell::Count(bytes),
         ]
     }
 
