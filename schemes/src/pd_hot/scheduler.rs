@@ -294,4 +294,19 @@ mod tests {
         let shrunk = resize(&grown, &flows, 2, &RULE);
         assert_eq!(store_loads(&shrunk, &flows, 2), vec![60, 60]);
     }
+
+    #[test]
+    fn a_drained_store_gives_its_regions_to_the_coolest_open_stores_and_takes_none() {
+        // Loads 50, 40, 20: region 1 (30) goes to store 2, then region 3 (10) to store 0
+        // (50, tied with store 2 at 50, the lower id).
+        let (owners, flows) = ([0, 1, 2, 1], [50, 30, 20, 10]);
+        let moves = drain_moves(&owners, &flows, 3, |s| s == 1);
+        let made: Vec<(usize, u32, u32)> = moves.iter().map(|m| (m.region, m.from, m.to)).collect();
+        assert_eq!(made, [(1, 1, 2), (3, 1, 0)]);
+        // The hot scheduler would move region 1 to the empty store 1; closed, it is no
+        // destination and the others cannot take it.
+        let (owners, flows, hot) = ([0, 0, 1, 2], [60, 35, 20, 30], [true; 4]);
+        assert_eq!(plan(&owners, &flows, &hot, 3, &[], &RULE)[0].to, 1);
+        assert!(plan(&owners, &flows, &hot, 3, &[1], &RULE).is_empty());
+    }
 }

@@ -358,4 +358,28 @@ mod tests {
         );
         assert_eq!((owner, replicas.as_slice()), (1, &[3, 1][..]));
     }
+
+    #[test]
+    fn a_drain_copies_each_replica_off_the_node_to_the_least_loaded_within_the_cap() {
+        let ranges = [
+            range(5.0, 100, 0, &[0]),
+            range(3.0, 100, 1, &[1]),
+            range(1.0, 100, 0, &[0]),
+        ];
+        let leaving = |n: u32| n == 0;
+        let made = |cap: u64| -> Vec<(usize, u32, u32)> {
+            drain_plan(&ranges, 3, cap, &leaving)
+                .iter()
+                .map(|m| (m.range, m.from, m.to))
+                .collect()
+        };
+        // Loads 6, 3, 0: range 0 to node 2 (then 5), range 2 to node 1.
+        assert_eq!(made(1_000), [(0, 0, 2), (2, 0, 1)]);
+        assert_eq!(made(150), [(0, 0, 2)]);
+        assert!(made(0).is_empty());
+        // Without a node free of the range's replicas, a leaving owner hands it over.
+        let both = [range(1.0, 100, 0, &[0, 1])];
+        let m = drain_plan(&both, 2, 1_000, &leaving);
+        assert_eq!((m[0].kind, m[0].to), (MoveKind::Ownership, 1));
+    }
 }
