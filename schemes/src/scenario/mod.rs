@@ -25,14 +25,18 @@
 mod balancing;
 mod clock;
 mod file;
+mod metrics;
 mod moves;
+mod setup;
 mod thrash;
 mod throttle;
 
 pub use balancing::{Balancing, DRAIN_SECS};
 pub use clock::EventClock;
 pub use file::{check, parse, Action, Step};
+pub use metrics::METRICS;
 pub use moves::MoveGraph;
+pub use setup::Scenario;
 pub use thrash::{tdtv, thrash};
 pub use throttle::{Buckets, Throttle};
 
@@ -47,100 +51,8 @@ use crate::changing::{
     LayoutSetup, Overlay, Table, WindowLoad, WindowLog, WindowShare, WindowTime, GENERIC_COLUMNS,
 };
 use crate::placement::Degraded;
-use crate::value::{MetricDef, MetricValue};
+use crate::value::MetricValue;
 use crate::{AnalysisError, BuildContext, KeyCounts, Partitioner, SchemeSpec, ShardSet};
-
-/// A scenario and the options it runs with, shared by every scheme of a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
-    /// The file's name, for messages.
-    pub name: String,
-    /// Its events, in time order.
-    pub steps: Vec<Step>,
-    /// Token buckets per shard (`--throttle`).
-    pub throttle: Option<Throttle>,
-    /// Copies of every key (`--replicas`), at least 1.
-    pub replicas: u32,
-    /// Bytes moved per second after an event (`--move-rate`); `None`: moves are instant.
-    pub move_rate: Option<f64>,
-    /// Nanoseconds of one timestamp unit of the trace.
-    pub time_unit_ns: u64,
-    /// How the schemes read key text in files.
-    pub key_type: KeyType,
-    /// Shard weights at the start (`--weights`).
-    pub weights: Option<Vec<f64>>,
-}
-
-impl Scenario {
-    /// Why `spec` cannot run under a scenario on `shards` shards, or a line of the scenario
-    /// that does not fit that cluster.
-    pub fn check(&self, spec: &SchemeSpec, shards: u32) -> Result<(), AnalysisError> {
-        let refuse = |why: &str| {
-            Err(AnalysisError::Config(format!(
-                "--scenario cannot run '{}': {why}",
-                spec.label()
-            )))
-        };
-        if let Some(changing) = &spec.kind().changing {
-            if self.replicas > 1 {
-                return refuse(&format!(
-                    "it keeps one copy of every key; --replicas {} cannot apply (a failed node's \
-                     keys are unavailable until it recovers)",
-                    self.replicas
-                ));
-            }
-            if self.move_rate.is_some() {
-                return refuse(
-                    "it paces its moves by its own move_rate parameter, not --move-rate",
-                );
-            }
-            (changing.check)(&spec.spec)?;
-            return check(&self.name, &self.steps, shards);
-        }
-        if spec.needs_warmup() {
-            return refuse(
-                "it learns its boundaries from a warm-up; give them (boundaries=FILE) or use \
-                 another scheme",
-            );
-        }
-        let part = self.build(spec, shards, self.weights.as_deref())?;
-        if part.learns_arrival() {
-            return refuse("it places keys in the order they first appear in the whole stream");
-        }
-        check(&self.name, &self.steps, shards)?;
-        if let Some(step) = self
-            .steps
-            .iter()
-            .find(|s| matches!(s.action, Action::Weight(..)))
-        {
-            let ones = vec![1.0; shards as usize];
-            self.build(spec, shards, Some(&ones)).map_err(|e| {
-                AnalysisError::Config(format!(
-                    "{}:{}: '{}': '{}' cannot take weights: {e}",
-                    self.name,
-                    step.line,
-                    step.action,
-                    spec.label()
-                ))
-            })?;
-        }
-        Ok(())
-    }
-
-    fn build(
-        &self,
-        spec: &SchemeSpec,
-        shards: u32,
-        weights: Option<&[f64]>,
-    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        spec.build(&BuildContext {
-            shards,
-            warmup_keys: &[],
-            key_type: self.key_type,
-            weights,
-        })
-    }
-}
 
 /// What a scheme under a scenario leaves at the end: the scenario's figures and the layout
 /// after every change.
@@ -196,65 +108,6 @@ impl Overlay for Under {
         }
     }
 }
-
-/// The figures of a scenario run, in `summary.csv` beside every scheme's.
-pub static METRICS: &[MetricDef] = &[
-    MetricDef {
-        name: "throttled_share",
-        unit: "share",
-        definition: "Node requests that found no token in their shard's bucket (--throttle) / all node requests; empty without --throttle.",
-    },
-    MetricDef {
-        name: "unavailable_share",
-        unit: "share",
-        definition: "Events none of whose key's replicas was up (failed shards) / all events.",
-    },
-    MetricDef {
-        name: "moved_keys",
-        unit: "keys",
-        definition: "Keys moved by the scenario's adds, drains and weight changes (each move of a key counts).",
-    },
-    MetricDef {
-        name: "moved_bytes",
-        unit: "bytes",
-        definition: "Their bytes: each key's length plus the size of its last event that carried one.",
-    },
-    MetricDef {
-        name: "redundant_moves",
-        unit: "keys",
-        definition: "Moves cancelled by cycles in the graph of moves between shards (as pd-simulator counts them): data that went back or round.",
-    },
-    MetricDef {
-        name: "move_secs",
-        unit: "s",
-        definition: "The longest time the moves of one event took under --move-rate (0 without); empty when the moves of an event were not done by the end of the trace (events.csv: keys_left).",
-    },
-    MetricDef {
-        name: "converge_secs",
-        unit: "s",
-        definition: "The longest time after an event until the hottest node share of every later window (up to the next event) stays within a band of its settled value (the mean of the last quarter of those windows): max(0.02, 10% of it, 3 binomial standard deviations of a share of the window's requests); resolution one window.",
-    },
-    MetricDef {
-        name: "under_replicated_key_secs",
-        unit: "key x s",
-        definition: "Keys seen with at least one replica on a failed shard, times the seconds they stay so (counted at each event).",
-    },
-    MetricDef {
-        name: "refused_events",
-        unit: "events",
-        definition: "Scenario events the scheme's own rule refused (events.csv outcome 'refused: ...'; jump removes only its last bucket): nothing changed at them.",
-    },
-    MetricDef {
-        name: "thrash",
-        unit: "ratio",
-        definition: "How much data went back and forth (CockroachDB asim's thrashing): per node, the series of keys seen that it holds at each window end; the largest trend-discounting total variation of a node's series, tdtv(up, down) = a (up + down) + (1 - a) min(up, down) with a = (min / max)^0.8 of its summed upward and downward steps, divided by the range of every node's holdings (1 when constant). 0 when holdings only grow or only shrink; 2 for data that swept that range once and came back.",
-    },
-    MetricDef {
-        name: "overcommit",
-        unit: "ratio",
-        definition: "The busiest node against the best possible (as Scylla's tablet load-balancing test judges its own), after the last event (the whole run without events): the busiest node's requests / max(requests / nodes up, the hottest key's point requests); 1 is the best any placement could do. Empty when nothing was served then.",
-    },
-];
 
 /// Columns of a scenario run's `timeline.csv` (the generic ones, then its own).
 pub const TIMELINE_COLUMNS: [&str; 13] = [
