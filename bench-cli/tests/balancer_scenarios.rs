@@ -148,7 +148,7 @@ fn a_failed_node_is_unavailable_until_it_recovers_and_rules_a_balancer_lacks_are
     let events = table(&out, "events.csv");
     assert_eq!(events[0]["outcome"], "applied");
     assert!(
-        events[2]["outcome"].starts_with("refused: its tasks are equal"),
+        events[2]["outcome"].starts_with("refused: its nodes are equal"),
         "{:?}",
         events[2]
     );

@@ -111,10 +111,12 @@ pub trait ChangingLayout: Send {
     /// Applies a scenario event (`run --scenario`) by the layout's own rule: `add K` and
     /// `drain S` (or `weight S W`). Its moves are made by the layout's own balancing at the
     /// next window ends, paced as its moves always are. `Err` says why the layout refuses it
-    /// (nothing changed). Failures are not the layout's: a failed node just stops answering
-    /// ([`crate::scenario`]). By default every event is refused.
+    /// (nothing changed). The scenario file was checked ([`crate::scenario::check`]): a node
+    /// drained exists, was not drained before and is not the last one. Failures are not the
+    /// layout's: a failed node just stops answering ([`crate::scenario`]). By default every
+    /// event is refused ([`no_rule`]).
     fn apply_action(&mut self, action: &Action) -> Result<(), String> {
-        Err(format!("it has no rule for '{action}' under a scenario"))
+        Err(no_rule(action))
     }
 
     /// True when `node` holds no data and no request routes to it (a drain is done).
@@ -179,6 +181,16 @@ pub trait Overlay: Send + Sync {
 
 /// Turns a changing layout's [`ChangingLayout::final_state`] into a fixed layout.
 pub type FinalLayoutFn = fn(&[u8]) -> Result<Box<dyn Partitioner>, AnalysisError>;
+
+/// Why a changing layout refuses `action`, which it has no rule for.
+pub fn no_rule(action: &Action) -> String {
+    match action {
+        Action::Weight(..) => {
+            "its nodes are equal (each is balanced to the mean load): it has no weights".into()
+        }
+        _ => format!("it has no rule for '{action}' under a scenario"),
+    }
+}
 
 /// The refusal of a changing layout asked to be built as a fixed one: `spec` `changes` (its
 /// ranges, shards, ...) as events replay.

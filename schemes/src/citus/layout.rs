@@ -29,8 +29,8 @@ use super::params::CitusParams;
 use super::placement::Placement;
 use super::rebalance::ShardMove;
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling, Table,
-    WindowLoad, WindowLog, GENERIC_COLUMNS,
+    no_rule, Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling,
+    Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
 use crate::scenario::{Action, MoveGraph};
 use crate::value::MetricValue;
@@ -234,34 +234,26 @@ impl ChangingLayout for Citus {
     }
 
     fn apply_action(&mut self, action: &Action) -> Result<(), String> {
-        let nodes = self.placement.nodes;
         match *action {
             Action::Add(k) => {
-                self.placement.nodes = nodes.saturating_add(k);
+                self.placement.nodes = self.placement.nodes.saturating_add(k);
                 self.capacity.resize(self.placement.nodes as usize, 1.0);
             }
             Action::Drain(s) => {
-                let live = self.capacity.iter().filter(|&&c| c > 0.0).count();
-                match self.capacity.get(s as usize) {
-                    None => return Err(format!("there is no node {s}")),
-                    Some(&c) if c == 0.0 => return Err(format!("node {s} is drained already")),
-                    Some(_) if live <= 1 => {
-                        return Err(format!("node {s} is the last node that may hold shards"))
-                    }
-                    Some(_) => {}
-                }
-                self.capacity[s as usize] = 0.0;
+                *self
+                    .capacity
+                    .get_mut(s as usize)
+                    .ok_or_else(|| no_rule(action))? = 0.0;
                 self.queue.clear();
             }
-            Action::Weight(s, w) => match self.capacity.get_mut(s as usize) {
-                Some(c) if *c > 0.0 && w > 0.0 => *c = w as f32,
-                Some(_) if w > 0.0 => return Err(format!("node {s} is drained")),
-                Some(_) => return Err(format!("a node's capacity must be above 0, not {w}")),
-                None => return Err(format!("there is no node {s}")),
+            Action::Weight(s, w) if w > 0.0 => match self.capacity.get_mut(s as usize) {
+                Some(c) if *c > 0.0 => *c = w as f32,
+                _ => return Err(format!("node {s} is drained")),
             },
-            Action::Fail(_) | Action::Recover(_) => {
-                return Err("failures are the scenario's, not the rebalancer's".into())
+            Action::Weight(_, w) => {
+                return Err(format!("a node's capacity must be above 0, not {w}"))
             }
+            _ => return Err(no_rule(action)),
         }
         Ok(())
     }

@@ -36,8 +36,8 @@ use super::metrics::METRICS;
 use super::params::PdHotParams;
 use super::scheduler::{drain_moves, plan};
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling, Table,
-    WindowLoad, WindowLog, GENERIC_COLUMNS,
+    no_rule, Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling,
+    Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
 use crate::citus::Placement;
 use crate::range::RangePartitioner;
@@ -352,23 +352,10 @@ impl ChangingLayout for PdHot {
     }
 
     fn apply_action(&mut self, action: &Action) -> Result<(), String> {
-        let stores = self.stores;
         match *action {
-            Action::Add(k) => self.stores = stores.saturating_add(k),
-            Action::Drain(s) if s >= stores => return Err(format!("there is no store {s}")),
-            Action::Drain(s) if self.closed.contains(&s) => {
-                return Err(format!("store {s} is drained already"))
-            }
-            Action::Drain(s) if self.closed.len() + 1 >= stores as usize => {
-                return Err(format!("store {s} is the last store that may hold regions"))
-            }
+            Action::Add(k) => self.stores = self.stores.saturating_add(k),
             Action::Drain(s) => self.closed.push(s),
-            Action::Weight(..) => {
-                return Err("its stores are equal (each is balanced to the mean load)".into())
-            }
-            Action::Fail(_) | Action::Recover(_) => {
-                return Err("failures are the scenario's, not the scheduler's".into())
-            }
+            _ => return Err(no_rule(action)),
         }
         Ok(())
     }

@@ -26,7 +26,9 @@ use super::output::{DynamicTotals, FinalRange, FinderSummary, SplitRow, Timeline
 use super::params::DynamicParams;
 use super::rebalance::{self, MoveKind, RebalanceLimits};
 use super::requests::{scan_end, SideCounts};
-use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime};
+use crate::changing::{
+    no_rule, Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime,
+};
 use crate::scenario::Action;
 use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, ShardSet};
@@ -166,28 +168,16 @@ impl ChangingLayout for RangeDynamic {
     }
 
     fn apply_action(&mut self, action: &Action) -> Result<(), String> {
-        let nodes = self.cluster.nodes();
+        let (nodes, replicas) = (self.cluster.nodes() as usize, self.params.replicas as usize);
         match *action {
             Action::Add(k) => self.cluster.add_nodes(k),
-            Action::Drain(s) if s >= nodes => return Err(format!("there is no node {s}")),
-            Action::Drain(s) if self.draining.contains(&s) => {
-                return Err(format!("node {s} is drained already"))
-            }
-            Action::Drain(s)
-                if (nodes as usize - self.draining.len()) <= self.params.replicas as usize =>
-            {
+            Action::Drain(s) if nodes - self.draining.len() <= replicas => {
                 return Err(format!(
-                    "draining node {s} would leave fewer nodes than replicas={}",
-                    self.params.replicas
+                    "draining node {s} would leave fewer nodes than replicas={replicas}"
                 ))
             }
             Action::Drain(s) => self.draining.push(s),
-            Action::Weight(..) => {
-                return Err("its nodes are equal (each is rebalanced to the mean load)".into())
-            }
-            Action::Fail(_) | Action::Recover(_) => {
-                return Err("failures are the scenario's, not the rebalancer's".into())
-            }
+            _ => return Err(no_rule(action)),
         }
         Ok(())
     }

@@ -21,7 +21,7 @@ use std::sync::{Arc, LazyLock};
 use serde::{Deserialize, Serialize};
 use workloads::{Event, Op};
 
-use super::{Action, Buckets, EventClock, Scenario, Step, METRICS as SCENARIO_METRICS};
+use super::{Action, EventClock, Scenario, Served, Step, METRICS as SCENARIO_METRICS};
 use crate::changing::{
     converge_secs, decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput,
     Table, WindowLoad, WindowLog, WindowShare, WindowTime,
@@ -130,8 +130,6 @@ struct EventRow {
 #[derive(Default)]
 struct WindowCounts {
     start: Option<f64>,
-    throttled: u64,
-    unavailable: u64,
     events: Vec<String>,
 }
 
@@ -144,13 +142,10 @@ pub struct Balancing {
     now: f64,
     next_step: usize,
     failed: Vec<u32>,
-    buckets: Option<Buckets>,
+    served: Served,
     rows: Vec<EventRow>,
     windows: Vec<WindowShare>,
     window: WindowCounts,
-    node_requests: u64,
-    throttled: u64,
-    unavailable: u64,
     seen_events: u64,
 }
 
@@ -161,7 +156,7 @@ impl Balancing {
         kind: &'static str,
         inner: Box<dyn ChangingLayout>,
     ) -> Balancing {
-        let buckets = scenario.throttle.map(|t| Buckets::new(t, inner.nodes()));
+        let served = Served::new(scenario.throttle, inner.nodes());
         let clock = EventClock::new(scenario.time_unit_ns);
         Balancing {
             scenario,
@@ -171,13 +166,10 @@ impl Balancing {
             now: 0.0,
             next_step: 0,
             failed: Vec::new(),
-            buckets,
+            served,
             rows: Vec::new(),
             windows: Vec::new(),
             window: WindowCounts::default(),
-            node_requests: 0,
-            throttled: 0,
-            unavailable: 0,
             seen_events: 0,
         }
     }
@@ -200,9 +192,7 @@ impl Balancing {
                 }
                 action => self.inner.apply_action(&action),
             };
-            if let Some(b) = &mut self.buckets {
-                b.grow(self.inner.nodes());
-            }
+            self.served.grow(self.inner.nodes());
             self.window.events.push(step.action.to_string());
             self.rows.push(EventRow {
                 step,
@@ -294,26 +284,19 @@ impl ChangingLayout for Balancing {
             out.clear();
         }
         if out.is_empty() {
-            self.unavailable += 1;
-            self.window.unavailable += 1;
+            self.served.unavailable();
             return;
         }
         let write = matches!(e.op, Op::Put | Op::Delete);
         for n in out.iter() {
-            self.node_requests += 1;
-            if let Some(b) = &mut self.buckets {
-                b.tick(second);
-                if !b.take(n, write) {
-                    self.throttled += 1;
-                    self.window.throttled += 1;
-                }
-            }
+            self.served.request(n, second, write);
         }
     }
 
     fn end_window(&mut self, log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
         let mut cells = self.inner.end_window(log, load);
         let w = std::mem::take(&mut self.window);
+        let (throttled, unavailable) = self.served.end_window();
         let start = w.start.unwrap_or(self.now);
         self.windows.push(WindowShare {
             start,
@@ -332,8 +315,8 @@ impl ChangingLayout for Balancing {
         cells.extend([
             Cell::Number(Some(start)),
             Cell::Count(self.nodes_up()),
-            Cell::Count(w.throttled),
-            Cell::Count(w.unavailable),
+            Cell::Count(throttled),
+            Cell::Count(unavailable),
             Cell::Text(w.events.join("; ")),
         ]);
         cells
@@ -355,12 +338,9 @@ impl ChangingLayout for Balancing {
     fn output(&self) -> LayoutOutput {
         let own = self.inner.output();
         let (events, converge) = self.events_table();
-        let share = |n: u64, of: u64| (of > 0).then(|| n as f64 / of as f64);
         let values = [
-            self.buckets
-                .as_ref()
-                .and_then(|_| share(self.throttled, self.node_requests)),
-            share(self.unavailable, self.seen_events),
+            self.served.throttled_share(),
+            self.served.unavailable_share(self.seen_events),
             converge.iter().flatten().copied().reduce(f64::max),
             Some(self.rows.iter().filter(|r| r.outcome.is_err()).count() as f64),
             self.drain_secs(),

@@ -27,6 +27,7 @@ mod clock;
 mod file;
 mod metrics;
 mod moves;
+mod served;
 mod setup;
 mod thrash;
 mod throttle;
@@ -36,6 +37,7 @@ pub use clock::EventClock;
 pub use file::{check, parse, Action, Step};
 pub use metrics::METRICS;
 pub use moves::MoveGraph;
+pub use served::Served;
 pub use setup::Scenario;
 pub use thrash::{tdtv, thrash};
 pub use throttle::{Buckets, Throttle};
@@ -240,8 +242,6 @@ struct KeySeen {
 #[derive(Default)]
 struct WindowCounts {
     start: Option<f64>,
-    throttled: u64,
-    unavailable: u64,
     moved_keys: u64,
     moved_bytes: u64,
     events: Vec<String>,
@@ -268,7 +268,7 @@ struct ScenarioLayout {
     phase_hottest_key: u64,
     clock: EventClock,
     now: f64,
-    buckets: Option<Buckets>,
+    served: Served,
     window: WindowCounts,
     graph: MoveGraph,
     events: Vec<EventRow>,
@@ -276,9 +276,6 @@ struct ScenarioLayout {
     phases: Vec<(f64, Vec<u64>)>,
     /// Per window: its start, hottest node share and node requests.
     series: Vec<WindowShare>,
-    node_requests: u64,
-    throttled: u64,
-    unavailable: u64,
     seen_events: u64,
     under: (u64, f64, f64),
     replicas: Vec<u32>,
@@ -292,7 +289,7 @@ impl ScenarioLayout {
         shards: u32,
         layout: Box<dyn Partitioner>,
     ) -> ScenarioLayout {
-        let buckets = scenario.throttle.map(|t| Buckets::new(t, shards));
+        let served = Served::new(scenario.throttle, shards);
         let clock = EventClock::new(scenario.time_unit_ns);
         let weights = scenario.weights.clone().unwrap_or_default();
         ScenarioLayout {
@@ -311,15 +308,12 @@ impl ScenarioLayout {
             phase_hottest_key: 0,
             clock,
             now: 0.0,
-            buckets,
+            served,
             window: WindowCounts::default(),
             graph: MoveGraph::default(),
             events: Vec::new(),
             phases: vec![(0.0, vec![0; shards as usize])],
             series: Vec::new(),
-            node_requests: 0,
-            throttled: 0,
-            unavailable: 0,
             seen_events: 0,
             under: (0, 0.0, 0.0),
             replicas: Vec::new(),
@@ -357,9 +351,7 @@ impl ScenarioLayout {
             if self.held.len() < shards {
                 self.held.resize(shards, 0);
             }
-            if let Some(b) = &mut self.buckets {
-                b.grow(shards as u32);
-            }
+            self.served.grow(shards as u32);
             self.recount_under_replicated();
             self.events.push(EventRow {
                 step,
@@ -574,8 +566,7 @@ impl ChangingLayout for ScenarioLayout {
             }
         }
         if out.is_empty() {
-            self.unavailable += 1;
-            self.window.unavailable += 1;
+            self.served.unavailable();
             return;
         }
         let phase_index = self.phases.len() - 1;
@@ -589,22 +580,16 @@ impl ChangingLayout for ScenarioLayout {
         let write = matches!(e.op, Op::Put | Op::Delete);
         let phase = &mut self.phases[phase_index].1;
         for s in out.iter() {
-            self.node_requests += 1;
             if let Some(c) = phase.get_mut(s as usize) {
                 *c += 1;
             }
-            if let Some(b) = &mut self.buckets {
-                b.tick(second);
-                if !b.take(s, write) {
-                    self.throttled += 1;
-                    self.window.throttled += 1;
-                }
-            }
+            self.served.request(s, second, write);
         }
     }
 
     fn end_window(&mut self, _log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
         let w = std::mem::take(&mut self.window);
+        let (throttled, unavailable) = self.served.end_window();
         self.held_series.push(self.held.clone());
         let start = w.start.unwrap_or(self.now);
         self.series.push(WindowShare {
@@ -623,8 +608,8 @@ impl ChangingLayout for ScenarioLayout {
         vec![
             Cell::Number(Some(start)),
             Cell::Count(up as u64),
-            Cell::Count(w.throttled),
-            Cell::Count(w.unavailable),
+            Cell::Count(throttled),
+            Cell::Count(unavailable),
             Cell::Count(w.moved_keys),
             Cell::Count(w.moved_bytes),
             Cell::Count(pending),
@@ -692,15 +677,12 @@ impl ChangingLayout for ScenarioLayout {
             .collect();
         let mut under = self.under;
         under.2 += under.0 as f64 * (self.now - under.1);
-        let share = |n: u64, of: u64| (of > 0).then(|| n as f64 / of as f64);
         let max = |v: &mut dyn Iterator<Item = f64>| {
             v.fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
         };
         let values = [
-            self.buckets
-                .as_ref()
-                .and_then(|_| share(self.throttled, self.node_requests)),
-            share(self.unavailable, self.seen_events),
+            self.served.throttled_share(),
+            self.served.unavailable_share(self.seen_events),
             Some(self.events.iter().map(|r| r.moved_keys).sum::<u64>() as f64),
             Some(self.events.iter().map(|r| r.moved_bytes).sum::<u64>() as f64),
             Some(self.graph.redundant() as f64),

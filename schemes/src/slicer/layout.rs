@@ -25,8 +25,8 @@ use super::params::SlicerParams;
 use super::round::{imbalance, round_paced, task_loads, RoundOptions};
 use super::slices::{share, HashLoads, Slices, SPACE};
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling, Table,
-    WindowLoad, WindowLog, GENERIC_COLUMNS,
+    no_rule, Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling,
+    Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
 use crate::pinned_hash::hash64;
 use crate::scenario::{Action, MoveGraph};
@@ -224,23 +224,10 @@ impl ChangingLayout for Slicer {
     }
 
     fn apply_action(&mut self, action: &Action) -> Result<(), String> {
-        let tasks = self.slices.tasks;
         match *action {
-            Action::Add(k) => self.slices.tasks = tasks.saturating_add(k),
-            Action::Drain(s) if s >= tasks => return Err(format!("there is no task {s}")),
-            Action::Drain(s) if self.retired.contains(&s) => {
-                return Err(format!("task {s} is drained already"))
-            }
-            Action::Drain(s) if self.retired.len() + 1 >= tasks as usize => {
-                return Err(format!("task {s} is the last task that may hold slices"))
-            }
+            Action::Add(k) => self.slices.tasks = self.slices.tasks.saturating_add(k),
             Action::Drain(s) => self.retired.push(s),
-            Action::Weight(..) => {
-                return Err("its tasks are equal (each is balanced to the mean load)".into())
-            }
-            Action::Fail(_) | Action::Recover(_) => {
-                return Err("failures are the scenario's, not the balancer's".into())
-            }
+            _ => return Err(no_rule(action)),
         }
         Ok(())
     }
