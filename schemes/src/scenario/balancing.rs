@@ -41,7 +41,7 @@ const SCENARIO_FIGURES: [&str; 4] = [
 pub const DRAIN_SECS: MetricDef = MetricDef {
     name: "drain_secs",
     unit: "s",
-    definition: "Balancers under a scenario: the longest time from a drain until the node held nothing (the balancer moved every shard, region, slice or range off it, paced by its move_rate); empty when a drain was not done by the end of the trace.",
+    definition: "Balancers under a scenario: the longest time from a drain until the node held nothing (the balancer moved every shard, region, slice or range off it, paced by its move_rate); 0 without a drain; empty when a drain was not done by the end of the trace.",
 };
 
 /// Every figure a balancer under a scenario may report: the scenario's that apply,
