@@ -89,13 +89,18 @@ pub struct EventCsvRow {
     pub action: String,
     /// `applied`, or `refused: ` and why.
     pub outcome: String,
-    /// Keys moved, and their bytes.
-    pub moved_keys: u64,
-    /// Bytes moved.
-    pub moved_bytes: u64,
-    /// Keys still waiting to move at the end.
+    /// Keys moved (a fixed scheme's event; empty for a balancer's).
     #[serde(default)]
-    pub keys_left: u64,
+    pub moved_keys: Option<u64>,
+    /// Bytes moved (empty for a balancer that does not count bytes).
+    #[serde(default)]
+    pub moved_bytes: Option<u64>,
+    /// A balancer's moves (shards, regions, slices, ranges) from the event to the next.
+    #[serde(default)]
+    pub moves: Option<u64>,
+    /// Keys still waiting to move at the end (empty for a balancer's event).
+    #[serde(default)]
+    pub keys_left: Option<u64>,
     /// Seconds the moves took (empty: not done by the end, or nothing to move).
     #[serde(default, with = "number")]
     pub move_secs: Option<f64>,

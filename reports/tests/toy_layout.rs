@@ -82,8 +82,8 @@ impl ChangingLayout for Toy {
         }
         vec![Cell::Flag(rotate)]
     }
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        &[
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        vec![
             "window",
             "rotated",
             "events",

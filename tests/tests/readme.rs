@@ -61,6 +61,10 @@ fn the_docs_table_of_layout_and_scenario_metrics_matches_their_definitions() {
     for m in schemes::scenario::METRICS {
         expected.push(("`--scenario`".to_string(), m));
     }
+    expected.push((
+        "`--scenario` (balancers)".to_string(),
+        &schemes::scenario::DRAIN_SECS,
+    ));
     let expected: Vec<String> = expected
         .into_iter()
         .map(|(by, m)| {

@@ -93,7 +93,7 @@ pub fn drive_layout<L: ChangingLayout + ?Sized>(
         clock,
         events: events_seen,
         measured_events: events_seen.saturating_sub(opts.warmup_events),
-        timeline: Table::new("timeline", layout.timeline_columns(), timeline),
+        timeline: Table::new("timeline", &layout.timeline_columns(), timeline),
         tables: output.tables,
         final_state: layout.final_state()?,
         node_requests,
@@ -210,8 +210,8 @@ impl<L: ChangingLayout + ?Sized> WindowSink for Counts<'_, L> {
         let row = self
             .layout
             .timeline_columns()
-            .iter()
-            .map(|&column| match column {
+            .into_iter()
+            .map(|column| match column {
                 "window" => Cell::Count(load.index),
                 "events" => Cell::Count(load.events),
                 "requests" => Cell::Count(load.requests),

@@ -29,15 +29,20 @@ pub fn findings(data: &RunData) -> Vec<Finding> {
                 if e.outcome != "applied" {
                     return format!("{text}: {}", e.outcome);
                 }
-                if e.moved_keys > 0 || e.keys_left > 0 {
-                    text.push_str(&format!(
-                        " moved {} keys ({} bytes)",
-                        e.moved_keys, e.moved_bytes
-                    ));
+                let bytes = e
+                    .moved_bytes
+                    .map_or(String::new(), |b| format!(" ({b} bytes)"));
+                if let Some(moves) = e.moves.filter(|&m| m > 0) {
+                    text.push_str(&format!(" the balancer made {moves} moves{bytes}"));
+                    if let Some(t) = e.move_secs {
+                        text.push_str(&format!(", the node emptied in {}", secs(t)));
+                    }
+                } else if e.moved_keys.unwrap_or(0) > 0 || e.keys_left.unwrap_or(0) > 0 {
+                    let (keys, left) = (e.moved_keys.unwrap_or(0), e.keys_left.unwrap_or(0));
+                    text.push_str(&format!(" moved {keys} keys{bytes}"));
                     match e.move_secs {
                         Some(t) => text.push_str(&format!(" in {}", secs(t))),
-                        None => text
-                            .push_str(&format!(", {} keys still waiting at the end", e.keys_left)),
+                        None => text.push_str(&format!(", {left} keys still waiting at the end")),
                     }
                 }
                 match e.converge_secs {

@@ -11,17 +11,20 @@
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
 mod budget;
+mod converge;
 mod key_bytes;
 mod table;
 mod window;
 
 pub use budget::MoveBudget;
+pub use converge::{converge_secs, Settling, WindowShare, CONVERGE_AFTER_START};
 pub use key_bytes::KeyBytes;
 pub use table::{Cell, Table};
 pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};
 
 use workloads::{Event, Spec};
 
+use crate::scenario::Action;
 use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, Partitioner, ShardSet};
 
@@ -92,8 +95,8 @@ pub trait ChangingLayout: Send {
 
     /// Every column of `timeline.csv` in order: the [`GENERIC_COLUMNS`] (the engine fills
     /// them, wherever they stand) and the layout's own.
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        &GENERIC_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        GENERIC_COLUMNS.to_vec()
     }
 
     /// The layout at the end of the stream as bytes ([`encode_state`]) that its kind's
@@ -104,6 +107,29 @@ pub trait ChangingLayout: Send {
     /// Its tables other than the timeline (one CSV file each) and its own metrics' values,
     /// in the order of its [`LayoutEnd::metrics`].
     fn output(&self) -> LayoutOutput;
+
+    /// Applies a scenario event (`run --scenario`) by the layout's own rule: `add K` and
+    /// `drain S` (or `weight S W`). Its moves are made by the layout's own balancing at the
+    /// next window ends, paced as its moves always are. `Err` says why the layout refuses it
+    /// (nothing changed). The scenario file was checked ([`crate::scenario::check`]): a node
+    /// drained exists, was not drained before and is not the last one. Failures are not the
+    /// layout's: a failed node just stops answering ([`crate::scenario`]). By default every
+    /// event is refused ([`no_rule`]).
+    fn apply_action(&mut self, action: &Action) -> Result<(), String> {
+        Err(no_rule(action))
+    }
+
+    /// True when `node` holds no data and no request routes to it (a drain is done).
+    fn holds_nothing(&self, node: u32) -> bool {
+        let _ = node;
+        false
+    }
+
+    /// The moves made since the start, in the layout's own units (shards, regions, slices),
+    /// and their bytes when the layout counts them.
+    fn moves_made(&self) -> (u64, Option<u64>) {
+        (0, None)
+    }
 }
 
 /// What a changing layout reports at the end beside the timeline.
@@ -155,6 +181,16 @@ pub trait Overlay: Send + Sync {
 
 /// Turns a changing layout's [`ChangingLayout::final_state`] into a fixed layout.
 pub type FinalLayoutFn = fn(&[u8]) -> Result<Box<dyn Partitioner>, AnalysisError>;
+
+/// Why a changing layout refuses `action`, which it has no rule for.
+pub fn no_rule(action: &Action) -> String {
+    match action {
+        Action::Weight(..) => {
+            "its nodes are equal (each is balanced to the mean load): it has no weights".into()
+        }
+        _ => format!("it has no rule for '{action}' under a scenario"),
+    }
+}
 
 /// The refusal of a changing layout asked to be built as a fixed one: `spec` `changes` (its
 /// ranges, shards, ...) as events replay.

@@ -11,6 +11,13 @@
 //!    without timestamps, [`MoveBudget`]) to a budget and the next move is made while its
 //!    shard's bytes fit in what is left (the budget resets once the queue is empty). A shard
 //!    not moved yet serves from its old node.
+//!
+//! Under a scenario ([`ChangingLayout::apply_action`]): `add K` adds K empty worker nodes
+//! (Citus's `citus_add_node`), which the next plan (once the queue is empty) fills;
+//! `drain S` is Citus's `citus_drain_node`: the queued moves are cancelled and the next plan
+//! gives node S capacity 0 and allows it no shard, so every shard placement of S moves off
+//! (paced as every move), then the node holds nothing and serves nothing; `weight S W` sets
+//! node S's capacity to W (Citus's `node_capacity_function`), from the next plan.
 
 use std::collections::VecDeque;
 
@@ -22,10 +29,10 @@ use super::params::CitusParams;
 use super::placement::Placement;
 use super::rebalance::ShardMove;
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Table, WindowLoad,
-    WindowLog, GENERIC_COLUMNS,
+    no_rule, Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling,
+    Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
-use crate::scenario::MoveGraph;
+use crate::scenario::{Action, MoveGraph};
 use crate::value::MetricValue;
 use crate::{AnalysisError, ShardSet};
 
@@ -61,6 +68,10 @@ pub struct Citus {
     graphs: Vec<MoveGraph>,
     moves: u64,
     bytes_moved: u64,
+    /// Each node's capacity (1 by default; 0: drained).
+    capacity: Vec<f32>,
+    /// The windows, for converge_secs.
+    settling: Settling,
 }
 
 impl Citus {
@@ -84,6 +95,8 @@ impl Citus {
             budget,
             moves: 0,
             bytes_moved: 0,
+            capacity: vec![1.0; nodes as usize],
+            settling: Settling::new(setup.time_unit_ns),
         })
     }
 
@@ -102,11 +115,13 @@ impl Citus {
             self.queue.len() as u64,
         ]
         .iter()
+        .map(|&v| Some(v as f64))
+        .chain([self.settling.after_start()])
         .zip(METRICS)
-        .map(|(&v, m)| MetricValue {
+        .map(|(value, m)| MetricValue {
             name: m.name,
             unit: m.unit,
-            value: Some(v as f64),
+            value,
         })
         .collect()
     }
@@ -184,13 +199,15 @@ impl ChangingLayout for Citus {
         }
     }
 
-    fn end_window(&mut self, log: &WindowLog, _load: &WindowLoad<'_>) -> Vec<Cell> {
+    fn end_window(&mut self, log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
+        self.settling.record(log, load);
         for e in log.events() {
             self.record(&e);
         }
         if self.queue.is_empty() {
             // The placement and parameters were checked at the start: a plan cannot fail.
-            if let Ok(plan) = self.placement.plan(&self.params, self.placement.nodes) {
+            let capacity = |n: u32| self.capacity.get(n as usize).copied().unwrap_or(1.0);
+            if let Ok(plan) = self.placement.plan(&self.params, capacity) {
                 self.queue.extend(plan.moves);
             }
         }
@@ -201,8 +218,8 @@ impl ChangingLayout for Citus {
             .collect()
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
@@ -214,5 +231,38 @@ impl ChangingLayout for Citus {
             tables: vec![self.shards_table()],
             metrics: self.metric_values(),
         }
+    }
+
+    fn apply_action(&mut self, action: &Action) -> Result<(), String> {
+        match *action {
+            Action::Add(k) => {
+                self.placement.nodes = self.placement.nodes.saturating_add(k);
+                self.capacity.resize(self.placement.nodes as usize, 1.0);
+            }
+            Action::Drain(s) => {
+                *self
+                    .capacity
+                    .get_mut(s as usize)
+                    .ok_or_else(|| no_rule(action))? = 0.0;
+                self.queue.clear();
+            }
+            Action::Weight(s, w) if w > 0.0 => match self.capacity.get_mut(s as usize) {
+                Some(c) if *c > 0.0 => *c = w as f32,
+                _ => return Err(format!("node {s} is drained")),
+            },
+            Action::Weight(_, w) => {
+                return Err(format!("a node's capacity must be above 0, not {w}"))
+            }
+            _ => return Err(no_rule(action)),
+        }
+        Ok(())
+    }
+
+    fn holds_nothing(&self, node: u32) -> bool {
+        !self.placement.owner.contains(&node)
+    }
+
+    fn moves_made(&self) -> (u64, Option<u64>) {
+        (self.moves, Some(self.bytes_moved))
     }
 }

@@ -1,5 +1,6 @@
 //! The metrics only `citus` has ([`METRICS`]), registered through its kind.
 
+use crate::changing::CONVERGE_AFTER_START;
 use crate::value::MetricDef;
 
 /// The metrics only `citus` has, for `summary.csv`.
@@ -24,4 +25,5 @@ pub static METRICS: &[MetricDef] = &[
         unit: "moves",
         definition: "Planned moves not made at the end of the run (waiting for the move budget).",
     },
+    CONVERGE_AFTER_START,
 ];

@@ -57,14 +57,20 @@ impl Placement {
         }
     }
 
-    /// The rebalancer's plan with `params` on `nodes` nodes, the shards of nodes `keep..`
-    /// drained (capacity 0, no shard allowed): Citus's `citus_drain_node` then rebalance.
-    pub fn plan(&self, params: &CitusParams, keep: u32) -> Result<Plan, AnalysisError> {
+    /// The rebalancer's plan with `params` on `nodes` nodes, each of capacity `capacity(n)`;
+    /// a node of capacity 0 is drained (no shard allowed): Citus's `citus_drain_node` then
+    /// rebalance.
+    pub fn plan(
+        &self,
+        params: &CitusParams,
+        capacity: impl Fn(u32) -> f32,
+    ) -> Result<Plan, AnalysisError> {
         let all: Vec<u64> = (0..self.owner.len() as u64).collect();
         let nodes: Vec<PlanNode> = (0..self.nodes)
             .map(|n| {
-                if n < keep {
-                    PlanNode::new(1.0)
+                let c = capacity(n);
+                if c > 0.0 {
+                    PlanNode::new(c)
                 } else {
                     PlanNode {
                         capacity: 0.0,
@@ -97,7 +103,8 @@ impl Placement {
             nodes: self.nodes.max(target),
             ..self.clone()
         };
-        for m in &wide.plan(params, target)?.moves {
+        let keep = |n: u32| if n < target { 1.0 } else { 0.0 };
+        for m in &wide.plan(params, keep)?.moves {
             wide.apply(m);
         }
         if wide.owner.iter().any(|&n| n >= target) {

@@ -21,20 +21,27 @@
 //!    when every planned move was made the budget resets to 0;
 //! 4. a region moved restarts its hot streak at 0 (it must be hot `hot_degree` windows on
 //!    its new store before it moves again).
+//!
+//! Under a scenario ([`ChangingLayout::apply_action`]): `add K` adds K empty stores, which
+//! the scheduler fills with hot regions as it would any cool store; `drain S` closes store S
+//! (PD's store deletion): from the next window end, step 2 first plans [`drain_moves`] (each
+//! region of S, in key order, to the open store with the least window requests) and plans no
+//! hot move while one of them waits; S is never a destination again and, once its regions
+//! are gone, holds nothing.
 
 use workloads::{Event, Spec};
 
 use super::final_layout::{FinalRegions, SavedRegions};
 use super::metrics::METRICS;
 use super::params::PdHotParams;
-use super::scheduler::plan;
+use super::scheduler::{drain_moves, plan};
 use crate::changing::{
-    Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Table, WindowLoad,
-    WindowLog, GENERIC_COLUMNS,
+    no_rule, Cell, ChangingLayout, KeyBytes, LayoutOutput, LayoutSetup, MoveBudget, Settling,
+    Table, WindowLoad, WindowLog, GENERIC_COLUMNS,
 };
 use crate::citus::Placement;
 use crate::range::RangePartitioner;
-use crate::scenario::MoveGraph;
+use crate::scenario::{Action, MoveGraph};
 use crate::value::MetricValue;
 use crate::{AnalysisError, ShardSet};
 
@@ -89,6 +96,10 @@ pub struct PdHot {
     hot_regions: u64,
     moves: u64,
     bytes_moved: u64,
+    /// Stores drained (closed to regions).
+    closed: Vec<u32>,
+    /// The windows, for converge_secs.
+    settling: Settling,
 }
 
 impl PdHot {
@@ -117,6 +128,8 @@ impl PdHot {
             hot_regions: 0,
             moves: 0,
             bytes_moved: 0,
+            closed: Vec::new(),
+            settling: Settling::new(setup.time_unit_ns),
         })
     }
 
@@ -157,11 +170,13 @@ impl PdHot {
         let redundant: u64 = self.graphs.iter().map(MoveGraph::redundant).sum();
         [self.moves, self.bytes_moved, redundant, self.hot_regions]
             .iter()
+            .map(|&v| Some(v as f64))
+            .chain([self.settling.after_start()])
             .zip(METRICS)
-            .map(|(&v, m)| MetricValue {
+            .map(|(value, m)| MetricValue {
                 name: m.name,
                 unit: m.unit,
-                value: Some(v as f64),
+                value,
             })
             .collect()
     }
@@ -204,7 +219,18 @@ impl PdHot {
         let hot: Vec<bool> = self.streak.iter().map(|&s| s >= degree).collect();
         let hot_regions = hot.iter().filter(|&&h| h).count() as u64;
         let mut owners = ranges.owners().to_vec();
-        let planned = plan(&owners, &self.flows, &hot, self.stores, &self.params.rule);
+        let closed = &self.closed;
+        let mut planned = drain_moves(&owners, &self.flows, self.stores, |s| closed.contains(&s));
+        if planned.is_empty() {
+            planned = plan(
+                &owners,
+                &self.flows,
+                &hot,
+                self.stores,
+                closed,
+                &self.params.rule,
+            );
+        }
         let mut made = Vec::new();
         for m in &planned {
             let size = self.bytes[m.region];
@@ -273,7 +299,8 @@ impl ChangingLayout for PdHot {
         }
     }
 
-    fn end_window(&mut self, log: &WindowLog, _load: &WindowLoad<'_>) -> Vec<Cell> {
+    fn end_window(&mut self, log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
+        self.settling.record(log, load);
         self.budget.earn(log);
         let Some(ranges) = self.ranges.take() else {
             return vec![Cell::Count(0); 3];
@@ -295,8 +322,8 @@ impl ChangingLayout for PdHot {
         [hot, moves, bytes].into_iter().map(Cell::Count).collect()
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
@@ -322,5 +349,24 @@ impl ChangingLayout for PdHot {
             tables: vec![self.regions_table()],
             metrics: self.metric_values(),
         }
+    }
+
+    fn apply_action(&mut self, action: &Action) -> Result<(), String> {
+        match *action {
+            Action::Add(k) => self.stores = self.stores.saturating_add(k),
+            Action::Drain(s) => self.closed.push(s),
+            _ => return Err(no_rule(action)),
+        }
+        Ok(())
+    }
+
+    fn holds_nothing(&self, node: u32) -> bool {
+        self.ranges
+            .as_ref()
+            .is_some_and(|r| !r.owners().contains(&node))
+    }
+
+    fn moves_made(&self) -> (u64, Option<u64>) {
+        (self.moves, Some(self.bytes_moved))
     }
 }

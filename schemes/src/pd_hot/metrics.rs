@@ -1,5 +1,6 @@
 //! The metrics only `pd-hot` has ([`METRICS`]), registered through its kind.
 
+use crate::changing::CONVERGE_AFTER_START;
 use crate::value::MetricDef;
 
 /// The metrics only `pd-hot` has, for `summary.csv`.
@@ -24,4 +25,5 @@ pub static METRICS: &[MetricDef] = &[
         unit: "regions",
         definition: "Regions hot at the last window end, before its moves: requests at least min_hot_rate in each of the last hot_degree windows or more (a region moved restarts its count).",
     },
+    CONVERGE_AFTER_START,
 ];

@@ -15,6 +15,10 @@
 //!
 //! [`plan`] repeats the step up to `max_moves` times on the loads after the moves before it;
 //! a region moved is no longer a candidate in the same plan.
+//!
+//! Closed stores (a scenario's drain) are left out of `expected` and are never a destination;
+//! [`drain_moves`] moves each of their regions, in key order, to the open store with the least
+//! load (ties: the lowest id), as PD empties a store being deleted.
 
 use serde::{Deserialize, Serialize};
 
@@ -90,15 +94,22 @@ pub fn next_move(
     by_store: &[Vec<usize>],
     flows: &[u64],
     loads: &[u64],
+    closed: &[u32],
     rule: &Rule,
 ) -> Option<RegionMove> {
-    let total: u64 = loads.iter().sum();
-    if total == 0 || loads.is_empty() {
+    let open = |s: &u32| !closed.contains(s);
+    let total: u64 = (0..loads.len() as u32)
+        .filter(open)
+        .map(|s| loads[s as usize])
+        .sum();
+    let open_stores = (0..loads.len() as u32).filter(open).count();
+    if total == 0 || open_stores == 0 {
         return None;
     }
-    let expected = total as f64 / loads.len() as f64;
+    let expected = total as f64 / open_stores as f64;
     let sources = ordered(loads, true, |l| l as f64 > rule.tolerance * expected);
-    let dsts = ordered(loads, false, |l| l as f64 * rule.tolerance < expected);
+    let mut dsts = ordered(loads, false, |l| l as f64 * rule.tolerance < expected);
+    dsts.retain(open);
     for &src in &sources {
         let src_load = loads[src as usize];
         for &r in by_store.get(src as usize).into_iter().flatten() {
@@ -127,13 +138,14 @@ pub fn plan(
     flows: &[u64],
     hot: &[bool],
     stores: u32,
+    closed: &[u32],
     rule: &Rule,
 ) -> Vec<RegionMove> {
     let mut by_store = candidates(owners, flows, hot, stores);
     let mut loads = store_loads(owners, flows, stores);
     let mut moves = Vec::new();
     while (moves.len() as u64) < rule.max_moves {
-        let Some(m) = next_move(&by_store, flows, &loads, rule) else {
+        let Some(m) = next_move(&by_store, flows, &loads, closed, rule) else {
             break;
         };
         let f = flows[m.region];
@@ -141,6 +153,33 @@ pub fn plan(
         loads[m.to as usize] += f;
         by_store[m.from as usize].retain(|&r| r != m.region);
         moves.push(m);
+    }
+    moves
+}
+
+/// Moves every region whose store is `leaving`, in key order, to the store below `stores`
+/// not leaving with the least load of `flows` (ties: the lowest id), each on the loads after
+/// those before it; none when every store leaves.
+pub fn drain_moves(
+    owners: &[u32],
+    flows: &[u64],
+    stores: u32,
+    leaving: impl Fn(u32) -> bool,
+) -> Vec<RegionMove> {
+    let mut loads = store_loads(owners, flows, stores);
+    let mut moves = Vec::new();
+    for (region, &from) in owners.iter().enumerate() {
+        if !leaving(from) {
+            continue;
+        }
+        let Some(to) = ordered(&loads, false, |_| true)
+            .into_iter()
+            .find(|&s| !leaving(s))
+        else {
+            break;
+        };
+        loads[to as usize] += flows[region];
+        moves.push(RegionMove { region, from, to });
     }
     moves
 }
@@ -153,20 +192,15 @@ pub fn plan(
 pub fn resize(owners: &[u32], flows: &[u64], to: u32, rule: &Rule) -> Vec<u32> {
     let to = to.max(1);
     let mut owners = owners.to_vec();
-    let mut loads = store_loads(&owners, flows, to);
-    for r in 0..owners.len() {
-        if owners[r] >= to {
-            let coolest = ordered(&loads, false, |_| true)[0];
-            owners[r] = coolest;
-            loads[coolest as usize] += flows[r];
-        }
+    for m in drain_moves(&owners, flows, to, |s| s >= to) {
+        owners[m.region] = m.to;
     }
     let hot: Vec<bool> = flows.iter().map(|&f| f > 0).collect();
     let unlimited = Rule {
         max_moves: owners.len() as u64,
         ..*rule
     };
-    for m in plan(&owners, flows, &hot, to, &unlimited) {
+    for m in plan(&owners, flows, &hot, to, &[], &unlimited) {
         owners[m.region] = m.to;
     }
     owners
@@ -195,7 +229,7 @@ mod tests {
         // next one fits on the coolest store: 35 + 20 = 55 <= 0.95 x 60.
         let by_store = candidates(&owners, &flows, &hot, 3);
         assert_eq!(by_store, vec![vec![0, 1], vec![2], vec![3]]);
-        let m = next_move(&by_store, &flows, &loads, &RULE).unwrap();
+        let m = next_move(&by_store, &flows, &loads, &[], &RULE).unwrap();
         assert_eq!(
             m,
             RegionMove {
@@ -206,9 +240,9 @@ mod tests {
         );
         // Then stores 0 (60) and 1 (55) are above 1.05 x the mean (145 / 3), but no hot
         // region of theirs fits on store 2: the plan stops.
-        assert_eq!(plan(&owners, &flows, &hot, 3, &RULE), vec![m]);
+        assert_eq!(plan(&owners, &flows, &hot, 3, &[], &RULE), vec![m]);
         // Not hot: not moved.
-        assert!(plan(&owners, &flows, &[true, false, true, true], 3, &RULE).is_empty());
+        assert!(plan(&owners, &flows, &[true, false, true, true], 3, &[], &RULE).is_empty());
     }
 
     #[test]
@@ -217,14 +251,14 @@ mod tests {
         let owners = [0, 0, 1, 2];
         let flows = [100, 4, 100, 96];
         assert_eq!(store_loads(&owners, &flows, 3), vec![104, 100, 96]);
-        assert!(plan(&owners, &flows, &[true; 4], 3, &RULE).is_empty());
+        assert!(plan(&owners, &flows, &[true; 4], 3, &[], &RULE).is_empty());
         // With no tolerance and no decline margin the same cluster moves the small region.
         let tight = Rule {
             tolerance: 1.0,
             dec_ratio: 1.0,
             ..RULE
         };
-        let moves = plan(&owners, &flows, &[true; 4], 3, &tight);
+        let moves = plan(&owners, &flows, &[true; 4], 3, &[], &tight);
         assert_eq!(
             moves[0],
             RegionMove {
@@ -240,9 +274,9 @@ mod tests {
         // Moving region 0 would only make store 1 as hot: no move, whatever the windows.
         let owners = [0, 1];
         let flows = [100, 10];
-        assert!(plan(&owners, &flows, &[true; 2], 2, &RULE).is_empty());
+        assert!(plan(&owners, &flows, &[true; 2], 2, &[], &RULE).is_empty());
         // Cold regions never move, however hot their store.
-        assert!(plan(&[0, 0, 1], &[50, 50, 0], &[false; 3], 2, &RULE).is_empty());
+        assert!(plan(&[0, 0, 1], &[50, 50, 0], &[false; 3], 2, &[], &RULE).is_empty());
     }
 
     #[test]
@@ -259,5 +293,20 @@ mod tests {
         // Shrinking: store 2's regions go, in key order, to the coolest kept store.
         let shrunk = resize(&grown, &flows, 2, &RULE);
         assert_eq!(store_loads(&shrunk, &flows, 2), vec![60, 60]);
+    }
+
+    #[test]
+    fn a_drained_store_gives_its_regions_to_the_coolest_open_stores_and_takes_none() {
+        // Loads 50, 40, 20: region 1 (30) goes to store 2, then region 3 (10) to store 0
+        // (50, tied with store 2 at 50, the lower id).
+        let (owners, flows) = ([0, 1, 2, 1], [50, 30, 20, 10]);
+        let moves = drain_moves(&owners, &flows, 3, |s| s == 1);
+        let made: Vec<(usize, u32, u32)> = moves.iter().map(|m| (m.region, m.from, m.to)).collect();
+        assert_eq!(made, [(1, 1, 2), (3, 1, 0)]);
+        // The hot scheduler would move region 1 to the empty store 1; closed, it is no
+        // destination and the others cannot take it.
+        let (owners, flows, hot) = ([0, 0, 1, 2], [60, 35, 20, 30], [true; 4]);
+        assert_eq!(plan(&owners, &flows, &hot, 3, &[], &RULE)[0].to, 1);
+        assert!(plan(&owners, &flows, &hot, 3, &[1], &RULE).is_empty());
     }
 }

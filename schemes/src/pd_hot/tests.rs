@@ -98,7 +98,7 @@ fn a_hot_region_moves_to_the_cooler_store_after_hot_degree_windows() {
         .iter()
         .map(|m| m.value.unwrap())
         .collect();
-    assert_eq!(values, vec![1.0, 4.0, 0.0, 2.0]);
+    assert_eq!(values, vec![1.0, 4.0, 0.0, 2.0, 0.0]);
 }
 
 #[test]

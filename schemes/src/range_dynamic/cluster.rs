@@ -76,6 +76,18 @@ impl Cluster {
         self.nodes
     }
 
+    /// Adds `k` nodes holding nothing.
+    pub fn add_nodes(&mut self, k: u32) {
+        self.nodes = self.nodes.saturating_add(k);
+    }
+
+    /// True when some range has a replica on `node`.
+    pub fn holds(&self, node: u32) -> bool {
+        self.map
+            .iter()
+            .any(|(_, r)| r.data.replicas.contains(&node))
+    }
+
     /// Gives every range to node `floor(i * N / R)` (range `i` of `R`: owners contiguous in
     /// key order), with replicas on the next nodes round the cluster.
     fn place_contiguously(&mut self) {

@@ -26,7 +26,10 @@ use super::output::{DynamicTotals, FinalRange, FinderSummary, SplitRow, Timeline
 use super::params::DynamicParams;
 use super::rebalance::{self, MoveKind, RebalanceLimits};
 use super::requests::{scan_end, SideCounts};
-use crate::changing::{Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime};
+use crate::changing::{
+    no_rule, Cell, ChangingLayout, LayoutOutput, WindowLoad, WindowLog, WindowTime,
+};
+use crate::scenario::Action;
 use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, ShardSet};
 
@@ -69,6 +72,8 @@ pub struct RangeDynamic {
     timeline: Vec<TimelineRow>,
     splits: Vec<SplitRow>,
     totals: DynamicTotals,
+    /// Nodes drained (they receive nothing).
+    draining: Vec<u32>,
 }
 
 impl ChangingLayout for RangeDynamic {
@@ -144,8 +149,8 @@ impl ChangingLayout for RangeDynamic {
         cells
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
@@ -160,6 +165,30 @@ impl ChangingLayout for RangeDynamic {
             ],
             metrics: self.metric_values(),
         }
+    }
+
+    fn apply_action(&mut self, action: &Action) -> Result<(), String> {
+        let (nodes, replicas) = (self.cluster.nodes() as usize, self.params.replicas as usize);
+        match *action {
+            Action::Add(k) => self.cluster.add_nodes(k),
+            Action::Drain(s) if nodes - self.draining.len() <= replicas => {
+                return Err(format!(
+                    "draining node {s} would leave fewer nodes than replicas={replicas}"
+                ))
+            }
+            Action::Drain(s) => self.draining.push(s),
+            _ => return Err(no_rule(action)),
+        }
+        Ok(())
+    }
+
+    fn holds_nothing(&self, node: u32) -> bool {
+        !self.cluster.holds(node)
+    }
+
+    fn moves_made(&self) -> (u64, Option<u64>) {
+        let t = &self.totals;
+        (t.ownership_moves + t.data_moves, Some(t.bytes_moved))
     }
 }
 
@@ -202,6 +231,7 @@ impl RangeDynamic {
             timeline: Vec::new(),
             splits: Vec::new(),
             totals: DynamicTotals::default(),
+            draining: Vec::new(),
         }
     }
 
@@ -479,12 +509,13 @@ impl RangeDynamic {
             threshold: self.params.rebalance_threshold,
             byte_cap: self.params.move_bytes_per_window,
         };
-        let moves = rebalance::plan(
-            &self.cluster.loads(),
-            self.cluster.nodes(),
-            &limits,
-            &|_| true,
-        );
+        let (ranges, nodes) = (self.cluster.loads(), self.cluster.nodes());
+        let leaving = |n: u32| self.draining.contains(&n);
+        // A drain's moves first; the load plan once every drained node is empty.
+        let moves = match self.draining.iter().any(|&n| self.cluster.holds(n)) {
+            true => rebalance::drain_plan(&ranges, nodes, limits.byte_cap, &leaving),
+            false => rebalance::plan(&ranges, nodes, &limits, &|n| !leaving(n)),
+        };
         self.cluster.apply(&moves);
         for m in &moves {
             match m.kind {

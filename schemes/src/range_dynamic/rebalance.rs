@@ -14,6 +14,12 @@
 //!    A cap of 0 allows no data move at all, not even of a range that stores nothing.
 //!
 //! All ownership moves of a plan come before its data moves.
+//!
+//! A drain ([`drain_plan`], a scenario's `drain S`) moves every replica off the leaving
+//! nodes, range by range in key order: a data move of each replica on a leaving node to the
+//! node that holds no replica of the range, is not leaving and has the least load (ties: the
+//! lowest id), which becomes the owner, within the same byte cap; when no such node exists, a
+//! leaving owner hands the range to its least loaded replica that stays (an ownership move).
 
 use serde::Serialize;
 use smallvec::SmallVec;
@@ -139,6 +145,58 @@ pub fn plan(
                 });
             }
         }
+    }
+    moves
+}
+
+/// The moves that take the replicas of `ranges` off the nodes `leaving` (see the module).
+pub fn drain_plan(
+    ranges: &[RangeLoad],
+    nodes: u32,
+    byte_cap: u64,
+    leaving: &dyn Fn(u32) -> bool,
+) -> Vec<Move> {
+    let mut loads = vec![0.0f64; nodes as usize];
+    for r in ranges {
+        if let Some(l) = loads.get_mut(r.owner as usize) {
+            *l += r.load.max(0.0);
+        }
+    }
+    let least = |loads: &[f64], ok: &dyn Fn(u32) -> bool| {
+        (0..nodes)
+            .filter(|&c| ok(c) && !leaving(c))
+            .min_by(|&a, &b| {
+                loads[a as usize]
+                    .total_cmp(&loads[b as usize])
+                    .then(a.cmp(&b))
+            })
+    };
+    let mut moves = Vec::new();
+    let mut bytes_left = byte_cap;
+    for (i, r) in ranges.iter().enumerate() {
+        let Some(&from) = r.replicas.iter().find(|&&n| leaving(n)) else {
+            continue;
+        };
+        let (kind, from, to) = match least(&loads, &|c| !r.replicas.contains(&c)) {
+            Some(to) if r.bytes <= bytes_left && byte_cap > 0 => (MoveKind::Data, from, to),
+            Some(_) => continue,
+            None if leaving(r.owner) => match least(&loads, &|c| r.replicas.contains(&c)) {
+                Some(to) => (MoveKind::Ownership, r.owner, to),
+                None => continue,
+            },
+            None => continue,
+        };
+        let bytes = if kind == MoveKind::Data { r.bytes } else { 0 };
+        bytes_left -= bytes;
+        loads[r.owner as usize] -= r.load.max(0.0);
+        loads[to as usize] += r.load.max(0.0);
+        moves.push(Move {
+            range: i,
+            kind,
+            from,
+            to,
+            bytes,
+        });
     }
     moves
 }
@@ -299,5 +357,29 @@ mod tests {
             &mut replicas,
         );
         assert_eq!((owner, replicas.as_slice()), (1, &[3, 1][..]));
+    }
+
+    #[test]
+    fn a_drain_copies_each_replica_off_the_node_to_the_least_loaded_within_the_cap() {
+        let ranges = [
+            range(5.0, 100, 0, &[0]),
+            range(3.0, 100, 1, &[1]),
+            range(1.0, 100, 0, &[0]),
+        ];
+        let leaving = |n: u32| n == 0;
+        let made = |cap: u64| -> Vec<(usize, u32, u32)> {
+            drain_plan(&ranges, 3, cap, &leaving)
+                .iter()
+                .map(|m| (m.range, m.from, m.to))
+                .collect()
+        };
+        // Loads 6, 3, 0: range 0 to node 2 (then 5), range 2 to node 1.
+        assert_eq!(made(1_000), [(0, 0, 2), (2, 0, 1)]);
+        assert_eq!(made(150), [(0, 0, 2)]);
+        assert!(made(0).is_empty());
+        // Without a node free of the range's replicas, a leaving owner hands it over.
+        let both = [range(1.0, 100, 0, &[0, 1])];
+        let m = drain_plan(&both, 2, 1_000, &leaving);
+        assert_eq!((m[0].kind, m[0].to), (MoveKind::Ownership, 1));
     }
 }

@@ -22,13 +22,23 @@
 //! unavailable when none survives; a scan's failed shard is replaced by the first surviving
 //! shard after it in shard order within the replicas, or makes the scan unavailable.
 
+mod balancing;
+mod clock;
 mod file;
+pub mod metrics;
 mod moves;
+mod served;
+mod setup;
 mod thrash;
 mod throttle;
 
+pub use balancing::{Balancing, DRAIN_SECS};
+pub use clock::EventClock;
 pub use file::{check, parse, Action, Step};
+pub use metrics::*;
 pub use moves::MoveGraph;
+pub use served::Served;
+pub use setup::Scenario;
 pub use thrash::{tdtv, thrash};
 pub use throttle::{Buckets, Throttle};
 
@@ -39,91 +49,12 @@ use serde::{Deserialize, Serialize};
 use workloads::{Event, KeyType, Op};
 
 use crate::changing::{
-    decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput, LayoutSetup,
-    Overlay, Table, WindowLoad, WindowLog, WindowTime, GENERIC_COLUMNS,
+    converge_secs, decode_state, encode_state, Cell, ChangingLayout, LayoutEnd, LayoutOutput,
+    LayoutSetup, Overlay, Table, WindowLoad, WindowLog, WindowShare, WindowTime, GENERIC_COLUMNS,
 };
 use crate::placement::Degraded;
-use crate::value::{MetricDef, MetricId, MetricValue};
+use crate::value::MetricValue;
 use crate::{AnalysisError, BuildContext, KeyCounts, Partitioner, SchemeSpec, ShardSet};
-
-/// A scenario and the options it runs with, shared by every scheme of a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
-    /// The file's name, for messages.
-    pub name: String,
-    /// Its events, in time order.
-    pub steps: Vec<Step>,
-    /// Token buckets per shard (`--throttle`).
-    pub throttle: Option<Throttle>,
-    /// Copies of every key (`--replicas`), at least 1.
-    pub replicas: u32,
-    /// Bytes moved per second after an event (`--move-rate`); `None`: moves are instant.
-    pub move_rate: Option<f64>,
-    /// Nanoseconds of one timestamp unit of the trace.
-    pub time_unit_ns: u64,
-    /// How the schemes read key text in files.
-    pub key_type: KeyType,
-    /// Shard weights at the start (`--weights`).
-    pub weights: Option<Vec<f64>>,
-}
-
-impl Scenario {
-    /// Why `spec` cannot run under a scenario on `shards` shards, or a line of the scenario
-    /// that does not fit that cluster.
-    pub fn check(&self, spec: &SchemeSpec, shards: u32) -> Result<(), AnalysisError> {
-        let refuse = |why: &str| {
-            Err(AnalysisError::Config(format!(
-                "--scenario cannot run '{}': {why}",
-                spec.label()
-            )))
-        };
-        if spec.kind().changing.is_some() {
-            return refuse("it changes its layout by its own rules; run it without --scenario");
-        }
-        if spec.needs_warmup() {
-            return refuse(
-                "it learns its boundaries from a warm-up; give them (boundaries=FILE) or use \
-                 another scheme",
-            );
-        }
-        let part = self.build(spec, shards, self.weights.as_deref())?;
-        if part.learns_arrival() {
-            return refuse("it places keys in the order they first appear in the whole stream");
-        }
-        check(&self.name, &self.steps, shards)?;
-        if let Some(step) = self
-            .steps
-            .iter()
-            .find(|s| matches!(s.action, Action::Weight(..)))
-        {
-            let ones = vec![1.0; shards as usize];
-            self.build(spec, shards, Some(&ones)).map_err(|e| {
-                AnalysisError::Config(format!(
-                    "{}:{}: '{}': '{}' cannot take weights: {e}",
-                    self.name,
-                    step.line,
-                    step.action,
-                    spec.label()
-                ))
-            })?;
-        }
-        Ok(())
-    }
-
-    fn build(
-        &self,
-        spec: &SchemeSpec,
-        shards: u32,
-        weights: Option<&[f64]>,
-    ) -> Result<Box<dyn Partitioner>, AnalysisError> {
-        spec.build(&BuildContext {
-            shards,
-            warmup_keys: &[],
-            key_type: self.key_type,
-            weights,
-        })
-    }
-}
 
 /// What a scheme under a scenario leaves at the end: the scenario's figures and the layout
 /// after every change.
@@ -154,6 +85,15 @@ impl Overlay for Under {
     fn start(&self, setup: &LayoutSetup) -> Result<Box<dyn ChangingLayout>, AnalysisError> {
         let scenario = &self.scenario;
         scenario.check(&self.spec, setup.nodes)?;
+        let kind = self.spec.kind();
+        if let Some(changing) = &kind.changing {
+            let inner = (changing.start)(&self.spec.spec, setup)?;
+            return Ok(Box::new(Balancing::new(
+                Arc::clone(scenario),
+                kind.name,
+                inner,
+            )));
+        }
         let layout = scenario.build(&self.spec, setup.nodes, scenario.weights.as_deref())?;
         Ok(Box::new(ScenarioLayout::new(
             Arc::clone(scenario),
@@ -164,91 +104,12 @@ impl Overlay for Under {
     }
 
     fn end(&self) -> &'static LayoutEnd {
-        &END
+        match self.spec.kind().changing {
+            Some(_) => &balancing::END,
+            None => &END,
+        }
     }
 }
-
-/// `throttled_share`: Node requests that found no token in their shard's bucket.
-pub const THROTTLED_SHARE: MetricId = MetricId("throttled_share");
-/// `unavailable_share`: Events none of whose key's replicas was up.
-pub const UNAVAILABLE_SHARE: MetricId = MetricId("unavailable_share");
-/// `moved_keys`: Keys moved by the scenario's adds, drains and weight changes.
-pub const MOVED_KEYS: MetricId = MetricId("moved_keys");
-/// `moved_bytes`: Their bytes: each key's length plus the size of its last event that carried one.
-pub const MOVED_BYTES: MetricId = MetricId("moved_bytes");
-/// `redundant_moves`: Moves cancelled by cycles in the graph of moves between shards.
-pub const REDUNDANT_MOVES: MetricId = MetricId("redundant_moves");
-/// `move_secs`: The longest time the moves of one event took under --move-rate.
-pub const MOVE_SECS: MetricId = MetricId("move_secs");
-/// `converge_secs`: The longest time after an event until the hottest node share of every later window.
-pub const CONVERGE_SECS: MetricId = MetricId("converge_secs");
-/// `under_replicated_key_secs`: Keys seen with at least one replica on a failed shard, times the seconds they stay so.
-pub const UNDER_REPLICATED_KEY_SECS: MetricId = MetricId("under_replicated_key_secs");
-/// `refused_events`: Scenario events the scheme's own rule refused.
-pub const REFUSED_EVENTS: MetricId = MetricId("refused_events");
-/// `thrash`: How much data went back and forth.
-pub const THRASH: MetricId = MetricId("thrash");
-/// `overcommit`: The busiest node against the best possible.
-pub const OVERCOMMIT: MetricId = MetricId("overcommit");
-
-/// The figures of a scenario run, in `summary.csv` beside every scheme's.
-pub static METRICS: &[MetricDef] = &[
-    MetricDef {
-        name: THROTTLED_SHARE.0,
-        unit: "share",
-        definition: "Node requests that found no token in their shard's bucket (--throttle) / all node requests; empty without --throttle.",
-    },
-    MetricDef {
-        name: UNAVAILABLE_SHARE.0,
-        unit: "share",
-        definition: "Events none of whose key's replicas was up (failed shards) / all events.",
-    },
-    MetricDef {
-        name: MOVED_KEYS.0,
-        unit: "keys",
-        definition: "Keys moved by the scenario's adds, drains and weight changes (each move of a key counts).",
-    },
-    MetricDef {
-        name: MOVED_BYTES.0,
-        unit: "bytes",
-        definition: "Their bytes: each key's length plus the size of its last event that carried one.",
-    },
-    MetricDef {
-        name: REDUNDANT_MOVES.0,
-        unit: "keys",
-        definition: "Moves cancelled by cycles in the graph of moves between shards (as pd-simulator counts them): data that went back or round.",
-    },
-    MetricDef {
-        name: MOVE_SECS.0,
-        unit: "s",
-        definition: "The longest time the moves of one event took under --move-rate (0 without); empty when the moves of an event were not done by the end of the trace (events.csv: keys_left).",
-    },
-    MetricDef {
-        name: CONVERGE_SECS.0,
-        unit: "s",
-        definition: "The longest time after an event until the hottest node share of every later window (up to the next event) stays within a band of its settled value (the mean of the last quarter of those windows): max(0.02, 10% of it, 3 binomial standard deviations of a share of the window's requests); resolution one window.",
-    },
-    MetricDef {
-        name: UNDER_REPLICATED_KEY_SECS.0,
-        unit: "key x s",
-        definition: "Keys seen with at least one replica on a failed shard, times the seconds they stay so (counted at each event).",
-    },
-    MetricDef {
-        name: REFUSED_EVENTS.0,
-        unit: "events",
-        definition: "Scenario events the scheme's own rule refused (events.csv outcome 'refused: ...'; jump removes only its last bucket): nothing changed at them.",
-    },
-    MetricDef {
-        name: THRASH.0,
-        unit: "ratio",
-        definition: "How much data went back and forth (CockroachDB asim's thrashing): per node, the series of keys seen that it holds at each window end; the largest trend-discounting total variation of a node's series, tdtv(up, down) = a (up + down) + (1 - a) min(up, down) with a = (min / max)^0.8 of its summed upward and downward steps, divided by the range of every node's holdings (1 when constant). 0 when holdings only grow or only shrink; 2 for data that swept that range once and came back.",
-    },
-    MetricDef {
-        name: OVERCOMMIT.0,
-        unit: "ratio",
-        definition: "The busiest node against the best possible (as Scylla's tablet load-balancing test judges its own), after the last event (the whole run without events): the busiest node's requests / max(requests / nodes up, the hottest key's point requests); 1 is the best any placement could do. Empty when nothing was served then.",
-    },
-];
 
 /// Columns of a scenario run's `timeline.csv` (the generic ones, then its own).
 pub const TIMELINE_COLUMNS: [&str; 13] = [
@@ -381,8 +242,6 @@ struct KeySeen {
 #[derive(Default)]
 struct WindowCounts {
     start: Option<f64>,
-    throttled: u64,
-    unavailable: u64,
     moved_keys: u64,
     moved_bytes: u64,
     events: Vec<String>,
@@ -407,20 +266,16 @@ struct ScenarioLayout {
     held_series: Vec<Vec<u64>>,
     /// The most point requests of one key in the current phase.
     phase_hottest_key: u64,
-    origin: Option<u64>,
-    position: u64,
+    clock: EventClock,
     now: f64,
-    buckets: Option<Buckets>,
+    served: Served,
     window: WindowCounts,
     graph: MoveGraph,
     events: Vec<EventRow>,
     /// Node requests per phase (phase `i` follows the `i`-th event).
     phases: Vec<(f64, Vec<u64>)>,
     /// Per window: its start, hottest node share and node requests.
-    series: Vec<(f64, f64, u64)>,
-    node_requests: u64,
-    throttled: u64,
-    unavailable: u64,
+    series: Vec<WindowShare>,
     seen_events: u64,
     under: (u64, f64, f64),
     replicas: Vec<u32>,
@@ -434,7 +289,8 @@ impl ScenarioLayout {
         shards: u32,
         layout: Box<dyn Partitioner>,
     ) -> ScenarioLayout {
-        let buckets = scenario.throttle.map(|t| Buckets::new(t, shards));
+        let served = Served::new(scenario.throttle, shards);
+        let clock = EventClock::new(scenario.time_unit_ns);
         let weights = scenario.weights.clone().unwrap_or_default();
         ScenarioLayout {
             scenario,
@@ -450,38 +306,18 @@ impl ScenarioLayout {
             held: vec![0; shards as usize],
             held_series: Vec::new(),
             phase_hottest_key: 0,
-            origin: None,
-            position: 0,
+            clock,
             now: 0.0,
-            buckets,
+            served,
             window: WindowCounts::default(),
             graph: MoveGraph::default(),
             events: Vec::new(),
             phases: vec![(0.0, vec![0; shards as usize])],
             series: Vec::new(),
-            node_requests: 0,
-            throttled: 0,
-            unavailable: 0,
             seen_events: 0,
             under: (0, 0.0, 0.0),
             replicas: Vec::new(),
             scan: ShardSet::new(shards),
-        }
-    }
-
-    /// The time of `e` in seconds (or its position) and the whole seconds elapsed.
-    fn clock(&mut self, e: &Event<'_>) -> (f64, u64) {
-        let position = self.position;
-        self.position += 1;
-        match e.timestamp {
-            Some(ts) => {
-                let origin = *self.origin.get_or_insert(ts);
-                let ns =
-                    u128::from(ts.saturating_sub(origin)) * u128::from(self.scenario.time_unit_ns);
-                let secs = (ns as f64 / 1e9).max(self.now);
-                (secs, (ns / 1_000_000_000) as u64)
-            }
-            None => (position as f64, position),
         }
     }
 
@@ -515,9 +351,7 @@ impl ScenarioLayout {
             if self.held.len() < shards {
                 self.held.resize(shards, 0);
             }
-            if let Some(b) = &mut self.buckets {
-                b.grow(shards as u32);
-            }
+            self.served.grow(shards as u32);
             self.recount_under_replicated();
             self.events.push(EventRow {
                 step,
@@ -680,7 +514,7 @@ impl ChangingLayout for ScenarioLayout {
     }
 
     fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
-        let (now, second) = self.clock(e);
+        let (now, second) = self.clock.tick(e);
         self.now = now;
         self.window.start.get_or_insert(now);
         self.apply_due();
@@ -732,8 +566,7 @@ impl ChangingLayout for ScenarioLayout {
             }
         }
         if out.is_empty() {
-            self.unavailable += 1;
-            self.window.unavailable += 1;
+            self.served.unavailable();
             return;
         }
         let phase_index = self.phases.len() - 1;
@@ -747,26 +580,23 @@ impl ChangingLayout for ScenarioLayout {
         let write = matches!(e.op, Op::Put | Op::Delete);
         let phase = &mut self.phases[phase_index].1;
         for s in out.iter() {
-            self.node_requests += 1;
             if let Some(c) = phase.get_mut(s as usize) {
                 *c += 1;
             }
-            if let Some(b) = &mut self.buckets {
-                b.tick(second);
-                if !b.take(s, write) {
-                    self.throttled += 1;
-                    self.window.throttled += 1;
-                }
-            }
+            self.served.request(s, second, write);
         }
     }
 
     fn end_window(&mut self, _log: &WindowLog, load: &WindowLoad<'_>) -> Vec<Cell> {
         let w = std::mem::take(&mut self.window);
+        let (throttled, unavailable) = self.served.end_window();
         self.held_series.push(self.held.clone());
         let start = w.start.unwrap_or(self.now);
-        self.series
-            .push((start, load.hottest_node_share, load.requests));
+        self.series.push(WindowShare {
+            start,
+            hottest: load.hottest_node_share,
+            requests: load.requests,
+        });
         let n = self.layout.shard_count();
         let up = (0..n)
             .filter(|s| !self.failed.contains(s) && self.layout.live().contains(s))
@@ -778,8 +608,8 @@ impl ChangingLayout for ScenarioLayout {
         vec![
             Cell::Number(Some(start)),
             Cell::Count(up as u64),
-            Cell::Count(w.throttled),
-            Cell::Count(w.unavailable),
+            Cell::Count(throttled),
+            Cell::Count(unavailable),
             Cell::Count(w.moved_keys),
             Cell::Count(w.moved_bytes),
             Cell::Count(pending),
@@ -787,8 +617,8 @@ impl ChangingLayout for ScenarioLayout {
         ]
     }
 
-    fn timeline_columns(&self) -> &'static [&'static str] {
-        &TIMELINE_COLUMNS
+    fn timeline_columns(&self) -> Vec<&'static str> {
+        TIMELINE_COLUMNS.to_vec()
     }
 
     fn final_state(&self) -> Result<Vec<u8>, AnalysisError> {
@@ -847,15 +677,12 @@ impl ChangingLayout for ScenarioLayout {
             .collect();
         let mut under = self.under;
         under.2 += under.0 as f64 * (self.now - under.1);
-        let share = |n: u64, of: u64| (of > 0).then(|| n as f64 / of as f64);
         let max = |v: &mut dyn Iterator<Item = f64>| {
             v.fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
         };
         let values = [
-            self.buckets
-                .as_ref()
-                .and_then(|_| share(self.throttled, self.node_requests)),
-            share(self.unavailable, self.seen_events),
+            self.served.throttled_share(),
+            self.served.unavailable_share(self.seen_events),
             Some(self.events.iter().map(|r| r.moved_keys).sum::<u64>() as f64),
             Some(self.events.iter().map(|r| r.moved_bytes).sum::<u64>() as f64),
             Some(self.graph.redundant() as f64),
@@ -943,32 +770,10 @@ impl ScenarioLayout {
 
     /// Seconds after event `i` until the hottest node share settles (see [`METRICS`]).
     fn converge_secs(&self, i: usize) -> Option<f64> {
-        let at = self.events[i].applied_at;
         let until = self
             .events
             .get(i + 1)
             .map_or(f64::INFINITY, |r| r.applied_at);
-        let segment: Vec<(f64, f64, u64)> = self
-            .series
-            .iter()
-            .copied()
-            .filter(|&(t, _, _)| t >= at && t < until)
-            .collect();
-        if segment.is_empty() {
-            return None;
-        }
-        let tail = &segment[segment.len() - segment.len().div_ceil(4)..];
-        let settled = tail.iter().map(|&(_, h, _)| h).sum::<f64>() / tail.len() as f64;
-        // The band: 0.02, 10% of the settled share, or three binomial standard deviations of
-        // a share of the window's requests, whichever is widest (a thin window is noisy).
-        let in_band = |&(_, h, requests): &(f64, f64, u64)| {
-            let noise = 3.0 * (settled * (1.0 - settled) / requests.max(1) as f64).sqrt();
-            (h - settled).abs() <= (0.1 * settled).max(0.02).max(noise)
-        };
-        let from = segment
-            .iter()
-            .rposition(|w| !in_band(w))
-            .map_or(0, |k| k + 1);
-        segment.get(from).map(|&(t, _, _)| (t - at).max(0.0))
+        converge_secs(&self.series, self.events[i].applied_at, until)
     }
 }

@@ -125,6 +125,13 @@ impl Buckets {
         self.second = second;
     }
 
+    /// Refills up to `second`, then takes a token of `shard` ([`Buckets::take`]); false when
+    /// the request is throttled.
+    pub fn admit(&mut self, second: u64, shard: u32, write: bool) -> bool {
+        self.tick(second);
+        self.take(shard, write)
+    }
+
     /// Takes a token of `shard` for a read or a write; false when there is none (throttled).
     pub fn take(&mut self, shard: u32, write: bool) -> bool {
         let i = usize::from(write && self.throttle.write.is_some());

@@ -1,5 +1,6 @@
 //! The metrics only `slicer` has ([`METRICS`]), registered through its kind.
 
+use crate::changing::CONVERGE_AFTER_START;
 use crate::value::MetricDef;
 
 /// The metrics only `slicer` has, for `summary.csv`.
@@ -24,4 +25,5 @@ pub static METRICS: &[MetricDef] = &[
         unit: "ratio",
         definition: "The last window with requests, on the slices as they stood after its round: the busiest task's requests over the mean task requests (point events only; 1 when no window had requests).",
     },
+    CONVERGE_AFTER_START,
 ];

@@ -56,7 +56,7 @@ pub const KIND: SchemeKind = SchemeKind {
     },
     changing: Some(Changing {
         check: |spec| Ok(SlicerParams::parse(spec).map(drop)?),
-        start: |spec, setup| Ok(Box::new(Slicer::start(spec, setup.nodes)?)),
+        start: |spec, setup| Ok(Box::new(Slicer::start(spec, setup)?)),
         end: LayoutEnd {
             metrics: METRICS,
             final_layout: |state| Ok(Box::new(FinalSlices::from_state(state)?)),

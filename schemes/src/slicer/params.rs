@@ -53,6 +53,13 @@ pub static PARAMS: &[(&str, &str)] = &[
         "slices start round-robin on the first M tasks, the others join empty: the moment after adding \
          tasks (default: every task)",
     ),
+    (
+        "move_rate",
+        "bytes of slices moved per second of trace time (per event without timestamps; --time-unit), \
+         unused budget carried over while moves wait; a slice's bytes are those of the keys seen in its \
+         range (key length + the size of its last event that carried one); a round's next move waits \
+         for the budget, and a slice not moved yet serves from its old task (default: moves are instant)",
+    ),
 ];
 
 /// Checked parameters of `slicer`.
@@ -72,6 +79,9 @@ pub struct SlicerParams {
     pub merge_load: f64,
     /// Tasks holding the slices at the start; `None` = every task.
     pub grown_from: Option<u32>,
+    /// Bytes moved per second of trace time (per event without timestamps); `None` = instant
+    /// moves.
+    pub move_rate: Option<u64>,
 }
 
 impl SlicerParams {
@@ -115,6 +125,7 @@ impl SlicerParams {
             split_load,
             merge_load,
             grown_from,
+            move_rate: spec.optional_u64_at_least("move_rate", 1)?,
         })
     }
 

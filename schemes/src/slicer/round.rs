@@ -26,6 +26,12 @@
 //!    a candidate (a hottest task that is one hot key cannot be helped, the next one can).
 //!    Every move lowers the sum of squared task loads, so
 //!    a round ends.
+//!
+//! A paced round ([`round_paced`]) asks its [`Pace`] before every move (reassignment, merge
+//! across tasks, move) whether the range's bytes fit the move budget; the first that does not
+//! ends the round's moves of that kind (the rest wait for later rounds). Retired tasks (a
+//! scenario's drain) are treated as tasks that no longer exist: their slices are reassigned,
+//! and no slice goes to them.
 
 use super::params::SlicerParams;
 use super::slices::{share, HashLoads, Slices, SPACE};
@@ -131,21 +137,44 @@ fn pick(task_loads: &[u64], hottest: bool) -> (u32, u64) {
     best
 }
 
+/// What a round asks before a range `[start, start + width)` moves: true when it may.
+pub type Pace<'p> = dyn FnMut(u64, u128) -> bool + 'p;
+
 /// The round's state: the slices, their loads and their tasks' loads.
-struct State<'a> {
+struct State<'a, 'p> {
     slices: &'a mut Slices,
     loads: Vec<u64>,
     tasks: Vec<u64>,
     round: Round,
+    /// Tasks that take no slice (drained).
+    retired: &'a [u32],
+    pace: &'a mut Pace<'p>,
 }
 
-impl State<'_> {
+impl State<'_, '_> {
     fn used(&self) -> u128 {
         self.round.churn()
     }
 
     fn mean(&self) -> f64 {
-        self.tasks.iter().sum::<u64>() as f64 / self.tasks.len().max(1) as f64
+        let live = self.tasks.len().saturating_sub(self.retired.len());
+        self.tasks.iter().sum::<u64>() as f64 / live.max(1) as f64
+    }
+
+    /// The loads of the tasks, a retired one's as the most (so it is never the coldest).
+    fn live_loads(&self) -> Vec<u64> {
+        let mut loads = self.tasks.clone();
+        for &t in self.retired {
+            if let Some(l) = loads.get_mut(t as usize) {
+                *l = u64::MAX;
+            }
+        }
+        loads
+    }
+
+    /// True when slice `i` may move now (its bytes fit the budget).
+    fn admits(&mut self, i: usize) -> bool {
+        (self.pace)(self.slices.starts[i], self.slices.width(i))
     }
 
     /// Moves slice `i` to task `to`.
@@ -168,8 +197,12 @@ impl State<'_> {
 
     fn reassign(&mut self) {
         for i in 0..self.slices.len() {
-            if self.slices.owner[i] >= self.slices.tasks {
-                let (to, _) = pick(&self.tasks, false);
+            let owner = self.slices.owner[i];
+            if owner >= self.slices.tasks || self.retired.contains(&owner) {
+                if !self.admits(i) {
+                    return;
+                }
+                let (to, _) = pick(&self.live_loads(), false);
                 self.move_slice(i, to);
             }
         }
@@ -199,6 +232,9 @@ impl State<'_> {
         let moved = self.lighter(i);
         let keep = self.slices.owner[if moved == i { i + 1 } else { i }];
         if cost > 0 {
+            if !self.admits(moved) {
+                return false;
+            }
             self.move_slice(moved, keep);
         }
         self.loads[i] += self.loads.remove(i + 1);
@@ -220,7 +256,7 @@ impl State<'_> {
     /// Makes the best move off the hottest task that has one; false when none helps or fits.
     fn move_one(&mut self, loads: &HashLoads, opts: &RoundOptions) -> bool {
         let mean = self.mean();
-        let (cold, cl) = pick(&self.tasks, false);
+        let (cold, cl) = pick(&self.live_loads(), false);
         let bound = opts.max_imbalance * mean;
         if mean == 0.0 || pick(&self.tasks, true).1 as f64 <= bound {
             return false;
@@ -228,11 +264,17 @@ impl State<'_> {
         // Sources: the tasks above the bound, hottest first (ties: lowest task).
         let mut sources: Vec<(u32, u64)> = (0..self.tasks.len() as u32)
             .map(|t| (t, self.tasks[t as usize]))
-            .filter(|&(_, l)| l as f64 > bound)
+            .filter(|&(t, l)| l as f64 > bound && !self.retired.contains(&t))
             .collect();
         sources.sort_by_key(|&(t, l)| (std::cmp::Reverse(l), t));
         for (hot, hl) in sources {
             if let Some((i, part, low)) = self.best_candidate(loads, opts, (hot, hl), cl) {
+                let (start, end) = (u128::from(self.slices.starts[i]), self.slices.end(i));
+                let mid = (start + end) / 2;
+                let (from, to) = [(start, end), (start, mid), (mid, end)][usize::from(part)];
+                if !(self.pace)(from as u64, to - from) {
+                    return false;
+                }
                 self.make(i, part, low, cold);
                 return true;
             }
@@ -299,6 +341,18 @@ impl State<'_> {
 
 /// One round on `slices` with the window's `loads` (see the module's rules).
 pub fn round(slices: &mut Slices, loads: &HashLoads, opts: &RoundOptions) -> Round {
+    round_paced(slices, loads, opts, &[], &mut |_, _| true)
+}
+
+/// One round that moves no slice to a `retired` task and moves each range only when `pace`
+/// admits it (see the module's rules).
+pub fn round_paced(
+    slices: &mut Slices,
+    loads: &HashLoads,
+    opts: &RoundOptions,
+    retired: &[u32],
+    pace: &mut Pace<'_>,
+) -> Round {
     let slice_loads = loads.per_slice(slices);
     let tasks = task_loads(slices, &slice_loads);
     let mut state = State {
@@ -306,6 +360,8 @@ pub fn round(slices: &mut Slices, loads: &HashLoads, opts: &RoundOptions) -> Rou
         loads: slice_loads,
         tasks,
         round: Round::default(),
+        retired,
+        pace,
     };
     state.reassign();
     while state.slices.len() > opts.target_slices && state.merge_one(opts) {}
