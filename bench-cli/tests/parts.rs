@@ -488,6 +488,44 @@ fn a_scenario_run_cut_into_3_parts_merges_into_the_single_run() {
     assert_eq!(events.len(), 1 + 3 * 4, "{events:?}");
 }
 
+#[test]
+fn balancers_under_a_scenario_cut_into_3_parts_merge_into_the_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.csv");
+    shardlab()
+        .args(["gen", "zipf:keys=3000,s=1.0", "--quiet"])
+        .args(["--events", "20000", "-o"])
+        .arg(&whole)
+        .assert()
+        .success();
+    cut(&whole, dir.path(), &[6_000, 7_000], &[]);
+    std::fs::remove_file(&whole).unwrap();
+    std::fs::write(
+        dir.path().join("s.txt"),
+        "4 add 1\n9 fail 0\n12 recover 0\n15 drain 2\n",
+    )
+    .unwrap();
+    let options = [
+        "--no-latency",
+        "--window",
+        "1000",
+        "--schemes",
+        "citus:move_rate=20000,pd-hot,slicer:move_rate=20000,range-dynamic",
+        "--shards",
+        "4",
+        "--scenario",
+        "s.txt",
+        "--time-unit",
+        "ms",
+        "--throttle",
+        "rate=300,burst=1",
+    ];
+    let (single, merged) = single_and_merged(dir.path(), &options, "t*.csv", 3);
+    assert_same_run(&single, &merged);
+    let events = rows_without_timing(&merged.join("events.csv"));
+    assert_eq!(events.len(), 1 + 4 * 4, "{events:?}");
+}
+
 /// Three parts of a small run (`--shards 4,8`: two state files, and in part 0 two runs of
 /// the changing layout) counted, replayed and merged in `dir` (`work-3/count-I`,
 /// `work-3/part-I`), with the trace `t?.csv`.
