@@ -391,6 +391,92 @@ fn run_reads_a_fifo_a_process_substitution_and_standard_input_in_one_pass() {
     );
 }
 
+/// `range-dynamic` beside fixed schemes reads a FIFO once, in one run, and each scheme's
+/// figures are those of a run of that scheme alone from the file.
+#[test]
+fn range_dynamic_beside_hash_and_ring_reads_a_fifo_once_with_the_figures_of_separate_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = dir.path().join("trace.csv");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:keys=5000,s=1.1",
+            "--quiet",
+            "--events",
+            "30000",
+            "-o",
+        ])
+        .arg(&sample)
+        .assert()
+        .success();
+    let schemes = ["range-dynamic:max_load=300", "hash", "ring"];
+    let run = |trace: &Path, schemes: &str, out: &Path| {
+        shardlab()
+            .args([
+                "run",
+                "--quiet",
+                "--no-latency",
+                "--window",
+                "500",
+                "--schemes",
+            ])
+            .arg(schemes)
+            .arg("--trace")
+            .arg(trace)
+            .arg("--out")
+            .arg(out)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success();
+    };
+    let fifo = dir.path().join("trace.fifo");
+    assert!(Process::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut writer = Process::new("sh")
+        .arg("-c")
+        .arg(format!("cat '{}' > '{}'", sample.display(), fifo.display()))
+        .spawn()
+        .unwrap();
+    let together = dir.path().join("together");
+    run(&fifo, &schemes.join(","), &together);
+    assert!(writer.wait().unwrap().success());
+    let all = summary(&together);
+    let timeline = std::fs::read_to_string(together.join("timeline.csv")).unwrap();
+    for (i, scheme) in schemes.iter().enumerate() {
+        let alone = dir.path().join(format!("alone-{i}"));
+        run(&sample, scheme, &alone);
+        let own: Vec<String> = all
+            .iter()
+            .filter(|row| row.starts_with(&format!("{scheme},")))
+            .cloned()
+            .collect();
+        assert!(!own.is_empty(), "{scheme}");
+        assert_eq!(own, summary(&alone), "{scheme}");
+        if i == 0 {
+            let alone_timeline = std::fs::read_to_string(alone.join("timeline.csv")).unwrap();
+            let label = |path: &Path| path.display().to_string();
+            assert_eq!(
+                timeline.replace(&label(&fifo), "trace"),
+                alone_timeline.replace(&label(&sample), "trace")
+            );
+            let splits: u64 = all
+                .iter()
+                .filter(|r| {
+                    r.starts_with(&format!("{scheme},")) && r.contains(",dynamic_load_splits,")
+                })
+                .map(|r| r.split(',').nth(3).unwrap().parse::<f64>().unwrap() as u64)
+                .sum();
+            assert!(
+                splits > 0,
+                "the layout changed while the FIFO was read: {all:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_second_pass_over_an_input_read_once_is_refused_before_reading() {
     let bytes = std::fs::read(fixture("traces/twitter_sample.csv")).unwrap();
