@@ -18,7 +18,8 @@
 //!    below half of `grow_added_fair`) loses to one that does not; otherwise the worst
 //!    distance from the ideal over the targets, `max_M |remap_fraction - remap_ideal|`,
 //!    counts (a remap below the ideal is as far off as one above it), ties under
-//!    [`GROWTH_TIE`] or within overlapping intervals.
+//!    [`GROWTH_TIE`] or within overlapping intervals. A target equal to N is no growth and
+//!    is not weighed.
 //! 5. With `--fail`, the **failure cost**: a scheme whose rule cannot remove the failed
 //!    shard loses to those that can; then the distance of `fail_remap_fraction` from the
 //!    least possible (the failed shard's own share of the keys), ties under [`GROWTH_TIE`];
@@ -28,7 +29,8 @@
 //!    refused one of its events (`refused_events`) loses to those that applied them all; then
 //!    the share of the keys moved in vain, `redundant_moves / distinct_keys` (moves that went
 //!    back or round: a balancer's pure waste, which leaving a new shard idle cannot lower),
-//!    ties under [`GROWTH_TIE`].
+//!    ties under [`GROWTH_TIE`]; compared only when every scheme still tied reports it
+//!    (balancers count their own moves in their own units).
 //! 7. Then **scan fan-out** (`scan_fanout_mean`; ties within [`FANOUT_TIE`] of the smaller
 //!    or within overlapping intervals), when the workload has scans.
 //! 8. Then **lookup time** (`lookup_ns_p50`), only when the gap is large enough to matter
@@ -262,21 +264,23 @@ struct Candidate<'a> {
 struct ScenarioCost {
     /// Events its rule refused.
     refused: f64,
-    /// `redundant_moves / distinct_keys`.
-    waste: Figure,
+    /// `redundant_moves / distinct_keys`, for a scheme that counts `redundant_moves` in keys
+    /// (a fixed scheme under a scenario); `None` for a balancer, which counts its own moves
+    /// (shards, regions, slices) in its own metric, so keys moved in vain are not compared.
+    waste: Option<Figure>,
 }
 
 /// The scenario cost of one scheme run under a scenario (its own metrics), `None` without.
 fn scenario_cost(r: &WorkloadResult, s: &SchemeResult) -> Option<ScenarioCost> {
     let refused = s.extra_value(REFUSED_EVENTS)??;
-    let redundant = s.extra_value(REDUNDANT_MOVES)??;
-    Some(ScenarioCost {
-        refused,
-        waste: Figure {
+    let waste = s
+        .extra_value(REDUNDANT_MOVES)
+        .flatten()
+        .map(|redundant| Figure {
             value: redundant / r.distinct_keys.max(1) as f64,
             ci: None,
-        },
-    })
+        });
+    Some(ScenarioCost { refused, waste })
 }
 
 impl<'a> Candidate<'a> {
@@ -286,8 +290,10 @@ impl<'a> Candidate<'a> {
         let r = targets.first()?;
         let s = r.schemes.get(i)?;
         let figure = |id: MetricId| r.figure(s, id).map(|(value, ci)| Figure { value, ci });
+        // A target equal to N (the count a scenario ended on, say) is no growth: not weighed.
         let growth = targets
             .iter()
+            .filter(|t| grows(t))
             .map(|t| {
                 let sr = t.schemes.get(i).filter(|x| x.scheme == s.scheme)?;
                 Growth::to_target(t, sr)
@@ -345,6 +351,14 @@ pub fn decide_all(results: &[WorkloadResult]) -> Vec<Decision> {
     groups.iter().map(|g| decide(g)).collect()
 }
 
+/// True when the result's growth target differs from its shard count: a growth (or shrink)
+/// to weigh.
+fn grows(r: &WorkloadResult) -> bool {
+    r.schemes
+        .first()
+        .is_some_and(|s| s.remap.target_shards != s.shards)
+}
+
 /// Runs the procedure on the results of one workload and shard count, one per growth target.
 pub fn decide(targets: &[&WorkloadResult]) -> Decision {
     let r = targets[0];
@@ -354,6 +368,7 @@ pub fn decide(targets: &[&WorkloadResult]) -> Decision {
         shards: first.map_or(0, |s| s.shards),
         grow_to: targets
             .iter()
+            .filter(|t| grows(t))
             .filter_map(|t| t.schemes.first().map(|s| s.remap.target_shards))
             .collect(),
         scheme: None,
@@ -571,7 +586,7 @@ fn break_tie<'c, 'a>(tied: &[&'c Candidate<'a>], steps: &mut Steps<'c, 'a>) -> O
     if !applied.is_empty() {
         left = applied;
     }
-    let waste = |c: &Candidate| c.scenario.map(|s| s.waste);
+    let waste = |c: &Candidate| c.scenario.and_then(|s| s.waste);
     let step = narrow(&left, waste, |a, b| a.ties(b, GROWTH_TIE));
     if let Some(done) = settle(Criterion::ScenarioCost, step, &mut left, steps) {
         return done;

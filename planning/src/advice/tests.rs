@@ -498,3 +498,46 @@ fn under_a_scenario_a_refused_event_loses_then_keys_moved_in_vain_decide() {
         .iter()
         .any(|(c, t)| *c == Criterion::ScenarioCost && t.len() == 2));
 }
+
+#[test]
+fn a_target_equal_to_n_is_no_growth_and_is_not_weighed() {
+    // Tied on capacity; "growth" to 4 from 4 (a scenario that ended on 4) moved 0.1 and 0.3:
+    // no growth, so it decides nothing and is not listed.
+    let r = result(&[s("a", 0.255, 0.2, 0.2), s("b", 0.256, 0.2, 0.2)]);
+    let same = grown_to(&r, 4, &[0.1, 0.3]);
+    let d = decide(&[&same]);
+    assert!(d.grow_to.is_empty(), "{d:?}");
+    assert_ne!(d.decided_by, Some(Criterion::GrowthCost), "{d:?}");
+    // Beside a real target, only the real one is weighed.
+    let real = grown_to(&r, 5, &[0.2, 0.2]);
+    let d = decide(&[&same, &real]);
+    assert_eq!(d.grow_to, [5], "{d:?}");
+    assert_ne!(d.decided_by, Some(Criterion::GrowthCost), "{d:?}");
+}
+
+#[test]
+fn a_balancer_without_keys_moved_in_vain_is_not_beaten_on_them() {
+    use engine::metrics::MetricValue;
+    let refused = |n: f64| MetricValue {
+        name: "refused_events",
+        value: Some(n),
+        unit: "events",
+    };
+    let redundant = MetricValue {
+        name: "redundant_moves",
+        value: Some(0.0),
+        unit: "keys",
+    };
+    // A fixed scheme with no key moved in vain, a balancer that counts its moves in its own
+    // metric: neither wins the scenario cost for the other's lack of the figure.
+    let mut r = result(&[s("ring", 0.255, 0.2, 0.2), s("citus", 0.256, 0.2, 0.2)]);
+    r.schemes[0].extra_metrics = vec![refused(0.0), redundant];
+    r.schemes[1].extra_metrics = vec![refused(0.0)];
+    let d = decide_one(&r);
+    assert_ne!(d.decided_by, Some(Criterion::ScenarioCost), "{d:?}");
+    // A refused event still loses.
+    r.schemes[1].extra_metrics = vec![refused(1.0)];
+    let d = decide_one(&r);
+    assert_eq!(d.scheme.as_deref(), Some("ring"), "{d:?}");
+    assert_eq!(d.decided_by, Some(Criterion::ScenarioCost));
+}
