@@ -332,6 +332,22 @@ fn run_trace(trace: &str, stdin: Option<Vec<u8>>, out: &Path) {
     assert!(names(tmp.path()).is_empty(), "{:?}", names(tmp.path()));
 }
 
+/// A FIFO `dir/trace.fifo` and the process that writes `file` into it.
+fn fifo_of(dir: &Path, file: &Path) -> (std::path::PathBuf, std::process::Child) {
+    let fifo = dir.join("trace.fifo");
+    assert!(Process::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let writer = Process::new("sh")
+        .arg("-c")
+        .arg(format!("cat '{}' > '{}'", file.display(), fifo.display()))
+        .spawn()
+        .unwrap();
+    (fifo, writer)
+}
+
 #[test]
 fn run_reads_a_fifo_a_process_substitution_and_standard_input_in_one_pass() {
     let dir = tempfile::tempdir().unwrap();
@@ -353,17 +369,7 @@ fn run_reads_a_fifo_a_process_substitution_and_standard_input_in_one_pass() {
     }
 
     // A FIFO, written by another process.
-    let fifo = dir.path().join("trace.fifo");
-    assert!(Process::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let mut writer = Process::new("sh")
-        .arg("-c")
-        .arg(format!("cat '{}' > '{}'", sample.display(), fifo.display()))
-        .spawn()
-        .unwrap();
+    let (fifo, mut writer) = fifo_of(dir.path(), &sample);
     let out = dir.path().join("fifo");
     run_trace(fifo.to_str().unwrap(), None, &out);
     assert!(writer.wait().unwrap().success());
@@ -429,17 +435,7 @@ fn range_dynamic_beside_hash_and_ring_reads_a_fifo_once_with_the_figures_of_sepa
             .assert()
             .success();
     };
-    let fifo = dir.path().join("trace.fifo");
-    assert!(Process::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let mut writer = Process::new("sh")
-        .arg("-c")
-        .arg(format!("cat '{}' > '{}'", sample.display(), fifo.display()))
-        .spawn()
-        .unwrap();
+    let (fifo, mut writer) = fifo_of(dir.path(), &sample);
     let together = dir.path().join("together");
     run(&fifo, &schemes.join(","), &together);
     assert!(writer.wait().unwrap().success());

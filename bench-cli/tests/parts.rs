@@ -445,12 +445,14 @@ fn range_dynamic_beside_hash_and_ring_cut_into_2_and_3_parts_merges_into_the_sin
     assert!(!files_of(&dir.path().join("work-3/part-1")).contains(&"layouts-0.bin".to_string()));
 }
 
-#[test]
-fn a_scenario_run_cut_into_3_parts_merges_into_the_single_run() {
+/// A 20-second zipf trace cut into 3 files, run under the scenario `add 1` at 4 s, `fail 0`
+/// at 9 s, `recover 0` at 12 s, `drain 2` at 15 s with `options` (4 shards, 1-second
+/// windows), single and in 3 parts merged: the same run, with `events` rows in events.csv.
+fn scenario_in_3_parts(workload: &str, options: &[&str], events: usize) {
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole.csv");
     shardlab()
-        .args(["gen", "zipf:keys=3000,s=1.0,writes=0.2", "--quiet"])
+        .args(["gen", workload, "--quiet"])
         .args(["--events", "20000", "-o"])
         .arg(&whole)
         .assert()
@@ -463,67 +465,46 @@ fn a_scenario_run_cut_into_3_parts_merges_into_the_single_run() {
         "4 add 1\n9 fail 0\n12 recover 0\n15 drain 2\n",
     )
     .unwrap();
-    let options = [
+    let common = [
         "--no-latency",
         "--window",
         "1000",
-        "--schemes",
-        "hash,ring,rendezvous",
         "--shards",
         "4",
         "--scenario",
         "s.txt",
         "--time-unit",
         "ms",
+        "--throttle",
+        "rate=300,burst=1",
+    ];
+    let all: Vec<&str> = common.iter().chain(options).copied().collect();
+    let (single, merged) = single_and_merged(dir.path(), &all, "t*.csv", 3);
+    assert_same_run(&single, &merged);
+    let rows = rows_without_timing(&merged.join("events.csv"));
+    assert_eq!(rows.len(), 1 + events, "{rows:?}");
+}
+
+#[test]
+fn a_scenario_run_cut_into_3_parts_merges_into_the_single_run() {
+    let options = [
+        "--schemes",
+        "hash,ring,rendezvous",
         "--replicas",
         "2",
         "--move-rate",
         "20000",
-        "--throttle",
-        "rate=300,burst=1",
     ];
-    let (single, merged) = single_and_merged(dir.path(), &options, "t*.csv", 3);
-    assert_same_run(&single, &merged);
-    let events = rows_without_timing(&merged.join("events.csv"));
-    assert_eq!(events.len(), 1 + 3 * 4, "{events:?}");
+    scenario_in_3_parts("zipf:keys=3000,s=1.0,writes=0.2", &options, 3 * 4);
 }
 
 #[test]
 fn balancers_under_a_scenario_cut_into_3_parts_merge_into_the_single_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let whole = dir.path().join("whole.csv");
-    shardlab()
-        .args(["gen", "zipf:keys=3000,s=1.0", "--quiet"])
-        .args(["--events", "20000", "-o"])
-        .arg(&whole)
-        .assert()
-        .success();
-    cut(&whole, dir.path(), &[6_000, 7_000], &[]);
-    std::fs::remove_file(&whole).unwrap();
-    std::fs::write(
-        dir.path().join("s.txt"),
-        "4 add 1\n9 fail 0\n12 recover 0\n15 drain 2\n",
-    )
-    .unwrap();
     let options = [
-        "--no-latency",
-        "--window",
-        "1000",
         "--schemes",
         "citus:move_rate=20000,pd-hot,slicer:move_rate=20000,range-dynamic",
-        "--shards",
-        "4",
-        "--scenario",
-        "s.txt",
-        "--time-unit",
-        "ms",
-        "--throttle",
-        "rate=300,burst=1",
     ];
-    let (single, merged) = single_and_merged(dir.path(), &options, "t*.csv", 3);
-    assert_same_run(&single, &merged);
-    let events = rows_without_timing(&merged.join("events.csv"));
-    assert_eq!(events.len(), 1 + 4 * 4, "{events:?}");
+    scenario_in_3_parts("zipf:keys=3000,s=1.0", &options, 4 * 4);
 }
 
 /// Three parts of a small run (`--shards 4,8`: two state files, and in part 0 two runs of
