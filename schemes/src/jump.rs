@@ -85,10 +85,22 @@ const EXACT_FLOOR_BUCKETS: u32 = 1 << 22;
 /// Guava's `(int) draw + 1` overflows for this draw: r = -1 ends the walk.
 const OVERFLOWING_DRAW: u64 = i32::MAX as u64;
 
-/// The paper's linear congruential generator.
+/// The walk of [`jump_bucket`]: the paper's linear congruential generator draws, `jump`
+/// takes the candidate and the draw to the next candidate (`None` past the last bucket).
 #[inline(always)]
-fn next_state(key: u64) -> u64 {
-    key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1)
+fn walk(mut key: u64, jump: impl Fn(u32, u64) -> Option<u32>) -> u32 {
+    let mut candidate = 0u32;
+    loop {
+        key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
+        let draw = key >> 33;
+        if draw == OVERFLOWING_DRAW {
+            return candidate;
+        }
+        match jump(candidate, draw) {
+            Some(next) => candidate = next,
+            None => return candidate,
+        }
+    }
 }
 
 /// [`jump_bucket`] for at most [`EXACT_FLOOR_BUCKETS`] buckets: the next jump is the exact
@@ -96,47 +108,28 @@ fn next_state(key: u64) -> u64 {
 /// depends on the key only, so its division runs beside the chain of jumps instead of on it)
 /// and made exact with an integer check (the estimate is the floor or one below it).
 #[inline(always)]
-fn jump_bucket_floor(mut key: u64, buckets: u32) -> u32 {
-    let buckets = u64::from(buckets);
-    let mut candidate = 0u64;
-    loop {
-        key = next_state(key);
-        let draw = key >> 33;
-        if draw == OVERFLOWING_DRAW {
-            return candidate as u32;
-        }
+fn jump_bucket_floor(key: u64, buckets: u32) -> u32 {
+    walk(key, |candidate, draw| {
+        let after = u64::from(candidate) + 1;
         let divisor = draw + 1;
         let scale = (1u64 << 63) / divisor;
         // (b + 1) scale / 2^32 falls short of the quotient by less than (b + 1) / 2^32 < 1.
-        let mut next = ((u128::from(candidate + 1) * u128::from(scale)) >> 32) as u64;
-        if (next + 1) * divisor <= (candidate + 1) << 31 {
+        let mut next = ((u128::from(after) * u128::from(scale)) >> 32) as u64;
+        if (next + 1) * divisor <= after << 31 {
             next += 1;
         }
-        if next >= buckets {
-            return candidate as u32;
-        }
-        candidate = next;
-    }
+        (next < u64::from(buckets)).then_some(next as u32)
+    })
 }
 
 /// [`jump_bucket`] as Guava writes it, one `f64` division per jump.
 #[inline]
-fn jump_bucket_divided(mut key: u64, buckets: u32) -> u32 {
-    let buckets = f64::from(buckets);
-    let mut candidate = 0u32;
-    loop {
-        key = next_state(key);
-        let draw = key >> 33;
-        if draw == OVERFLOWING_DRAW {
-            return candidate;
-        }
+fn jump_bucket_divided(key: u64, buckets: u32) -> u32 {
+    walk(key, |candidate, draw| {
         let r = (draw + 1) as f64 / f64::from(1u32 << 31);
         let next = (f64::from(candidate) + 1.0) / r;
-        if next >= buckets {
-            return candidate;
-        }
-        candidate = next as u32;
-    }
+        (next < f64::from(buckets)).then_some(next as u32)
+    })
 }
 
 /// Owner = [`jump_bucket`] of [`hash64`]`(key)`, or of the key itself with `hash=none`.
