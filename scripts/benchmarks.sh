@@ -25,7 +25,7 @@ mkdir -p "$dir"
 [ -x "$bin" ] || cargo build --release -q -p bench-cli
 csv=$dir/perf$csv_events.csv
 trace=$dir/z$bin_events.oracleGeneral.bin
-[ -s "$csv" ] || SHARDLAB=$bin scripts/gen_perf_csv.sh "$csv" "$csv_events"
+[ -s "$csv" ] || SHARDLAB=$bin scripts/gen_perf_csv.sh "$csv" "$csv_events" >&2
 [ -s "$trace" ] || "$bin" gen zipf:s=1.0,keys=1000000 --events "$bin_events" \
     --format oracle-general --quiet --force -o "$trace"
 pandas=
