@@ -3,15 +3,13 @@
 //! shard counts, a scheme placing keys in arrival order); standard input, a FIFO or `<(cmd)` may not, and nothing
 //! is copied aside.
 
-use std::collections::BTreeMap;
-use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use reports::manifest::InputFile;
 use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::files::FileChain;
 use workloads::trace::{ByteTally, TraceOptions};
-use workloads::{EventChunk, EventSource, KeyType, Piece, PieceDecoder, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
 
 /// Opens a workload's events from the start (called once per pass).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
@@ -61,37 +59,12 @@ pub fn tallied(tally: &ByteTally) -> InputFile {
     }
 }
 
-/// The `shardlab inspect` profile of the first events of a stream, taken as they go by:
-/// raw bytes as the thread that decodes them decodes them, in stream order.
+/// The `shardlab inspect` profile of the first events of a stream, taken as they go by.
 #[derive(Clone)]
 pub struct PrefixProfile {
-    state: Arc<Mutex<ProfileState>>,
+    state: Arc<Mutex<(Profiler, usize)>>,
     limit: usize,
     cfg: InspectConfig,
-}
-
-/// The profile so far and the runs of events decoded before their turn.
-struct ProfileState {
-    profiler: Profiler,
-    /// Events added.
-    seen: usize,
-    /// The number of the next run of events to add, in stream order.
-    next: usize,
-    /// Runs decoded before the ones ahead of them (at most about one per replay worker).
-    waiting: BTreeMap<usize, EventChunk>,
-}
-
-impl ProfileState {
-    /// Adds the events of `chunk` at `events` up to the profile's `limit`.
-    fn add(&mut self, chunk: &EventChunk, events: Range<usize>, limit: usize) {
-        let take = events.len().min(limit - self.seen);
-        if take == 0 {
-            return;
-        }
-        self.profiler
-            .add_events(chunk, events.start..events.start + take);
-        self.seen += take;
-    }
 }
 
 impl PrefixProfile {
@@ -102,12 +75,7 @@ impl PrefixProfile {
             ..InspectConfig::default()
         };
         PrefixProfile {
-            state: Arc::new(Mutex::new(ProfileState {
-                profiler: Profiler::new(&cfg),
-                seen: 0,
-                next: 0,
-                waiting: BTreeMap::new(),
-            })),
+            state: Arc::new(Mutex::new((Profiler::new(&cfg), 0))),
             limit,
             cfg,
         }
@@ -118,108 +86,53 @@ impl PrefixProfile {
         Box::new(Watched {
             inner: source,
             profile: self.clone(),
-            next: 0,
+            full: false,
         })
     }
 
     /// The profiler and the number of events it saw (it starts again empty).
     pub fn take(&self) -> (Profiler, usize) {
-        let mut state = self.lock();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let fresh = Profiler::new(&self.cfg);
-        (std::mem::replace(&mut state.profiler, fresh), state.seen)
-    }
-
-    /// True once the profile has all its events.
-    fn full(&self) -> bool {
-        self.lock().seen == self.limit
-    }
-
-    /// Adds the events of `chunk` at `events`, run number `seq` of the stream: at once when
-    /// every run before it was added, else (copied) once they are.
-    fn add(&self, seq: usize, chunk: &EventChunk, events: Range<usize>) {
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        if seq != state.next {
-            let mut early = EventChunk::with_capacity(events.len());
-            events.for_each(|i| early.push(chunk.get(i)));
-            state.waiting.insert(seq, early);
-            return;
-        }
-        state.add(chunk, events, self.limit);
-        state.next += 1;
-        while let Some(early) = state.waiting.remove(&state.next) {
-            state.add(&early, 0..early.len(), self.limit);
-            state.next += 1;
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, ProfileState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        (std::mem::replace(&mut state.0, fresh), state.1)
     }
 }
 
-/// A stream that feeds its first events to a [`PrefixProfile`], each run of events (decoded
-/// here, or raw bytes decoded later) numbered in stream order.
+/// A stream that feeds its first events to a [`PrefixProfile`].
 struct Watched {
     inner: Box<dyn EventSource>,
     profile: PrefixProfile,
-    /// The number of the next run.
-    next: usize,
+    /// The profile has all its events.
+    full: bool,
 }
 
 impl EventSource for Watched {
     fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
         let before = chunk.len();
         let n = self.inner.fill(chunk, max)?;
-        if !self.profile.full() {
-            self.profile.add(self.next, chunk, before..before + n);
-            self.next += 1;
+        if self.full {
+            return Ok(n);
+        }
+        if let Ok(mut state) = self.profile.state.lock() {
+            let (profiler, seen) = &mut *state;
+            let take = n.min(self.profile.limit - *seen);
+            profiler.add_events(chunk, before..before + take);
+            *seen += take;
+            self.full = *seen == self.profile.limit;
         }
         Ok(n)
     }
 
-    /// Raw bytes stay raw: their decoder adds them to the profile once it has decoded them.
+    /// Decoded here while the profile takes events (it needs them decoded, in order); raw
+    /// pieces from the inner stream afterwards.
     fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
-        if self.profile.full() {
+        if self.full {
             return self.inner.fill_piece(piece, max);
         }
-        // Bytes left raw before this call are profiled by their decoders, before these.
-        piece.decode()?;
-        let (before, runs) = (piece.chunk().len(), piece.raw_runs());
-        let n = self.inner.fill_piece(piece, max)?;
-        let decoded = before..piece.chunk().len();
-        if !decoded.is_empty() {
-            self.profile.add(self.next, piece.chunk(), decoded);
-            self.next += 1;
-        }
-        piece.wrap_decoders(runs, |inner| {
-            self.next += 1;
-            Arc::new(Profiled {
-                inner: Arc::clone(inner),
-                profile: self.profile.clone(),
-                seq: self.next - 1,
-            })
-        });
-        Ok(n)
+        piece.push_decoded(|chunk| self.fill(chunk, max))
     }
 
     fn len_hint(&self) -> Option<u64> {
         self.inner.len_hint()
-    }
-}
-
-/// Decodes raw bytes, then adds their events to a profile as run `seq` of the stream.
-struct Profiled {
-    inner: Arc<dyn PieceDecoder>,
-    profile: PrefixProfile,
-    seq: usize,
-}
-
-impl PieceDecoder for Profiled {
-    fn decode(&self, bytes: &[u8], at: u64, chunk: &mut EventChunk) -> Result<(), WorkloadError> {
-        let before = chunk.len();
-        self.inner.decode(bytes, at, chunk)?;
-        self.profile.add(self.seq, chunk, before..chunk.len());
-        Ok(())
     }
 }

@@ -11,7 +11,6 @@
 
 use std::collections::VecDeque;
 
-use rayon::prelude::*;
 use workloads::stats::KeyTable;
 use workloads::{EventChunk, EventSource, Piece, WorkloadError};
 
@@ -137,80 +136,26 @@ pub fn size_warmup(
         return Ok((share(n.min(WARMUP_HORIZON_EVENTS)), source));
     }
     let mut buffered = VecDeque::new();
-    let mut horizon = Horizon::default();
-    let mut ended = false;
-    while !ended && !horizon.ended {
-        // A batch of pieces (raw bytes where the source can cut them), one per thread,
-        // decoded in parallel: never past the horizon's events (a piece of text lines holds
-        // at most as many events as it was allowed lines), past its bytes by one batch at most.
-        let mut batch: Vec<Piece> = Vec::new();
-        let mut bound = horizon.events;
-        while batch.len() < rayon::current_num_threads().max(1) && bound < WARMUP_HORIZON_EVENTS {
-            let mut piece = Piece::default();
-            let max = (WARMUP_HORIZON_EVENTS - bound).min(READ_CHUNK) as usize;
-            match source.fill_piece(&mut piece, max) {
-                Ok(0) => {
-                    ended = true;
-                    break;
-                }
-                Ok(_) => {}
-                // A malformed record among the raw bytes cut before comes first.
-                Err(e) => return Err(batch.iter_mut().find_map(|p| p.decode().err()).unwrap_or(e)),
-            }
-            bound += if piece.counted() {
-                piece.len() as u64
-            } else {
-                max as u64
-            };
-            batch.push(piece);
+    let (mut events, mut bytes) = (0u64, 0usize);
+    while events < WARMUP_HORIZON_EVENTS && bytes < WARMUP_HORIZON_BYTES {
+        let mut chunk = EventChunk::with_capacity(1 << 16);
+        let max = (WARMUP_HORIZON_EVENTS - events).min(1 << 16) as usize;
+        if source.fill(&mut chunk, max)? == 0 {
+            break;
         }
-        let decoded: Vec<Result<(), WorkloadError>> =
-            batch.par_iter_mut().map(Piece::decode).collect();
-        for (mut piece, result) in batch.into_iter().zip(decoded) {
-            result?;
-            let chunk = std::mem::take(piece.chunk_mut());
-            horizon.add(&chunk);
-            buffered.push_back(chunk);
-        }
+        events += chunk.len() as u64;
+        bytes += chunk
+            .iter()
+            .map(|ev| ev.key.len() + ev.end.map_or(0, <[u8]>::len))
+            .sum::<usize>();
+        buffered.push_back(chunk);
     }
-    let events = horizon.events;
     let replayed = Replayed {
         buffered,
         next: 0,
         rest: source,
     };
     Ok((share(events), Box::new(replayed)))
-}
-
-/// Events read at a time: the horizon's byte limit is checked after each whole chunk of
-/// this many events, as it was when the read-ahead was read chunk by chunk.
-const READ_CHUNK: u64 = 1 << 16;
-
-/// Where the read-ahead's horizon ends, from its events in stream order.
-#[derive(Default)]
-struct Horizon {
-    /// Events within the horizon.
-    events: u64,
-    /// Their bytes of keys.
-    bytes: usize,
-    /// The horizon ended: [`WARMUP_HORIZON_EVENTS`] events, or a chunk of
-    /// [`READ_CHUNK`] events reached [`WARMUP_HORIZON_BYTES`].
-    ended: bool,
-}
-
-impl Horizon {
-    /// Counts the events of `chunk` (the next ones of the stream) until the horizon ends.
-    fn add(&mut self, chunk: &EventChunk) {
-        for ev in chunk.iter() {
-            if self.ended {
-                return;
-            }
-            self.events += 1;
-            self.bytes += ev.key.len() + ev.end.map_or(0, <[u8]>::len);
-            self.ended = self.events == WARMUP_HORIZON_EVENTS
-                || (self.events % READ_CHUNK == 0 && self.bytes >= WARMUP_HORIZON_BYTES);
-        }
-    }
 }
 
 /// Events read ahead, handed out again before the rest of their stream.

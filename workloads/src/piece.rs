@@ -123,24 +123,6 @@ impl Piece {
         }
     }
 
-    /// The number of runs of raw bytes in the piece (see [`Piece::wrap_decoders`]).
-    pub fn raw_runs(&self) -> usize {
-        self.segments.len()
-    }
-
-    /// Replaces the decoder of every run of raw bytes from number `from` on with `wrap` of
-    /// it: a stream that watches the events it hands out sees them once decoded, on the
-    /// thread that decodes them.
-    pub fn wrap_decoders(
-        &mut self,
-        from: usize,
-        mut wrap: impl FnMut(&Arc<dyn PieceDecoder>) -> Arc<dyn PieceDecoder>,
-    ) {
-        for segment in &mut self.segments[from..] {
-            segment.decoder = wrap(&segment.decoder);
-        }
-    }
-
     /// Decodes the raw bytes into events, in order; the first malformed record is an error.
     pub fn decode(&mut self) -> Result<(), WorkloadError> {
         for segment in self.segments.drain(..) {
