@@ -292,8 +292,8 @@ impl Partitioner for AnchorPartitioner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use workloads::xxh3_8::xxh3_64_of_8_bytes;
     use crate::testing::{keys, moved, moved_on_removal, shares};
+    use workloads::xxh3_8::xxh3_64_of_8_bytes;
 
     #[test]
     fn the_lookup_is_the_papers_get_bucket() {
@@ -318,7 +318,11 @@ mod tests {
         removed.remove_shard(0);
         let mut grown = removed.clone();
         (0..5).for_each(|_| grown.add_bucket().unwrap());
-        let layouts = [start, removed.with_working_below(), grown.with_working_below()];
+        let layouts = [
+            start,
+            removed.with_working_below(),
+            grown.with_working_below(),
+        ];
         for p in &layouts {
             for key in keys(100_000) {
                 let h = hash64(&key);
