@@ -385,7 +385,8 @@ fn scheme(spec: &str, key_type: KeyType) -> Box<dyn Partitioner> {
 
 /// The consistent-hashing family on random `u64` keys, the hash included, each beside the
 /// `hash-rings` crate's implementation of the same algorithm (its default hasher,
-/// SipHash-1-3, on the `u64`; ours XXH3-64 on its 8 big-endian bytes), 16 shards.
+/// SipHash-1-3, on the `u64`; ours XXH3-64 on its 8 big-endian bytes), 16 shards; jump and
+/// AnchorHash also beside the `jumphash` and `anchorhash` crates.
 fn family_lookup(c: &mut Criterion) {
     use hash_rings::{jump, maglev, mpc, rendezvous, weighted_rendezvous};
     let mut group = c.benchmark_group("family_lookup");
@@ -403,6 +404,10 @@ fn family_lookup(c: &mut Criterion) {
     let crate_jump = Box::new(jump::Ring::new(SHARDS));
     bench_keys(&mut group, "crate_jump", n, &keys, |k| {
         crate_jump.get_node(k) as usize
+    });
+    let crate_jumphash = Box::new(jumphash::JumpHasher::new_with_keys(0, 0));
+    bench_keys(&mut group, "crate_jumphash", n, &keys, |k| {
+        crate_jumphash.slot(k, SHARDS) as usize
     });
     ours(&mut group, "jump", "jump");
     ours(&mut group, "jump_hash_none", "jump:hash=none");
@@ -451,6 +456,24 @@ fn family_lookup(c: &mut Criterion) {
         *crate_mpc.get_node(k) as usize
     });
     ours(&mut group, "multiprobe", "multiprobe");
+    // The `anchorhash` crate at our default capacity, with its default hasher (SipHash-1-3)
+    // and with the FNV hasher its documentation recommends.
+    let crate_anchor = Box::new(
+        anchorhash::Builder::default()
+            .with_resources(0..SHARDS)
+            .build(1024),
+    );
+    bench_keys(&mut group, "crate_anchorhash", n, &keys, |k| {
+        crate_anchor.get_resource(*k).map_or(0, |&r| r as usize)
+    });
+    let crate_anchor_fnv = Box::new(
+        anchorhash::Builder::with_hasher(fnv::FnvBuildHasher::default())
+            .with_resources(0..SHARDS)
+            .build(1024),
+    );
+    bench_keys(&mut group, "crate_anchorhash_fnv", n, &keys, |k| {
+        crate_anchor_fnv.get_resource(*k).map_or(0, |&r| r as usize)
+    });
     ours(&mut group, "anchor", "anchor");
     ours(&mut group, "anchor_capacity_32", "anchor:capacity=32");
     ours(&mut group, "bounded_unlearned", "bounded");

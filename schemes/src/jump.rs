@@ -62,26 +62,74 @@ fn build(spec: &Spec, ctx: &BuildContext<'_>) -> Result<Box<dyn Partitioner>, An
 /// walk stops at the current candidate (where the paper's C++, with `r = 1`, would jump on to
 /// `candidate + 1`). About one step in 2^31 draws it; it is reproduced.
 ///
+/// Up to [`EXACT_FLOOR_BUCKETS`] buckets the walk takes [`jump_bucket_floor`] (the same
+/// buckets without a division on the chain of jumps), above it [`jump_bucket_divided`].
+///
 /// Hand-written: the algorithm is five lines, and a crate would fix neither the generator
 /// nor the rounding that published vectors pin.
 #[inline]
-pub fn jump_bucket(mut key: u64, buckets: u32) -> u32 {
-    let buckets = f64::from(buckets);
+pub fn jump_bucket(key: u64, buckets: u32) -> u32 {
+    if buckets <= EXACT_FLOOR_BUCKETS {
+        jump_bucket_floor(key, buckets)
+    } else {
+        jump_bucket_divided(key, buckets)
+    }
+}
+
+/// The largest bucket count below which Guava's rounded division `(b + 1) / r` never rounds
+/// across an integer: the quotient `(b + 1) 2^31 / d` is at least `1 / d >= 2^-31` from the
+/// next integer, more than half an `f64` step below `2^22`. There its truncation is the
+/// integer floor, and comparing it with the bucket count is comparing the exact quotient.
+const EXACT_FLOOR_BUCKETS: u32 = 1 << 22;
+
+/// Guava's `(int) draw + 1` overflows for this draw: r = -1 ends the walk.
+const OVERFLOWING_DRAW: u64 = i32::MAX as u64;
+
+/// The walk of [`jump_bucket`]: the paper's linear congruential generator draws, `jump`
+/// takes the candidate and the draw to the next candidate (`None` past the last bucket).
+#[inline(always)]
+fn walk(mut key: u64, jump: impl Fn(u32, u64) -> Option<u32>) -> u32 {
     let mut candidate = 0u32;
     loop {
         key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
         let draw = key >> 33;
-        if draw == u64::from(i32::MAX as u32) {
-            // Guava's `(int) draw + 1` overflows: r = -1 ends the walk here.
+        if draw == OVERFLOWING_DRAW {
             return candidate;
         }
+        match jump(candidate, draw) {
+            Some(next) => candidate = next,
+            None => return candidate,
+        }
+    }
+}
+
+/// [`jump_bucket`] for at most [`EXACT_FLOOR_BUCKETS`] buckets: the next jump is the exact
+/// floor of `(b + 1) 2^31 / d`, estimated with the fixed-point reciprocal `2^63 / d` (which
+/// depends on the key only, so its division runs beside the chain of jumps instead of on it)
+/// and made exact with an integer check (the estimate is the floor or one below it).
+#[inline(always)]
+fn jump_bucket_floor(key: u64, buckets: u32) -> u32 {
+    walk(key, |candidate, draw| {
+        let after = u64::from(candidate) + 1;
+        let divisor = draw + 1;
+        let scale = (1u64 << 63) / divisor;
+        // (b + 1) scale / 2^32 falls short of the quotient by less than (b + 1) / 2^32 < 1.
+        let mut next = ((u128::from(after) * u128::from(scale)) >> 32) as u64;
+        if (next + 1) * divisor <= after << 31 {
+            next += 1;
+        }
+        (next < u64::from(buckets)).then_some(next as u32)
+    })
+}
+
+/// [`jump_bucket`] as Guava writes it, one `f64` division per jump.
+#[inline]
+fn jump_bucket_divided(key: u64, buckets: u32) -> u32 {
+    walk(key, |candidate, draw| {
         let r = (draw + 1) as f64 / f64::from(1u32 << 31);
         let next = (f64::from(candidate) + 1.0) / r;
-        if next >= buckets {
-            return candidate;
-        }
-        candidate = next as u32;
-    }
+        (next < f64::from(buckets)).then_some(next as u32)
+    })
 }
 
 /// Owner = [`jump_bucket`] of [`hash64`]`(key)`, or of the key itself with `hash=none`.
@@ -206,6 +254,37 @@ mod tests {
         assert_eq!(jump_bucket(2201, 100_001), 22_152);
         assert_eq!(jump_bucket(2202, 100_001), 15_018);
         assert_eq!(jump_bucket(123_456, 1000), 984);
+    }
+
+    #[test]
+    fn the_multiplied_walk_takes_the_divided_walks_buckets() {
+        let mut state = 0u64;
+        for i in 0..300_000u64 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let key = state ^ (state >> 29);
+            let buckets = [
+                1,
+                2,
+                16,
+                100,
+                1000,
+                65_600,
+                (i % 5000) as u32 + 1,
+                EXACT_FLOOR_BUCKETS - (i % 3) as u32,
+            ];
+            for n in buckets {
+                assert_eq!(
+                    jump_bucket_floor(key, n),
+                    jump_bucket_divided(key, n),
+                    "key {key}, {n} buckets"
+                );
+            }
+        }
+        // The draw that overflows Guava's int, through both walks.
+        for n in [2, 10, 100, 1000] {
+            let key = 10_709_183_846_368_960_022;
+            assert_eq!(jump_bucket_floor(key, n), jump_bucket_divided(key, n));
+        }
     }
 
     #[test]

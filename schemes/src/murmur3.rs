@@ -38,12 +38,18 @@ impl Murmur3 {
         self.filled += 1;
         self.len = self.len.wrapping_add(1);
         if self.filled == 4 {
-            self.h = (self.h ^ mix(self.block))
-                .rotate_left(13)
-                .wrapping_mul(5)
-                .wrapping_add(0xe654_6b64);
+            self.mix_block(self.block);
             (self.block, self.filled) = (0, 0);
         }
+    }
+
+    /// Mixes one whole 4-byte block in.
+    #[inline(always)]
+    fn mix_block(&mut self, block: u32) {
+        self.h = (self.h ^ mix(block))
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
     }
 
     /// Mixes `bytes` in.
@@ -59,6 +65,31 @@ impl Murmur3 {
         let [lo, hi] = u.to_le_bytes();
         self.byte(lo);
         self.byte(hi);
+    }
+
+    /// Mixes UTF-16 code units in, little-endian: two to a block while the blocks are
+    /// aligned on units.
+    pub fn units(&mut self, units: &[u16]) {
+        let mut units = units;
+        if self.filled == 2 {
+            if let Some((&first, rest)) = units.split_first() {
+                self.unit(first);
+                units = rest;
+            }
+        }
+        if self.filled != 0 {
+            units.iter().for_each(|&u| self.unit(u));
+            return;
+        }
+        let pairs = units.chunks_exact(2);
+        let last = pairs.remainder().first().copied();
+        for pair in pairs {
+            self.mix_block(u32::from(pair[0]) | u32::from(pair[1]) << 16);
+            self.len = self.len.wrapping_add(4);
+        }
+        if let Some(u) = last {
+            self.unit(u);
+        }
     }
 
     /// The hash of everything mixed in.
