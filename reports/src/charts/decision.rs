@@ -147,7 +147,10 @@ fn figure(
         }
         Criterion::ScenarioCost => {
             let redundant = data.metric(w, s, n, REDUNDANT_MOVES)?;
-            Some((redundant / data.metric(w, s, n, DISTINCT_KEYS)?.max(1.0), None))
+            Some((
+                redundant / data.metric(w, s, n, DISTINCT_KEYS)?.max(1.0),
+                None,
+            ))
         }
     }
 }
@@ -195,7 +198,11 @@ pub fn panels(input: &ChartInput<'_>) -> Vec<DecisionPanel> {
         .filter_map(|n| data.recommendation(w, n))
         .collect();
     // A panel spans the chart's width alone, half of it beside another.
-    let max = if style::columns(rows.len()) == 1 { 100 } else { 52 };
+    let max = if style::columns(rows.len()) == 1 {
+        110
+    } else {
+        60
+    };
     rows.into_iter()
         .filter_map(|row| panel(data, w, row, max))
         .collect()
@@ -230,7 +237,10 @@ fn panel(data: &RunData, w: &str, row: &RecommendationRow, max: usize) -> Option
     if bars.is_empty() {
         return None;
     }
-    let best = bars.iter().map(|b| b.value).fold(f64::NEG_INFINITY, f64::max);
+    let best = bars
+        .iter()
+        .map(|b| b.value)
+        .fold(f64::NEG_INFINITY, f64::max);
     let mut notes = Vec::new();
     if c == Criterion::FailureCost && !exact_failure {
         notes.push("fail_remap_fraction drawn, the failed shard's own share not being in the run directory".to_string());
@@ -283,14 +293,22 @@ fn draw_panel(data: &RunData, p: &DecisionPanel, area: &Canvas<'_>) -> DrawResul
             let full = style::scheme_color(data, &b.scheme);
             Bar {
                 label: b.scheme.clone(),
-                color: if b.recommended || !named { full } else { muted(full) },
+                color: if b.recommended || !named {
+                    full
+                } else {
+                    muted(full)
+                },
                 value: b.value,
                 interval: b.interval,
             }
         })
         .collect();
     let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
-    let top = p.references.iter().copied().fold(style::bars_top(&bars), f64::max);
+    let top = p
+        .references
+        .iter()
+        .copied()
+        .fold(style::bars_top(&bars), f64::max);
     let format = match p.criterion {
         Criterion::ScanFanout | Criterion::LookupTime => decimal,
         _ => percent,
@@ -338,7 +356,11 @@ impl Chart for DecisionChart {
     }
     fn skip_reason(&self, input: &ChartInput<'_>) -> Option<String> {
         let (data, w) = (input.data, input.workload());
-        if data.shard_counts(w).iter().all(|&n| data.recommendation(w, n).is_none()) {
+        if data
+            .shard_counts(w)
+            .iter()
+            .all(|&n| data.recommendation(w, n).is_none())
+        {
             return Some("recommendation.csv has no row for this workload".into());
         }
         if data.schemes().len() < 2 {
@@ -387,5 +409,185 @@ impl Chart for DecisionChart {
             draw_panel(data, p, &cell)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::SummaryRow;
+
+    /// Schemes at N = 16 and 32 growing to N + 1 and 2N, with (usable capacity, remap
+    /// fraction to N + 1, remap fraction to 2N) per scheme; ideal 1/(N+1) and 1/2.
+    fn run(schemes: &[(&str, f64, f64, f64)], rows: Vec<RecommendationRow>) -> RunData {
+        let mut metrics = Vec::new();
+        for n in [16, 32] {
+            for &(s, usable, near, double) in schemes {
+                let mut push = |m: u32, metric: &str, value: f64| {
+                    let ci =
+                        (metric == "usable_capacity").then_some((usable - 0.01, usable + 0.01));
+                    metrics.push(SummaryRow {
+                        workload: "w".into(),
+                        scheme: s.into(),
+                        shards: n,
+                        target_shards: m,
+                        metric: metric.into(),
+                        value: Some(value),
+                        ci_low: ci.map(|c| c.0),
+                        ci_high: ci.map(|c| c.1),
+                        ..SummaryRow::default()
+                    })
+                };
+                for (m, moved) in [(n + 1, near), (2 * n, double)] {
+                    push(m, "usable_capacity", usable);
+                    push(m, "remap_fraction", moved);
+                    push(m, "remap_ideal", f64::from(m - n) / f64::from(m));
+                }
+            }
+        }
+        RunData {
+            metrics,
+            recommendations: Some(rows),
+            ..RunData::default()
+        }
+    }
+
+    fn rec(n: u32, scheme: Option<&str>, decided_by: &str, tied: &[&str]) -> RecommendationRow {
+        RecommendationRow {
+            workload: "w".into(),
+            shards: n,
+            grow_to: vec![n + 1, 2 * n],
+            scheme: scheme.map(str::to_string),
+            decided_by: decided_by.into(),
+            margin: Some(0.05),
+            margin_unit: "share".into(),
+            tied_with: tied.iter().map(|s| s.to_string()).collect(),
+            warning: if scheme.is_none() {
+                "tie: hash, ring measure the same within noise on usable capacity, growth cost (every criterion they could be compared on)".into()
+            } else {
+                String::new()
+            },
+            ..RecommendationRow::default()
+        }
+    }
+
+    const SCHEMES: [(&str, f64, f64, f64); 3] = [
+        ("hash", 0.90, 0.94, 0.5),
+        ("ring", 0.89, 0.06, 0.52),
+        ("range", 0.60, 0.5, 0.9),
+    ];
+
+    fn panels_of(data: &RunData) -> Vec<DecisionPanel> {
+        panels(&ChartInput {
+            data,
+            workload: Some("w"),
+        })
+    }
+
+    #[test]
+    fn usable_capacity_draws_a_bar_per_scheme_per_n_with_the_winner_highlighted() {
+        let rows = [16, 32].map(|n| rec(n, Some("hash"), "usable_capacity", &["ring"]));
+        let data = run(&SCHEMES, rows.to_vec());
+        let panels = panels_of(&data);
+        assert_eq!(
+            panels.iter().map(|p| p.shards).collect::<Vec<_>>(),
+            [16, 32]
+        );
+        for p in &panels {
+            assert_eq!(p.criterion, Criterion::UsableCapacity);
+            let bars: Vec<(&str, f64, bool, bool)> = p
+                .bars
+                .iter()
+                .map(|b| (b.scheme.as_str(), b.value, b.recommended, b.tied))
+                .collect();
+            assert_eq!(
+                bars,
+                [
+                    ("hash", 0.90, true, false),
+                    ("ring", 0.89, false, true),
+                    ("range", 0.60, false, false)
+                ]
+            );
+            assert_eq!(p.bars[0].interval, Some((0.89, 0.91)));
+            assert_eq!(p.band, Some((0.90 * (1.0 - CAPACITY_TIE), 0.90)));
+            assert!(
+                p.caption.starts_with(&format!(
+                    "N = {}: hash recommended on usable capacity by 5.0 points",
+                    p.shards
+                )),
+                "{}",
+                p.caption
+            );
+        }
+        let chart = DecisionChart;
+        let input = ChartInput {
+            data: &data,
+            workload: Some("w"),
+        };
+        assert_eq!(chart.skip_reason(&input), None);
+        assert!(crate::charts::render(&chart, &input, "decision-1-w".into()).is_ok());
+    }
+
+    #[test]
+    fn growth_cost_draws_the_worst_distance_from_the_ideal_over_the_targets() {
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "growth_cost", &["hash"])],
+        );
+        let panels = panels_of(&data);
+        assert_eq!(panels.len(), 1);
+        let p = &panels[0];
+        assert_eq!((p.criterion, p.band), (Criterion::GrowthCost, None));
+        let worst =
+            |near: f64, double: f64| f64::max((near - 1.0 / 17.0).abs(), (double - 0.5).abs());
+        let bars: Vec<(&str, f64, bool)> = p
+            .bars
+            .iter()
+            .map(|b| (b.scheme.as_str(), b.value, b.recommended))
+            .collect();
+        assert_eq!(
+            bars,
+            [
+                ("hash", worst(0.94, 0.5), false),
+                ("ring", worst(0.06, 0.52), true),
+                ("range", worst(0.5, 0.9), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tie_says_so_in_the_caption_shortened_and_names_no_winner() {
+        let data = run(&SCHEMES, vec![rec(16, None, "tie", &["hash", "ring"])]);
+        let p = &panels_of(&data)[0];
+        assert_eq!(p.criterion, Criterion::UsableCapacity);
+        assert!(p.bars.iter().all(|b| !b.recommended));
+        assert_eq!(p.bars.iter().filter(|b| b.tied).count(), 2);
+        assert!(
+            p.caption.starts_with("N = 16: tie: hash, ring"),
+            "{}",
+            p.caption
+        );
+        assert!(
+            p.caption.chars().count() <= 110 && p.caption.ends_with('…'),
+            "{}",
+            p.caption
+        );
+    }
+
+    #[test]
+    fn no_rows_or_one_scheme_skip_with_a_reason() {
+        let chart = DecisionChart;
+        let none = run(&SCHEMES, Vec::new());
+        let one = run(
+            &SCHEMES[..1],
+            vec![rec(16, Some("hash"), "usable_capacity", &[])],
+        );
+        for data in [&none, &one, &RunData::default()] {
+            let input = ChartInput {
+                data,
+                workload: Some("w"),
+            };
+            assert!(chart.skip_reason(&input).is_some());
+        }
     }
 }

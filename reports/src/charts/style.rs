@@ -573,7 +573,11 @@ pub fn draw_bar_panel(
 }
 
 /// Dashed reference lines across `count` bars of [`bar_axes`] at the heights of `references`.
-pub fn draw_references(chart: &mut LineChart<'_, '_>, count: usize, references: &[f64]) -> DrawResult {
+pub fn draw_references(
+    chart: &mut LineChart<'_, '_>,
+    count: usize,
+    references: &[f64],
+) -> DrawResult {
     for &y in references {
         chart.draw_series(DashedLineSeries::new(
             [(-0.5, y), (count as f64 - 0.5, y)],

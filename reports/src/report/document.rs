@@ -677,3 +677,72 @@ fn how_to_read(b: &mut Vec<Block>) {
         numeric_from: 3,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recommendation_csv::RecommendationRow;
+    use crate::summary::SummaryRow;
+
+    fn figure(stem: &str) -> ChartOutcome {
+        ChartOutcome::Drawn(RenderedChart {
+            file_stem: stem.into(),
+            title: stem.into(),
+            caption: String::new(),
+            workload: Some("w".into()),
+            size: (1, 1),
+            svg: String::new(),
+            png: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn the_decision_chart_stands_right_after_the_recommendation_and_nowhere_else() {
+        let data = RunData {
+            metrics: ["hash", "ring"]
+                .map(|s| SummaryRow {
+                    workload: "w".into(),
+                    scheme: s.into(),
+                    shards: 16,
+                    target_shards: 17,
+                    metric: "usable_capacity".into(),
+                    value: Some(0.9),
+                    ..SummaryRow::default()
+                })
+                .to_vec(),
+            recommendations: Some(vec![RecommendationRow {
+                workload: "w".into(),
+                shards: 16,
+                grow_to: vec![17],
+                scheme: Some("hash".into()),
+                decided_by: "usable_capacity".into(),
+                ..RecommendationRow::default()
+            }]),
+            ..RunData::default()
+        };
+        let charts = [figure("usable_capacity-1-w"), figure("decision-1-w")];
+        let blocks = build(&data, &charts).blocks;
+        let stems: Vec<(usize, &str)> = blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match b {
+                Block::Figure(r) => Some((i, r.file_stem.as_str())),
+                _ => None,
+            })
+            .collect();
+        let recommendation = blocks
+            .iter()
+            .position(|b| matches!(b, Block::Recommendation(_)))
+            .unwrap();
+        assert_eq!(
+            stems[0],
+            (recommendation + 1, "decision-1-w"),
+            "{blocks:#?}"
+        );
+        assert_eq!(
+            stems.iter().map(|s| s.1).collect::<Vec<_>>(),
+            ["decision-1-w", "usable_capacity-1-w"]
+        );
+        assert!(stems[1].0 > recommendation + 2);
+    }
+}
