@@ -14,7 +14,7 @@ use engine::metrics::registry::remap::{
 use planning::advice::{Criterion, CAPACITY_TIE};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use schemes::scenario::REDUNDANT_MOVES;
+use schemes::scenario::{REDUNDANT_MOVES, REFUSED_EVENTS};
 
 use super::style::{self, decimal, font, percent, Bar, LegendEntry, Mark};
 use super::{Canvas, Chart, ChartInput, DrawResult, Scope};
@@ -53,6 +53,8 @@ pub struct DecisionPanel {
     pub caption: String,
     /// Y axis title, with unit.
     pub y_desc: &'static str,
+    /// Whether the figure is a share (a percent axis) rather than a count or a time.
+    pub share: bool,
     /// One bar per scheme with the figure, in run order.
     pub bars: Vec<DecisionBar>,
     /// Usable capacity: the tie band, from the best × (1 − [`CAPACITY_TIE`]) to the best.
@@ -84,9 +86,15 @@ fn drawn_criterion(row: &RecommendationRow) -> Criterion {
         .unwrap_or(Criterion::UsableCapacity)
 }
 
+/// Whether a scenario cost was decided by an event refused (no margin), not by keys moved.
+fn by_refusal(c: Criterion, row: &RecommendationRow) -> bool {
+    c == Criterion::ScenarioCost && row.margin.is_none()
+}
+
 /// The y axis title of a criterion's figure.
-fn y_desc(c: Criterion, exact_failure: bool) -> &'static str {
+fn y_desc(c: Criterion, row: &RecommendationRow, exact_failure: bool) -> &'static str {
     match c {
+        _ if by_refusal(c, row) => "events refused by its rule (count)",
         Criterion::IdleNewShards => "requests on added shards (%)",
         Criterion::GrowthCost => "worst |remap − ideal| (% of keys)",
         Criterion::FailureCost if exact_failure => "|failure remap − least| (% of keys)",
@@ -111,10 +119,12 @@ fn failure_least(data: &RunData, w: &str, s: &str, n: u32) -> Option<f64> {
 fn figure(
     data: &RunData,
     (w, s, n): (&str, &str, u32),
-    grow_to: &[u32],
+    row: &RecommendationRow,
     c: Criterion,
     exact_failure: bool,
 ) -> Option<(f64, Option<(f64, f64)>)> {
+    // A target equal to N is no growth and is not weighed.
+    let grow_to = row.grow_to.iter().filter(|&&m| m != n);
     let with_ci = |id| {
         let row = data.metric_row(w, s, n, id)?;
         Some((row.value?, row.ci()))
@@ -128,15 +138,14 @@ fn figure(
             let p99 = data.metric(w, s, n, LOOKUP_NS_P99);
             Some((p50, p99.map(|p99| (p50, p99.max(p50)))))
         }
+        _ if by_refusal(c, row) => Some((data.metric(w, s, n, REFUSED_EVENTS)?, None)),
         Criterion::GrowthCost => grow_to
-            .iter()
             .map(|&m| Some((at(m, REMAP_FRACTION)? - at(m, REMAP_IDEAL)?).abs()))
             .collect::<Option<Vec<f64>>>()?
             .into_iter()
             .reduce(f64::max)
             .map(|v| (v, None)),
         Criterion::IdleNewShards => grow_to
-            .iter()
             .filter_map(|&m| at(m, GROW_ADDED_SHARE))
             .reduce(f64::min)
             .map(|v| (v, None)),
@@ -230,7 +239,7 @@ fn panel(data: &RunData, w: &str, row: &RecommendationRow, max: usize) -> Option
     let bars: Vec<DecisionBar> = schemes
         .iter()
         .filter_map(|&s| {
-            let found = figure(data, (w, s, n), &row.grow_to, c, exact_failure);
+            let found = figure(data, (w, s, n), row, c, exact_failure);
             if found.is_none() {
                 missing.push(s);
             }
@@ -262,8 +271,9 @@ fn panel(data: &RunData, w: &str, row: &RecommendationRow, max: usize) -> Option
         shards: n,
         criterion: c,
         caption: panel_caption(row, max),
-        y_desc: y_desc(c, exact_failure),
-        band: (c == Criterion::UsableCapacity).then(|| (best * (1.0 - CAPACITY_TIE), best)),
+        y_desc: y_desc(c, row, exact_failure),
+        share: !matches!(c, Criterion::ScanFanout | Criterion::LookupTime) && !by_refusal(c, row),
+        band: (c == Criterion::UsableCapacity).then_some((best * (1.0 - CAPACITY_TIE), best)),
         references: match c {
             Criterion::IdleNewShards => {
                 let mut halves: Vec<f64> = row
@@ -319,10 +329,7 @@ fn draw_panel(data: &RunData, p: &DecisionPanel, area: &Canvas<'_>) -> DrawResul
         .iter()
         .copied()
         .fold(style::bars_top(&bars), f64::max);
-    let format = match p.criterion {
-        Criterion::ScanFanout | Criterion::LookupTime => decimal,
-        _ => percent,
-    };
+    let format = if p.share { percent } else { decimal };
     // Room above the tallest bar for its label.
     let mut chart = style::bar_axes(area, &p.caption, p.y_desc, format, &names, top * 1.12)?;
     style::draw_bars(&mut chart, &bars)?;
