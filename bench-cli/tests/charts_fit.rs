@@ -88,7 +88,7 @@ fn share_axes_start_at_zero_and_one_shard_count_is_a_bar_per_scheme() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "svg"))
         .collect();
-    for stem in ["usable_capacity", "remap", "load_bars"] {
+    for stem in ["usable_capacity", "remap", "load_bars", "decision"] {
         let files: Vec<_> = svgs
             .iter()
             .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(stem))

@@ -8,6 +8,7 @@ pub mod backend;
 pub mod font;
 pub mod style;
 
+mod decision;
 mod hottest_over_time;
 mod latency;
 mod layout_timeline;
@@ -29,6 +30,7 @@ use plotters::prelude::*;
 use rayon::prelude::*;
 
 pub use backend::AnyBackend;
+pub use decision::NAME as DECISION_CHART;
 pub use plan_shards::NAME as PLAN_CHART;
 pub use split_balance::{finder_balances, FinderBalance};
 
@@ -87,6 +89,7 @@ pub trait Chart: Sync {
 /// Every chart, in report order.
 pub fn all() -> Vec<Box<dyn Chart>> {
     vec![
+        Box::new(decision::DecisionChart),
         Box::new(usable_capacity::UsableCapacityChart),
         Box::new(load_bars::LoadBars),
         Box::new(hottest_over_time::HottestOverTime),

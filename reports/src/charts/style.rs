@@ -561,16 +561,54 @@ pub fn draw_bar_panel(
     bars: &[Bar],
     references: &[f64],
 ) -> DrawResult {
-    let top = bars
+    let top = references
         .iter()
-        .flat_map(|b| [b.value].into_iter().chain(b.interval.map(|i| i.1)))
-        .chain(references.iter().copied())
+        .copied()
         .filter(|v| v.is_finite())
-        .fold(0.0f64, f64::max);
+        .fold(bars_top(bars), f64::max);
     let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
+    let mut chart = bar_axes(area, caption, y_desc, y_format, &names, top)?;
+    draw_bars(&mut chart, bars)?;
+    draw_references(&mut chart, names.len(), references)
+}
+
+/// Dashed reference lines across `count` bars of [`bar_axes`] at the heights of `references`.
+pub fn draw_references(
+    chart: &mut LineChart<'_, '_>,
+    count: usize,
+    references: &[f64],
+) -> DrawResult {
+    for &y in references {
+        chart.draw_series(DashedLineSeries::new(
+            [(-0.5, y), (count as f64 - 0.5, y)],
+            6,
+            4,
+            REFERENCE.stroke_width(2),
+        ))?;
+    }
+    Ok(())
+}
+
+/// The highest finite end of `bars` (a value or an interval's top), 0 at the least.
+pub fn bars_top(bars: &[Bar]) -> f64 {
+    bars.iter()
+        .flat_map(|b| [b.value].into_iter().chain(b.interval.map(|i| i.1)))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max)
+}
+
+/// The axes of a bar panel: one category per name along x, y from 0 to a little over `top`.
+pub fn bar_axes<'a, 'b>(
+    area: &'a Canvas<'b>,
+    caption: &str,
+    y_desc: &str,
+    y_format: fn(&f64) -> String,
+    names: &[&str],
+    top: f64,
+) -> Result<LineChart<'a, 'b>, Box<dyn std::error::Error + Send + Sync>> {
     let mut chart = panel_chart(area, caption, 64)
         .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, padded(0.0, top, true))?;
-    let name_of = |v: &f64| category(&names, v);
+    let name_of = |v: &f64| category(names, v);
     chart
         .configure_mesh()
         .y_desc(y_desc)
@@ -582,6 +620,11 @@ pub fn draw_bar_panel(
         .axis_desc_style(font(13))
         .light_line_style(RGBColor(236, 236, 236))
         .draw()?;
+    Ok(chart)
+}
+
+/// Draws `bars` on axes of [`bar_axes`], the i-th at x = i, each interval as an error bar.
+pub fn draw_bars(chart: &mut LineChart<'_, '_>, bars: &[Bar]) -> DrawResult {
     chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
         let x = i as f64;
         Rectangle::new([(x - 0.3, 0.0), (x + 0.3, b.value)], b.color.filled())
@@ -598,14 +641,6 @@ pub fn draw_bar_panel(
                 .map(|seg| PathElement::new(seg, BLACK.stroke_width(1))),
             )?;
         }
-    }
-    for &y in references {
-        chart.draw_series(DashedLineSeries::new(
-            [(-0.5, y), (names.len() as f64 - 0.5, y)],
-            6,
-            4,
-            REFERENCE.stroke_width(2),
-        ))?;
     }
     Ok(())
 }

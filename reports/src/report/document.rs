@@ -93,6 +93,7 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
         if let Some(d) = data.description(w) {
             b.push(Block::Paragraph(d.to_string()));
         }
+        let mut last_recommendation = None;
         for p in profiles.iter().filter(|p| p.workload == w) {
             b.push(Block::Heading(3, format!("{} shards", p.shards)));
             b.push(list(findings::workload_findings(data, p)));
@@ -101,12 +102,19 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
             }
             if let Some(r) = findings::recommend(data, p) {
                 b.push(Block::Recommendation(r));
+                last_recommendation = Some(b.len());
             }
             b.push(comparison_table(data, w, p.shards));
             b.push(Block::Heading(4, format!("Trade-offs at N = {}", p.shards)));
             b.push(tradeoff_table(data, w, p.shards));
         }
-        b.extend(figures(charts, Some(w)));
+        let (decision, rest): (Vec<Block>, Vec<Block>) = figures(charts, Some(w))
+            .into_iter()
+            .partition(|f| matches!(f, Block::Figure(r) if is_decision_chart(r)));
+        // The decision chart stands right after the (last) recommendation it draws.
+        let at = last_recommendation.unwrap_or(b.len());
+        b.splice(at..at, decision);
+        b.extend(rest);
     }
 
     b.push(Block::Heading(2, "Across workloads".into()));
@@ -148,6 +156,14 @@ pub fn build(data: &RunData, charts: &[ChartOutcome]) -> Document {
 
 /// The file stem of the plan chart, shown in the plan section rather than across workloads.
 const PLAN_CHART: &str = crate::charts::PLAN_CHART;
+
+/// Whether `chart` is a workload's decision chart (`decision-<ordinal>-<workload>`).
+fn is_decision_chart(chart: &RenderedChart) -> bool {
+    chart
+        .file_stem
+        .strip_prefix(crate::charts::DECISION_CHART)
+        .is_some_and(|rest| rest.starts_with('-'))
+}
 
 /// "How many shards?": the plan's assumptions, a table per workload of scheme × growth, the
 /// planner's notes and the chart.
@@ -660,4 +676,73 @@ fn how_to_read(b: &mut Vec<Block>) {
             .collect(),
         numeric_from: 3,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recommendation_csv::RecommendationRow;
+    use crate::summary::SummaryRow;
+
+    fn figure(stem: &str) -> ChartOutcome {
+        ChartOutcome::Drawn(RenderedChart {
+            file_stem: stem.into(),
+            title: stem.into(),
+            caption: String::new(),
+            workload: Some("w".into()),
+            size: (1, 1),
+            svg: String::new(),
+            png: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn the_decision_chart_stands_right_after_the_recommendation_and_nowhere_else() {
+        let data = RunData {
+            metrics: ["hash", "ring"]
+                .map(|s| SummaryRow {
+                    workload: "w".into(),
+                    scheme: s.into(),
+                    shards: 16,
+                    target_shards: 17,
+                    metric: "usable_capacity".into(),
+                    value: Some(0.9),
+                    ..SummaryRow::default()
+                })
+                .to_vec(),
+            recommendations: Some(vec![RecommendationRow {
+                workload: "w".into(),
+                shards: 16,
+                grow_to: vec![17],
+                scheme: Some("hash".into()),
+                decided_by: "usable_capacity".into(),
+                ..RecommendationRow::default()
+            }]),
+            ..RunData::default()
+        };
+        let charts = [figure("usable_capacity-1-w"), figure("decision-1-w")];
+        let blocks = build(&data, &charts).blocks;
+        let stems: Vec<(usize, &str)> = blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match b {
+                Block::Figure(r) => Some((i, r.file_stem.as_str())),
+                _ => None,
+            })
+            .collect();
+        let recommendation = blocks
+            .iter()
+            .position(|b| matches!(b, Block::Recommendation(_)))
+            .unwrap();
+        assert_eq!(
+            stems[0],
+            (recommendation + 1, "decision-1-w"),
+            "{blocks:#?}"
+        );
+        assert_eq!(
+            stems.iter().map(|s| s.1).collect::<Vec<_>>(),
+            ["decision-1-w", "usable_capacity-1-w"]
+        );
+        assert!(stems[1].0 > recommendation + 2);
+    }
 }

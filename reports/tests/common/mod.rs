@@ -258,6 +258,7 @@ pub fn expected_chart_stems() -> Vec<String> {
         });
     let mut out = Vec::new();
     for chart in [
+        "decision",
         "usable_capacity",
         "load_bars",
         "hottest_over_time",
