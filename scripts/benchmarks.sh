@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${QUICK:-}
 rounds=${ROUNDS:-$([ -n "$quick" ] && echo 1 || echo 5)}
-dir=${DIR:-target/benchmarks$([ -n "$quick" ] && echo -quick)}
+dir=${DIR:-target/benchmarks${quick:+-quick}}
 python=${PYTHON:-python3}
 bin=${SHARDLAB:-target/release/shardlab}
 csv_events=$([ -n "$quick" ] && echo 200000 || echo 5000000)
