@@ -10,12 +10,14 @@
 //! `timeline.csv` rows (the [`GENERIC_COLUMNS`] and the layout's own columns), its other
 //! [`Table`]s (one CSV file each) and its metrics beside every scheme's.
 
+mod action;
 mod budget;
 mod converge;
 mod key_bytes;
 mod table;
 mod window;
 
+pub use action::Action;
 pub use budget::MoveBudget;
 pub use converge::{converge_secs, Settling, WindowShare, CONVERGE_AFTER_START};
 pub use key_bytes::KeyBytes;
@@ -24,7 +26,6 @@ pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_I
 
 use workloads::{Event, Spec};
 
-use crate::scenario::Action;
 use crate::value::{MetricDef, MetricValue};
 use crate::{AnalysisError, Partitioner, ShardSet};
 
