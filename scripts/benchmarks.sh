@@ -8,6 +8,13 @@
 #
 #   scripts/benchmarks.sh                # ROUNDS=5
 #   QUICK=1 scripts/benchmarks.sh        # a smoke run: 1 round, small inputs, short benches
+#   LONG=1 scripts/benchmarks.sh         # and the longer cases (below), about 10 minutes more
+#
+# LONG=1 adds: reading each trace format (LONG_EVENTS events, default 20M: generated, or
+# the fixtures' real samples repeated), `shardlab keys` on an `orders` trace as CSV and
+# Parquet (LONG_EVENTS rows), and a run in parts on Dask against the single run
+# (scripts/bench_parts.sh with EVENTS=5 x LONG_EVENTS; needs DASK_PYTHON, default
+# target/dask-venv/bin/python).
 #
 # Environment: ROUNDS (5), DIR (target/benchmarks: inputs and outputs, inputs reused when
 # present), SHARDLAB (target/release/shardlab, built when missing), PYTHON (python3; the
@@ -123,3 +130,110 @@ for estimates in "$criterion"/{family,systems}_lookup/*/16/new/estimates.json; d
     "$python" -c 'import json, sys; print("| %s | %.2f |" % (sys.argv[2], json.load(open(sys.argv[1]))["median"]["point_estimate"] / 2**20))' \
         "$estimates" "$name"
 done
+
+[ -n "${LONG:-}" ] || exit 0
+long_events=${LONG_EVENTS:-$([ -n "$quick" ] && echo 200000 || echo 20000000)}
+long=$dir/long
+mkdir -p "$long"
+cargo build --release -q -p workloads --example read_trace
+reader=${CARGO_TARGET_DIR:-target}/release/examples/read_trace
+# The inputs, each made once: FILE FORMAT KEY_TYPE per line.
+inputs=$long/inputs.txt
+: > "$inputs"
+z=$long/zipf$long_events
+[ -s "$z.csv" ] || "$bin" gen zipf:s=1.0 --events "$long_events" --quiet --force -o "$z.csv"
+[ -s "$z.oracleGeneral.bin" ] || "$bin" gen zipf:s=1.0 --events "$long_events" --quiet --force \
+    --format oracle-general -o "$z.oracleGeneral.bin"
+[ -s "$z.txt" ] || "$bin" convert "$z.oracleGeneral.bin" --format text --quiet --force -o "$z.txt"
+[ -s "$z.oracleGeneral.bin.zst" ] || zstd -q -T2 -3 -f "$z.oracleGeneral.bin"
+[ -s "$z.csv.zst" ] || zstd -q -T2 -3 -f "$z.csv"
+[ -s "$z.oracleGeneral.bin.gz" ] || gzip -1 -c "$z.oracleGeneral.bin" > "$z.oracleGeneral.bin.gz"
+for sample in twitter_sample msr_cambridge_sample; do
+    out=$long/$sample$long_events.csv
+    # yes stops on a broken pipe once head has its lines, which pipefail would count.
+    [ -s "$out" ] || (yes "$(cat "tests/fixtures/traces/$sample.csv")" || true) | head -n "$long_events" > "$out"
+done
+cat >> "$inputs" <<INPUTS
+$z.oracleGeneral.bin oracle-general u64
+$z.oracleGeneral.bin.zst oracle-general u64
+$z.oracleGeneral.bin.gz oracle-general u64
+$z.txt text u64
+$z.csv csv u64
+$z.csv.zst csv u64
+$long/twitter_sample$long_events.csv twitter bytes
+$long/msr_cambridge_sample$long_events.csv msr bytes
+INPUTS
+reads=$long/reads.tsv
+: > "$reads"
+for r in $(seq "$rounds"); do
+    while read -r file format key_type; do
+        stats=$(mktemp)
+        line=$(/usr/bin/time -f "%M" -o "$stats" "$reader" "$file" "$format" "$key_type" | tail -1)
+        # "S s, E M events/s, B MB/s of file"
+        printf '%s\t%s\t%s\t%s\n' "$(basename "$file")" \
+            "$(echo "$line" | sed -n 's/.*, \([0-9.]*\) M events\/s.*/\1/p')" \
+            "$(echo "$line" | sed -n 's/.*, \([0-9.]*\) MB\/s of file.*/\1/p')" \
+            "$(cat "$stats")" >> "$reads"
+        rm -f "$stats"
+    done < "$inputs"
+done
+echo
+echo "### Reading each trace format ($long_events events)"
+echo
+echo "\`cargo run --release -p workloads --example read_trace -- FILE FORMAT KEY_TYPE\` (decompress, parse, build event chunks; nothing else); peak resident set from \`/usr/bin/time -f %M\`; medians of $rounds rounds."
+echo
+echo "| file | M events/s | MB/s of file | peak RSS MB |"
+echo "| --- | ---: | ---: | ---: |"
+awk -F'\t' '
+    function median(list,   n, a, i, j, t) {
+        n = split(list, a, " ")
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    !($1 in ev) { order[++n] = $1 }
+    { ev[$1] = ev[$1] " " $2; mb[$1] = mb[$1] " " $3; rss[$1] = rss[$1] " " $4 }
+    END { for (i = 1; i <= n; i++) { k = order[i]; printf "| %s | %.1f | %.0f | %.1f |\n", k, median(ev[k]), median(mb[k]), median(rss[k]) / 1024 } }
+' "$reads"
+
+# shardlab keys on an orders trace, CSV and Parquet.
+orders=$long/orders$long_events
+[ -s "$orders.csv" ] || "$bin" gen orders --events "$long_events" --quiet --force -o "$orders.csv"
+[ -s "$orders.parquet" ] || "$bin" gen orders --events "$long_events" --quiet --force -o "$orders.parquet"
+echo
+echo "### \`shardlab keys\` on an orders trace ($long_events rows)"
+echo
+echo "\`shardlab keys --trace FILE --candidates 'tenant; tenant,user' --schemes hash --shards 16 -q\`; medians of $rounds rounds."
+echo
+echo "| input | file MB | wall s | M rows/s | peak RSS MB |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+for input in "$orders.csv" "$orders.parquet"; do
+    walls=""; peaks=""
+    for r in $(seq "$rounds"); do
+        stats=$(mktemp)
+        rm -rf "$long/keys"
+        /usr/bin/time -f "%e %M" -o "$stats" "$bin" keys --trace "$input" \
+            --candidates 'tenant; tenant,user' --schemes hash --shards 16 -q --out "$long/keys"
+        read -r wall peak < "$stats"
+        walls="$walls $wall"; peaks="$peaks $peak"
+        rm -f "$stats"
+    done
+    echo "$walls|$peaks" | awk -F'|' -v name="$(basename "$input")" -v rows="$long_events" \
+        -v mb="$(($(stat -c %s "$input") / 1000000))" '
+        function median(list,   n, a, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        { w = median($1); printf "| %s | %d | %.2f | %.2f | %.1f |\n", name, mb, w, rows / w / 1e6, median($2) / 1024 }'
+done
+
+# A run in parts on Dask against the single run.
+echo
+echo "### A run in parts on Dask against the single run ($((5 * long_events)) events)"
+echo
+echo "\`EVENTS=$((5 * long_events)) scripts/bench_parts.sh DIR $rounds\` (8 oracle-general files; single: \`shardlab run\` on 2 threads; Dask: \`scripts/shardlab_dask.py --workers 2\`; its check that both give the same files)"
+echo
+echo '```text'
+EVENTS=$((5 * long_events)) SHARDLAB="$PWD/$bin" PYTHON=${DASK_PYTHON:-$PWD/target/dask-venv/bin/python} \
+    scripts/bench_parts.sh "$PWD/$long/parts" "$rounds" 2>&1
+echo '```'
