@@ -8,7 +8,7 @@
 #
 #   scripts/benchmarks.sh                # ROUNDS=5
 #   QUICK=1 scripts/benchmarks.sh        # a smoke run: 1 round, small inputs, short benches
-#   LONG=1 scripts/benchmarks.sh         # and the longer cases (below), about 10 minutes more
+#   LONG=1 scripts/benchmarks.sh         # and the longer cases (below): 6 minutes in all at 10M
 #
 # LONG=1 adds: reading each trace format (LONG_EVENTS events, default 20M: generated, or
 # the fixtures' real samples repeated), `shardlab keys` on an `orders` trace as CSV and
@@ -82,7 +82,7 @@ cargo bench -q -p schemes --bench lookup -- "$lookups" "${bench_time[@]}" > "$di
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; load average $load_before" \
-    "before, $load_after after; $rounds round(s), medians; \`QUICK=${quick:-0} scripts/benchmarks.sh\`."
+    "before, $load_after after; $rounds round(s), medians; \`QUICK=${quick:-0} LONG=${LONG:-0}${LONG_EVENTS:+ LONG_EVENTS=$LONG_EVENTS} scripts/benchmarks.sh\`."
 echo
 awk -F'\t' -v csv_events="$csv_events" -v bin_events="$bin_events" -v csv="$csv" \
     -v trace="$trace" -v bin="$bin" '
