@@ -49,7 +49,14 @@ pub fn converge_secs(windows: &[WindowShare], at: f64, until: f64) -> Option<f64
         .iter()
         .rposition(|w| !in_band(w))
         .map_or(0, |k| k + 1);
-    segment.get(from).map(|w| (w.start - at).max(0.0))
+    segment.get(from).map(|w| elapsed(at, w.start).max(0.0))
+}
+
+/// Seconds from `from` to `to`, both times of a run (seconds from its first timestamp, whole
+/// nanoseconds of it, or event positions): rounded to the nanosecond, so that 12.999 - 12 is
+/// 0.999 and not the 0.9990000000000006 of the float subtraction.
+pub fn elapsed(from: f64, to: f64) -> f64 {
+    ((to - from) * 1e9).round() / 1e9
 }
 
 /// The windows of a run, each stamped with the time of its first event: seconds from the
@@ -101,6 +108,14 @@ impl Settling {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn elapsed_time_is_exact_to_the_nanosecond() {
+        assert_eq!(elapsed(12.0, 12.999), 0.999);
+        assert_eq!(format!("{}", elapsed(12.0, 12.999)), "0.999");
+        assert_eq!(elapsed(3.0, 10.0), 7.0);
+        assert_eq!(elapsed(0.5, 0.5), 0.0);
+    }
     use super::*;
 
     fn windows(shares: &[f64]) -> Vec<WindowShare> {

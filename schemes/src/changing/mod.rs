@@ -19,7 +19,7 @@ mod window;
 
 pub use action::Action;
 pub use budget::MoveBudget;
-pub use converge::{converge_secs, Settling, WindowShare, CONVERGE_AFTER_START};
+pub use converge::{converge_secs, elapsed, Settling, WindowShare, CONVERGE_AFTER_START};
 pub use key_bytes::KeyBytes;
 pub use table::{Cell, Table};
 pub use window::{WindowClock, WindowLog, WindowSink, WindowTime, Windower, MAX_IDLE_WINDOWS};

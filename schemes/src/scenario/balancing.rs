@@ -312,7 +312,7 @@ impl ChangingLayout for Balancing {
             let r = &self.rows[i];
             if let (Ok(()), Action::Drain(s), None) = (&r.outcome, r.step.action, r.drain_secs) {
                 if self.inner.holds_nothing(s) {
-                    let took = self.now - r.applied_at;
+                    let took = crate::changing::elapsed(r.applied_at, self.now);
                     self.rows[i].drain_secs = Some(took);
                 }
             }

@@ -451,7 +451,7 @@ impl ScenarioLayout {
         if p.cursor == p.movers.len() {
             row.move_secs = Some(match (all, self.scenario.move_rate) {
                 (false, Some(rate)) => p.spent as f64 / rate,
-                _ => self.now - p.since,
+                _ => crate::changing::elapsed(p.since, self.now),
             });
             self.pending = None;
         }
