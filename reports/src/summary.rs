@@ -1,6 +1,6 @@
 //! The tidy CSV files: `summary.csv` (one row per metric) and `shards.csv` (one row per shard).
 
-use engine::metrics::{MetricId, WorkloadResult, METRICS};
+use engine::metrics::{MetricId, WorkloadResult};
 use serde::{Deserialize, Serialize};
 
 pub use crate::csv_rows::number::format_value;
@@ -117,11 +117,6 @@ pub fn shard_rows(results: &[WorkloadResult]) -> Vec<ShardRow> {
                 })
         })
         .collect()
-}
-
-/// Names of every metric, for checks that the table and the CSV agree.
-pub fn metric_names() -> impl Iterator<Item = &'static str> {
-    METRICS.iter().map(|m| m.name)
 }
 
 #[cfg(test)]

@@ -70,6 +70,14 @@ impl Event<'_> {
         !(self.op == Op::Scan || self.is_range_write())
     }
 
+    /// The end of the keys `[key, end)` a scan or range write covers, when that range is not
+    /// empty; `None` for a point request (and for an empty range, which a layout routes as
+    /// its start key's).
+    #[inline]
+    pub fn covered_range(&self) -> Option<&[u8]> {
+        self.end.filter(|end| !self.is_point() && *end > self.key)
+    }
+
     /// True for a put or delete of every key in `[key, end)`.
     #[inline]
     pub fn is_range_write(&self) -> bool {

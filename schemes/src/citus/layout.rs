@@ -191,8 +191,8 @@ impl ChangingLayout for Citus {
     }
 
     fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
-        match e.end {
-            Some(end) if !e.is_point() && end > e.key => self.placement.scan_nodes(out),
+        match e.covered_range() {
+            Some(_) => self.placement.scan_nodes(out),
             _ => {
                 out.insert(self.placement.node_of_key(e.key));
             }

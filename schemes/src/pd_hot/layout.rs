@@ -281,8 +281,8 @@ impl ChangingLayout for PdHot {
             out.insert(0);
             return;
         };
-        match e.end {
-            Some(end) if !e.is_point() && end > e.key => {
+        match e.covered_range() {
+            Some(end) => {
                 for r in ranges.ranges_overlapping(e.key, end) {
                     self.flows[r] += 1;
                     out.insert(ranges.owner_of_range(r));

@@ -153,8 +153,8 @@ impl ChangingLayout for Slicer {
     }
 
     fn route(&mut self, e: &Event<'_>, out: &mut ShardSet) {
-        match e.end {
-            Some(end) if !e.is_point() && end > e.key => self.slices.scan_tasks(out),
+        match e.covered_range() {
+            Some(_) => self.slices.scan_tasks(out),
             _ => {
                 out.insert(self.slices.task_of_key(e.key));
             }
