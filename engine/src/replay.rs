@@ -7,6 +7,8 @@
 //! Lookup latency is then timed single-threaded, scheme by scheme, with nothing else running.
 
 use std::sync::Arc;
+
+use rayon::prelude::*;
 use std::time::Instant;
 
 use workloads::{EventChunk, EventSource, KeyType, Op, Piece, WorkloadError};
@@ -470,21 +472,30 @@ fn finish_with(
     // Hashed schemes' intervals also cover the luck of their placement (see
     // `metrics::placement`); the fixed schemes' layouts are in `built.parts`, in order.
     let mut fixed_parts = built.parts.iter();
+    let parts: Vec<Option<&dyn Partitioner>> = schemes
+        .iter()
+        .map(|spec| match spec.is_changing() {
+            true => None,
+            false => fixed_parts.next().map(|p| p.as_ref()),
+        })
+        .collect();
     let heavy = placement::HeavyKeys::of(keys);
-    for (spec, scheme_rows) in schemes.iter().zip(&mut rows) {
-        let row = &scheme_rows[0];
-        let seed = xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
-        let mut intervals = confidence::bootstrap(&row.load, measured.events, seed);
-        if !spec.is_changing() {
-            if let Some(part) = fixed_parts.next() {
-                let spread = placement::spread(part.as_ref(), &heavy, &row.load, measured.events);
+    // Scheme by scheme in parallel: each one's intervals are its own.
+    rows.par_iter_mut()
+        .zip(parts)
+        .for_each(|(scheme_rows, part)| {
+            let row = &scheme_rows[0];
+            let seed =
+                xxhash_rust::xxh3::xxh3_64(format!("{}\0{}", row.scheme, row.shards).as_bytes());
+            let mut intervals = confidence::bootstrap(&row.load, measured.events, seed);
+            if let Some(part) = part {
+                let spread = placement::spread(part, &heavy, &row.load, measured.events);
                 placement::join(&mut intervals, spread);
             }
-        }
-        for r in scheme_rows.iter_mut() {
-            r.intervals = intervals.clone();
-        }
-    }
+            for r in scheme_rows.iter_mut() {
+                r.intervals = intervals.clone();
+            }
+        });
     let result = WorkloadResult {
         changing: dynamic,
         ..workload_figures(input, warmup_events, measured.events, measured.scans, keys)

@@ -300,6 +300,9 @@ pub struct KeyCounts {
     /// The held keys in key order: sorted once, when first asked, for every scheme and
     /// target that asks after (cleared by [`KeyCounts::add`]).
     sorted: OnceLock<SortedKeys>,
+    /// The [`learning_half`](KeyCounts::learning_half), made once, when first asked
+    /// (cleared by [`KeyCounts::add`]).
+    half: OnceLock<Box<KeyCounts>>,
 }
 
 impl Default for KeyCounts {
@@ -325,6 +328,7 @@ impl KeyCounts {
             limit: table.limit(),
             tables: vec![table],
             sorted: OnceLock::new(),
+            half: OnceLock::new(),
         }
     }
 
@@ -339,6 +343,7 @@ impl KeyCounts {
         }
         self.tables[0].add(key, n);
         self.sorted.take();
+        self.half.take();
     }
 
     /// Joins the counts of the parts of a key space ([`KeyParts`]), given in part order.
@@ -356,6 +361,7 @@ impl KeyCounts {
                 tables,
                 limit,
                 sorted: OnceLock::new(),
+                half: OnceLock::new(),
             };
         }
         KeyCounts::of_table(KeyTable::join(tables, limit))
@@ -441,6 +447,38 @@ impl KeyCounts {
         sorted.pairs()
     }
 
+    /// The keys held that are not [`held_out`], with their counts, exactly (the half of a
+    /// table is never over its limit): what a growth that learns from the measured keys
+    /// learns from, so that it is scored on the other half. Made once, table by table in
+    /// parallel, with its key order read off the whole's sorted copy, for every scheme and
+    /// target that asks after.
+    pub fn learning_half(&self) -> &KeyCounts {
+        // Made outside the cell, as the sorted copy is (see `sorted`).
+        if let Some(half) = self.half.get() {
+            return half;
+        }
+        let learns = |(key, _): &(&[u8], u64)| !held_out(key);
+        let tables: Vec<KeyCounts> = self
+            .tables
+            .par_iter()
+            .map(|table| {
+                let mut half = KeyTable::with_limit(table.len());
+                for (key, count) in table.iter().filter(learns) {
+                    half.add(key, count);
+                }
+                KeyCounts::of_table(half)
+            })
+            .collect();
+        let half = KeyCounts::join(tables, self.len().max(1));
+        // In key order as a filter of the whole's sorted copy, which the split metrics and
+        // other schemes read too: one sort instead of two.
+        self.sorted();
+        if let Some(sorted) = self.sorted.get() {
+            let _ = half.sorted.set(sorted.filtered(|key| !held_out(key)));
+        }
+        self.half.get_or_init(|| Box::new(half))
+    }
+
     /// True while every key is held.
     pub fn is_exact(&self) -> bool {
         self.tables.iter().all(KeyTable::is_exact)
@@ -486,6 +524,17 @@ impl KeyCounts {
     }
 }
 
+/// Seed of the hash that splits the measured keys for out-of-sample growth.
+const HELD_OUT_SEED: u64 = 0x6f75_745f_6f66_5f73;
+
+/// True for a key of the half that scores a learned growth (bit 0 of
+/// `xxh3_64(key, seed = HELD_OUT_SEED)` is 1); the other half
+/// ([`KeyCounts::learning_half`]) is what the growth learns from.
+#[inline]
+pub fn held_out(key: &[u8]) -> bool {
+    xxhash_rust::xxh3::xxh3_64_with_seed(key, HELD_OUT_SEED) & 1 == 1
+}
+
 /// A copy of the held keys and their counts in key order, read in order by every later call
 /// (where the table's slots would be visited at random).
 #[derive(Clone, Debug)]
@@ -516,6 +565,11 @@ impl SortedKeys {
         let mut entries: Vec<(&[u8], u64)> = Vec::with_capacity(keys.len());
         entries.extend(keys.iter());
         entries.par_sort_unstable();
+        SortedKeys::of_sorted(&entries)
+    }
+
+    /// The copy of `entries`, given in key order.
+    fn of_sorted(entries: &[(&[u8], u64)]) -> SortedKeys {
         let mut bytes = Vec::with_capacity(entries.iter().map(|(key, _)| key.len()).sum());
         let ends = entries
             .iter()
@@ -529,6 +583,26 @@ impl SortedKeys {
             bytes,
             ends,
             counts,
+        }
+    }
+
+    /// The keys `keep` accepts, still in key order.
+    fn filtered(&self, keep: impl Fn(&[u8]) -> bool + Sync) -> SortedKeys {
+        match self {
+            SortedKeys::Wide8(wide) => SortedKeys::Wide8(
+                wide.par_iter()
+                    .filter(|(key, _)| keep(key))
+                    .copied()
+                    .collect(),
+            ),
+            SortedKeys::Bytes { ends, .. } => {
+                let kept: Vec<(&[u8], u64)> = (0..ends.len())
+                    .into_par_iter()
+                    .map(|i| self.pair(i))
+                    .filter(|(key, _)| keep(key))
+                    .collect();
+                SortedKeys::of_sorted(&kept)
+            }
         }
     }
 
@@ -634,6 +708,66 @@ mod tests {
             [b"w".to_vec(), b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
         );
         assert_eq!(m.hottest().unwrap().key, b"x");
+    }
+
+    #[test]
+    fn the_learning_half_is_the_table_of_the_keys_not_held_out() {
+        // One table (exact, then sampling) and four exact parts kept apart; the half made
+        // before and after the keys were sorted; keys of 8 bytes and of other lengths.
+        let names: Vec<Vec<u8>> = (0..3000u64)
+            .map(|i| match i % 3 {
+                0 => (i * 977).to_be_bytes().to_vec(),
+                1 => i.to_string().into_bytes(),
+                _ => format!("a-longer-key-{i}").into_bytes(),
+            })
+            .collect();
+        let keys: Vec<&[u8]> = (0..9000).map(|i| &names[(i * i) % 3000][..]).collect();
+        let parts = |limit| {
+            let parts = KeyParts {
+                count: 4,
+                part_limit: 1000,
+                limit,
+            };
+            let mut counts = PartCounts::new(parts, 0..4);
+            counts.add_each(keys.iter().copied());
+            let split = counts.into_parts().map(|(_, k)| k).collect();
+            KeyCounts::join(split, limit)
+        };
+        let one = |limit| {
+            let mut counts = KeyCounts::with_limit(limit);
+            keys.iter().for_each(|k| counts.add(k, 1));
+            counts
+        };
+        for (counts, sort_first) in [
+            (one(1 << 20), false),
+            (one(1 << 20), true),
+            (one(500), false),
+            (parts(5000), false),
+            (parts(5000), true),
+        ] {
+            assert!(counts.tables.len() > 1 || counts.limit != 5000);
+            if sort_first {
+                counts.sorted();
+            }
+            let mut expected = KeyCounts::with_limit(counts.len().max(1));
+            for (key, n) in counts.iter().filter(|(k, _)| !held_out(k)) {
+                expected.add(key, n);
+            }
+            let half = counts.learning_half();
+            assert!(std::ptr::eq(half, counts.learning_half()), "made once");
+            assert!(half.is_exact());
+            assert_eq!(half.sorted(), expected.sorted());
+            assert_eq!(
+                (half.len(), half.total(), half.held_total(), half.hottest()),
+                (
+                    expected.len(),
+                    expected.total(),
+                    expected.held_total(),
+                    expected.hottest()
+                )
+            );
+            assert!(half.len() > counts.len() / 3 && half.len() < 2 * counts.len() / 3);
+        }
     }
 
     #[test]

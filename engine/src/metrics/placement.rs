@@ -62,7 +62,8 @@ pub struct HeavyKeys<'k> {
 impl<'k> HeavyKeys<'k> {
     /// The [`EXACT_KEYS`] most requested keys of `keys` (ties: the smaller key), in no order.
     pub fn of(keys: &'k KeyCounts) -> HeavyKeys<'k> {
-        let mut all: Vec<(&[u8], u64)> = keys.iter().collect();
+        // The order read does not matter: the selection's order is total.
+        let mut all: Vec<(&[u8], u64)> = keys.par_iter().collect();
         if all.len() > EXACT_KEYS {
             all.select_nth_unstable_by(EXACT_KEYS, |a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             all.truncate(EXACT_KEYS);

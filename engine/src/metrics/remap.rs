@@ -4,6 +4,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::growth::{Growth, GrowthAccumulator};
+use schemes::key_counts::held_out;
 use schemes::{KeyCounts, Partitioner};
 
 /// What changes owner when a scheme goes from `N` to `M` shards.
@@ -44,36 +45,16 @@ impl Remap {
     }
 }
 
-/// Seed of the hash that splits the measured keys for out-of-sample growth.
-const HELD_OUT_SEED: u64 = 0x6f75_745f_6f66_5f73;
-
-/// True for a key of the half that scores a learned growth (bit 0 of
-/// `xxh3_64(key, seed = HELD_OUT_SEED)` is 1); the other half is what the growth learns from.
-#[inline]
-pub fn held_out(key: &[u8]) -> bool {
-    xxhash_rust::xxh3::xxh3_64_with_seed(key, HELD_OUT_SEED) & 1 == 1
-}
-
-/// The measured keys a learned growth learns from: those not [`held_out`], with their
-/// counts (exactly: the half of a table is never over its limit).
-pub fn learning_half(keys: &KeyCounts) -> KeyCounts {
-    let mut half = KeyCounts::with_limit(keys.len().max(1));
-    for (key, count) in keys.iter().filter(|(k, _)| !held_out(k)) {
-        half.add(key, count);
-    }
-    half
-}
-
 /// `before` resized to `m` shards by its own rule, as every figure and `route --grow` see
 /// it: a layout whose resize learns from the keys ([`Partitioner::resize_learns`]) learns
-/// from their [`learning_half`] only, every other scheme from all of them.
+/// from their [`KeyCounts::learning_half`] only, every other scheme from all of them.
 pub fn resized(
     before: &dyn Partitioner,
     m: u32,
     keys: &KeyCounts,
 ) -> Result<Box<dyn Partitioner>, schemes::AnalysisError> {
     if before.resize_learns() {
-        before.resized(m, &learning_half(keys))
+        before.resized(m, keys.learning_half())
     } else {
         before.resized(m, keys)
     }
