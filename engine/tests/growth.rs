@@ -204,7 +204,11 @@ fn a_learned_growth_is_scored_on_keys_it_did_not_learn_from() {
         "{added} against {fair}"
     );
     // The split halves the keys, and a hashed scheme learns nothing from them.
-    let held = m.counts.iter().filter(|(k, _)| schemes::key_counts::held_out(k)).count() as f64;
+    let held = m
+        .counts
+        .iter()
+        .filter(|(k, _)| schemes::key_counts::held_out(k))
+        .count() as f64;
     let share = held / m.counts.len() as f64;
     assert!((share - 0.5).abs() < 0.02, "{share}");
     let hash = build("hash", 8, &m);
