@@ -3,7 +3,7 @@
 
 /// Requests per shard of one scheme on one workload at one shard count, whole-trace and per
 /// window: `shards.csv` and `windows.csv` gathered by scheme (the same numbers, indexed).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SchemeLoad {
     /// Workload label.
     pub workload: String,

@@ -432,7 +432,9 @@ impl Chart for DecisionChart {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheme_load::SchemeLoad;
     use crate::summary::SummaryRow;
+    use schemes::value::MetricId;
 
     /// Schemes at N = 16 and 32 growing to N + 1 and 2N, with (usable capacity, remap
     /// fraction to N + 1, remap fraction to 2N) per scheme; ideal 1/(N+1) and 1/2.
@@ -588,6 +590,169 @@ mod tests {
             "{}",
             p.caption
         );
+    }
+
+    /// `data` with more rows of one metric at N = 16 (every target), one value per scheme.
+    fn with_metric(mut data: RunData, metric: MetricId, values: &[(&str, f64)]) -> RunData {
+        for &(s, value) in values {
+            for m in [17, 32] {
+                data.metrics.push(SummaryRow {
+                    workload: "w".into(),
+                    scheme: s.into(),
+                    shards: 16,
+                    target_shards: m,
+                    metric: metric.name().into(),
+                    value: Some(value),
+                    ..SummaryRow::default()
+                });
+            }
+        }
+        data
+    }
+
+    /// The (scheme, value, recommended) of the bars of the only panel of `data`.
+    fn bars_of(data: &RunData) -> (DecisionPanel, Vec<(String, f64, bool)>) {
+        let panels = panels_of(data);
+        assert_eq!(panels.len(), 1, "{panels:?}");
+        let bars = panels[0]
+            .bars
+            .iter()
+            .map(|b| (b.scheme.clone(), b.value, b.recommended))
+            .collect();
+        (panels[0].clone(), bars)
+    }
+
+    fn bar(s: &str, value: f64, recommended: bool) -> (String, f64, bool) {
+        (s.to_string(), value, recommended)
+    }
+
+    #[test]
+    fn idle_new_shards_draws_the_least_added_share_over_the_targets_with_half_the_fair_share() {
+        let mut data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "idle_new_shards", &["hash"])],
+        );
+        // The added share to 17 and to 32 per scheme: the least of both is drawn.
+        for (s, near, double) in [
+            ("hash", 0.05, 0.5),
+            ("ring", 0.06, 0.45),
+            ("range", 0.0, 0.1),
+        ] {
+            for (m, added) in [(17, near), (32, double)] {
+                for (metric, value) in [
+                    (GROW_ADDED_SHARE, added),
+                    (GROW_ADDED_FAIR, f64::from(m - 16) / f64::from(m)),
+                ] {
+                    data.metrics.push(SummaryRow {
+                        workload: "w".into(),
+                        scheme: s.into(),
+                        shards: 16,
+                        target_shards: m,
+                        metric: metric.name().into(),
+                        value: Some(value),
+                        ..SummaryRow::default()
+                    });
+                }
+            }
+        }
+        let (p, bars) = bars_of(&data);
+        assert_eq!(p.criterion, Criterion::IdleNewShards);
+        // Only the schemes tied on capacity: range (not tied) is not drawn.
+        assert_eq!(bars, [bar("hash", 0.05, false), bar("ring", 0.06, true)]);
+        assert_eq!(p.references, [1.0 / 34.0, 0.25]);
+        assert!(p.share && p.band.is_none());
+    }
+
+    #[test]
+    fn failure_cost_draws_the_distance_from_the_failed_shards_own_keys_or_says_it_cannot() {
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "failure_cost", &["hash"])],
+        );
+        let data = with_metric(data, FAIL_REMAP_FRACTION, &[("hash", 0.9), ("ring", 0.07)]);
+        let data = with_metric(data, FAIL_SHARD, &[("hash", 0.0), ("ring", 1.0)]);
+        // Without the per-shard keys: the moved share itself, and a note saying why.
+        let (p, bars) = bars_of(&data);
+        assert_eq!(p.criterion, Criterion::FailureCost);
+        assert_eq!(bars, [bar("hash", 0.9, false), bar("ring", 0.07, true)]);
+        assert_eq!(p.y_desc, "keys moved by the failure (%)");
+        assert!(p.note.as_deref().unwrap().contains("own share"), "{p:?}");
+        // With them: |moved - the failed shard's share of the keys| (shard 0 of hash holds
+        // 1/16, shard 1 of ring 1/8).
+        let mut data = data;
+        for (s, keys) in [("hash", [10, 150]), ("ring", [140, 20])] {
+            data.loads.push(SchemeLoad {
+                workload: "w".into(),
+                scheme: s.into(),
+                shards: 16,
+                shard_distinct_keys: keys.to_vec(),
+                ..SchemeLoad::default()
+            });
+        }
+        let (p, bars) = bars_of(&data);
+        assert_eq!(
+            bars,
+            [
+                bar("hash", (0.9f64 - 10.0 / 160.0).abs(), false),
+                bar("ring", (0.07f64 - 20.0 / 160.0).abs(), true)
+            ]
+        );
+        assert_eq!(p.y_desc, "|failure remap − least| (% of keys)");
+        assert_eq!(p.note, None);
+    }
+
+    #[test]
+    fn scenario_cost_draws_keys_moved_in_vain_per_key_or_the_events_refused() {
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "scenario_cost", &["hash"])],
+        );
+        let data = with_metric(data, REDUNDANT_MOVES, &[("hash", 300.0), ("ring", 10.0)]);
+        let data = with_metric(data, DISTINCT_KEYS, &[("hash", 1000.0), ("ring", 1000.0)]);
+        let data = with_metric(data, REFUSED_EVENTS, &[("hash", 2.0), ("ring", 0.0)]);
+        let (p, bars) = bars_of(&data);
+        assert_eq!(bars, [bar("hash", 0.3, false), bar("ring", 0.01, true)]);
+        assert!(p.share);
+        // Decided by an event refused (no margin): the refused events are drawn, as counts.
+        let mut refused = data.clone();
+        refused.recommendations.as_mut().unwrap()[0].margin = None;
+        let (p, bars) = bars_of(&refused);
+        assert_eq!(bars, [bar("hash", 2.0, false), bar("ring", 0.0, true)]);
+        assert_eq!(p.y_desc, "events refused by its rule (count)");
+        assert!(!p.share);
+    }
+
+    #[test]
+    fn fanout_and_lookup_time_draw_their_figures_with_a_p99_whisker_for_lookups() {
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("hash"), "scan_fanout", &["ring"])],
+        );
+        let data = with_metric(data, SCAN_FANOUT_MEAN, &[("hash", 3.5), ("ring", 16.0)]);
+        let (p, bars) = bars_of(&data);
+        assert_eq!(bars, [bar("hash", 3.5, true), bar("ring", 16.0, false)]);
+        assert!(!p.share);
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "lookup_time", &["hash"])],
+        );
+        let data = with_metric(data, LOOKUP_NS_P50, &[("hash", 9.0), ("ring", 4.0)]);
+        let data = with_metric(data, LOOKUP_NS_P99, &[("hash", 20.0), ("ring", 3.0)]);
+        let (p, bars) = bars_of(&data);
+        assert_eq!(bars, [bar("hash", 9.0, false), bar("ring", 4.0, true)]);
+        // The whisker runs from p50 to p99, never below p50.
+        let whiskers: Vec<_> = p.bars.iter().map(|b| b.interval).collect();
+        assert_eq!(whiskers, [Some((9.0, 20.0)), Some((4.0, 4.0))]);
+        assert_eq!(p.y_desc, "ns per lookup (p50, to p99)");
+        // A scheme without the figure is named in the note, not drawn.
+        let data = run(
+            &SCHEMES,
+            vec![rec(16, Some("ring"), "lookup_time", &["hash"])],
+        );
+        let data = with_metric(data, LOOKUP_NS_P50, &[("ring", 4.0)]);
+        let (p, bars) = bars_of(&data);
+        assert_eq!(bars, [bar("ring", 4.0, true)]);
+        assert_eq!(p.note.as_deref(), Some("no figure for hash"));
     }
 
     #[test]
