@@ -4,7 +4,8 @@
 # oracle-general files, replayed whole (`shardlab run`) and by scripts/shardlab_dask.py on a
 # LocalCluster of 2 workers (1 thread each), ROUNDS times interleaved. Prints, per run, the
 # wall time, the peak memory, and for Dask the driver's step timings (count, replay, merge and
-# the merge's share of the total) and each step's peak memory per command; then checks that
+# the merge's share of the total) and each step's peak memory per command, and the merge step
+# against the single run's end phases (remap, latency, report); then checks that
 # the two runs' summary.csv, shards.csv and windows.csv agree (timing rows aside).
 #
 #   scripts/bench_parts.sh [DIR] [ROUNDS]      (needs target/release/shardlab and a Python
@@ -27,13 +28,23 @@ if [ ! -f day.7.oracleGeneral.bin ]; then
     rm all.oracleGeneral.bin
 fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# The single run's end phases (remap, latency, report: everything after its replay) from its
+# `time:` line, against the Dask run's merge step, which does the same work after merging.
+printed=$(mktemp)
+trap 'rm -f "$printed"' EXIT
 for r in $(seq "$rounds"); do
     /usr/bin/time -f "round $r single: wall %e s, user %U s, sys %S s, peak %M KB" \
-        "$shardlab" run --trace 'day.*.oracleGeneral.bin' -q --out single --force
+        "$shardlab" run --trace 'day.*.oracleGeneral.bin' --out single --force > "$printed"
+    end=$(sed -n 's/.*remap \([0-9.]*\) s, latency \([0-9.]*\) s, report \([0-9.]*\) s.*/\1 \2 \3/p' "$printed" |
+        awk '{ printf "%.2f", $1 + $2 + $3 }')
+    echo "round $r single end phases (remap + latency + report): $end s"
     rm -rf dask.parts
     /usr/bin/time -f "round $r dask:   wall %e s, user %U s (driver), peak %M KB (driver)" \
         "$python" "$repo/scripts/shardlab_dask.py" --workers 2 --shardlab "$shardlab" \
-        --trace 'day.*.oracleGeneral.bin' -q --out dask --force 2>&1 | grep -E "^(round|timings)"
+        --trace 'day.*.oracleGeneral.bin' -q --out dask --force 2>&1 | grep -E "^(round|timings)" |
+        tee "$printed"
+    merge=$(sed -n 's/.*merge \([0-9.]*\) s.*/\1/p' "$printed")
+    echo "round $r merge step against the single run's end phases: $merge / $end = $(awk -v m="$merge" -v e="$end" 'BEGIN { printf "%.2f", m / e }')x"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in summary shards windows; do
