@@ -15,7 +15,7 @@ use workloads::trace::{ByteTally, TraceOptions};
 use workloads::{EventSource, KeyType, WorkloadSpec};
 
 use crate::cli::{InputArgs, TraceArgs};
-use crate::trace_source::{self, PrefixProfile};
+use crate::trace_source;
 
 pub use crate::trace_source::Opener;
 
@@ -69,6 +69,7 @@ impl Input {
             description: self.description.clone(),
             key_type: self.key_type,
             open: &*self.open,
+            watch: None,
         }
     }
 }
@@ -380,14 +381,6 @@ impl TraceInput {
     /// replayed a second time.
     pub fn read_once(&self) -> bool {
         self.files[0].opts.tally.is_some()
-    }
-
-    /// The profile of the trace's first `limit` events, taken as the replay reads them.
-    pub fn watch_profile(&self, limit: usize) -> PrefixProfile {
-        let profile = PrefixProfile::new(limit, self.key_type);
-        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
-        *first = first.take().map(|source| profile.watch(source));
-        profile
     }
 
     /// The stream opened to check the trace (once).

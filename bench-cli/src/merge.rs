@@ -54,6 +54,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         description: description.clone(),
         key_type,
         open: &no_stream,
+        watch: None,
     };
     let out = reports::output::OutputDir::claim_staged(&args.out, args.force)?;
     let progress = ReplayProgress::new(args.quiet);

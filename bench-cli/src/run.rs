@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use engine::metrics::{confidence, LatencyConfig, WorkloadResult};
-use engine::replay::{replay_targets, ReplayConfig};
+use engine::replay::{replay_targets, ReplayConfig, StreamWatch, WorkloadInput};
 use reports::data::RunData;
 use reports::manifest::now_utc;
 use reports::{exporters, Manifest};
@@ -47,7 +47,9 @@ pub fn run(
     if let Some(t) = trace.as_ref().filter(|t| t.read_once()) {
         check_read_once(t, &sweep)?;
     }
-    let profile = trace.as_ref().map(|t| t.watch_profile(PROFILE_EVENTS));
+    let profile = trace
+        .as_ref()
+        .map(|t| PrefixProfile::new(PROFILE_EVENTS, t.key_type));
     let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
     // Beside each input, its spec when `--repeat` replays it with other seeds.
     let mut repeatable: Vec<Option<WorkloadSpec>> = inputs.iter().map(|_| None).collect();
@@ -69,21 +71,29 @@ pub fn run(
     let pool = args.threads.pool()?;
     let progress = ReplayProgress::new(args.output.quiet);
     let mut results = Vec::with_capacity(inputs.len() * sweep.len());
-    for ((input, spec), (n, targets)) in inputs
+    for (pass, ((input, spec), (n, targets))) in inputs
         .iter()
         .zip(&repeatable)
         .flat_map(|i| sweep.iter().map(move |s| (i, s)))
+        .enumerate()
     {
         let (cfg, targets) = replay_config(&base, *n, targets);
         let label = sweep_label(&input.label, *n, sweep.len());
         let on_progress = progress.callback(&label);
-        let replay = |input: &Input, cfg: &ReplayConfig| {
-            pool.install(|| {
-                replay_targets(&input.workload(), &schemes, cfg, &targets, &on_progress)
-            })
-            .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))
+        // The trace (the first input) is profiled on its first pass.
+        let watch = profile
+            .as_ref()
+            .filter(|_| pass == 0)
+            .map(|p| p as &dyn StreamWatch);
+        let replay = |input: &Input, cfg: &ReplayConfig, watch| {
+            let workload = WorkloadInput {
+                watch,
+                ..input.workload()
+            };
+            pool.install(|| replay_targets(&workload, &schemes, cfg, &targets, &on_progress))
+                .with_context(|| format!("replaying workload '{}' on {n} shards", input.label))
         };
-        let mut result = replay(input, &cfg)?;
+        let mut result = replay(input, &cfg, watch)?;
         if let Some(spec) = spec {
             // The other seeds, without timing (their lookups would only cost time).
             let untimed = ReplayConfig {
@@ -99,7 +109,7 @@ pub fn run(
                     seed,
                     args.input.events,
                 );
-                for (per_target, r) in repeats.iter_mut().zip(replay(&again, &untimed)?) {
+                for (per_target, r) in repeats.iter_mut().zip(replay(&again, &untimed, None)?) {
                     per_target.push(r);
                 }
             }
@@ -115,8 +125,7 @@ pub fn run(
         .map(|i| (i.label.clone(), i.description.clone()))
         .collect();
     let mut parameters = run_parameters(&args, options_given, &workloads, &schemes, &sweep, &base);
-    parameters["trace_profile"] =
-        serde_json::json!(trace.as_ref().zip(profile.as_ref()).map(profile_trace));
+    parameters["trace_profile"] = serde_json::json!(trace.as_ref().zip(profile).map(profile_trace));
     let mut inputs = input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?;
     let mut files = Vec::new();
     if let Some(config) = config {
@@ -395,9 +404,9 @@ const PROFILE_EVENTS: usize = 2_000_000;
 /// The `shardlab inspect` figures of the trace's first [`PROFILE_EVENTS`] events, for the
 /// report's account of what was run; `profiled_events` says how many were read.
 fn profile_trace(
-    (trace, profile): (&TraceInput, &PrefixProfile),
+    (trace, profile): (&TraceInput, PrefixProfile),
 ) -> serde_json::Map<String, serde_json::Value> {
-    let (profiler, read) = profile.take();
+    let (profiler, read) = profile.into_inner();
     let profile = profiler.finish(trace.format().time_unit_ns());
     let mut rows: serde_json::Map<String, serde_json::Value> = profile
         .rows()

@@ -3,13 +3,15 @@
 //! shard counts, a scheme placing keys in arrival order); standard input, a FIFO or `<(cmd)` may not, and nothing
 //! is copied aside.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+
+use engine::replay::StreamWatch;
 
 use reports::manifest::InputFile;
 use workloads::inspect::{InspectConfig, Profiler};
 use workloads::trace::files::FileChain;
 use workloads::trace::{ByteTally, TraceOptions};
-use workloads::{EventChunk, EventSource, KeyType, Piece, WorkloadError};
+use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
 
 /// Opens a workload's events from the start (called once per pass).
 pub type Opener = Box<dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync>;
@@ -59,12 +61,12 @@ pub fn tallied(tally: &ByteTally) -> InputFile {
     }
 }
 
-/// The `shardlab inspect` profile of the first events of a stream, taken as they go by.
-#[derive(Clone)]
+/// The `shardlab inspect` profile of the first events of a stream, taken as the replay hands
+/// them over in order ([`StreamWatch`]: on a thread of its own, from the events the workers
+/// decoded).
 pub struct PrefixProfile {
-    state: Arc<Mutex<(Profiler, usize)>>,
+    state: Mutex<(Profiler, usize)>,
     limit: usize,
-    cfg: InspectConfig,
 }
 
 impl PrefixProfile {
@@ -75,64 +77,24 @@ impl PrefixProfile {
             ..InspectConfig::default()
         };
         PrefixProfile {
-            state: Arc::new(Mutex::new((Profiler::new(&cfg), 0))),
+            state: Mutex::new((Profiler::new(&cfg), 0)),
             limit,
-            cfg,
         }
     }
 
-    /// `source`, whose first events are added to this profile as they are read.
-    pub fn watch(&self, source: Box<dyn EventSource>) -> Box<dyn EventSource> {
-        Box::new(Watched {
-            inner: source,
-            profile: self.clone(),
-            full: false,
-        })
+    /// The profiler and the number of events it saw.
+    pub fn into_inner(self) -> (Profiler, usize) {
+        self.state.into_inner().unwrap_or_else(|e| e.into_inner())
     }
+}
 
-    /// The profiler and the number of events it saw (it starts again empty).
-    pub fn take(&self) -> (Profiler, usize) {
+impl StreamWatch for PrefixProfile {
+    fn watch(&self, chunk: &EventChunk) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = Profiler::new(&self.cfg);
-        (std::mem::replace(&mut state.0, fresh), state.1)
-    }
-}
-
-/// A stream that feeds its first events to a [`PrefixProfile`].
-struct Watched {
-    inner: Box<dyn EventSource>,
-    profile: PrefixProfile,
-    /// The profile has all its events.
-    full: bool,
-}
-
-impl EventSource for Watched {
-    fn fill(&mut self, chunk: &mut EventChunk, max: usize) -> Result<usize, WorkloadError> {
-        let before = chunk.len();
-        let n = self.inner.fill(chunk, max)?;
-        if self.full {
-            return Ok(n);
-        }
-        if let Ok(mut state) = self.profile.state.lock() {
-            let (profiler, seen) = &mut *state;
-            let take = n.min(self.profile.limit - *seen);
-            profiler.add_events(chunk, before..before + take);
-            *seen += take;
-            self.full = *seen == self.profile.limit;
-        }
-        Ok(n)
-    }
-
-    /// Decoded here while the profile takes events (it needs them decoded, in order); raw
-    /// pieces from the inner stream afterwards.
-    fn fill_piece(&mut self, piece: &mut Piece, max: usize) -> Result<usize, WorkloadError> {
-        if self.full {
-            return self.inner.fill_piece(piece, max);
-        }
-        piece.push_decoded(|chunk| self.fill(chunk, max))
-    }
-
-    fn len_hint(&self) -> Option<u64> {
-        self.inner.len_hint()
+        let (profiler, seen) = &mut *state;
+        let take = chunk.len().min(self.limit - *seen);
+        profiler.add_events(chunk, 0..take);
+        *seen += take;
+        *seen < self.limit
     }
 }

@@ -756,3 +756,58 @@ fn a_changing_layout_reads_standard_input_once_with_the_fixed_schemes() {
     let splits = rows_as(&file, "timeline.csv", &label);
     assert!(splits.len() > 10, "{splits:?}");
 }
+
+#[test]
+fn the_trace_profile_of_a_run_is_inspects_whatever_else_reads_the_stream() {
+    // A sweep over two shard counts (the trace is replayed twice) with a changing layout
+    // beside the fixed schemes (both read the same ordered pass as the profile): every event
+    // is profiled once, with the figures `shardlab inspect` gives.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("z.csv");
+    shardlab()
+        .args([
+            "gen",
+            "zipf:s=1.1,keys=5000",
+            "--events",
+            "30000",
+            "-q",
+            "-o",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let inspected = dir.path().join("i");
+    shardlab()
+        .args(["inspect", "--key-type", "u64", "-q", "--out"])
+        .arg(&inspected)
+        .arg(&trace)
+        .assert()
+        .success();
+    let rows = std::fs::read_to_string(inspected.join("inspect.csv")).unwrap();
+    let out = dir.path().join("run");
+    shardlab()
+        .args(["run", "--key-type", "u64", "--no-latency", "--quiet"])
+        .args([
+            "--shards",
+            "4,8",
+            "--schemes",
+            "range-dynamic:max_load=300,hash",
+        ])
+        .arg("--trace")
+        .arg(&trace)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let profile = &manifest(&out)["parameters"]["trace_profile"];
+    let mut compared = 0;
+    for line in rows.lines().skip(1) {
+        let (metric, value) = line.split_once(',').unwrap();
+        if let Some(ours) = profile[metric].as_str() {
+            assert_eq!(ours, value, "{metric}");
+            compared += 1;
+        }
+    }
+    assert_eq!(profile["events"], "30000");
+    assert!(compared >= 20, "{compared} figures compared: {profile}");
+}

@@ -98,6 +98,18 @@ pub struct WorkloadInput<'a> {
     /// Opens the stream from its start (read once; opened again only for a scheme that
     /// places keys in arrival order).
     pub open: &'a (dyn Fn() -> Result<Box<dyn EventSource>, WorkloadError> + Sync),
+    /// Sees the events of the replay's pass in stream order, on a thread of its own beside
+    /// the workers (see [`StreamWatch`]); `None` for none.
+    pub watch: Option<&'a dyn StreamWatch>,
+}
+
+/// Something that sees a replayed stream's events in order, such as a profile of its first
+/// events: it runs on a thread of its own, fed the chunks the workers decoded (put back in
+/// stream order), so that it neither decodes again nor holds the workers back while they
+/// cut the input.
+pub trait StreamWatch: Sync {
+    /// Sees the next events of the stream; false once it wants no more.
+    fn watch(&self, chunk: &EventChunk) -> bool;
 }
 
 /// Progress reported during a replay.
@@ -158,7 +170,7 @@ pub fn replay_targets(
     // The layouts that change as events replay read the same pass as the fixed schemes, each
     // on a thread of its own (see `feed`).
     std::thread::scope(|scope| {
-        let (feed, simulations) = Feed::start(scope, schemes, opts)?.unzip();
+        let (feed, simulations) = Feed::start(scope, schemes, opts, input.watch)?.unzip();
         let warmup = Warmup {
             events: warmup_events,
             keys: read_warmup(source.as_mut(), warmup_events, feed.as_ref(), progress)?,
@@ -211,7 +223,7 @@ pub fn replay_layouts(
 ) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
     let opts = layout_options(cfg, warmup_events);
     std::thread::scope(|scope| {
-        let Some((feed, simulations)) = Feed::start(scope, schemes, opts)? else {
+        let Some((feed, simulations)) = Feed::start(scope, schemes, opts, None)? else {
             return Ok(Vec::new());
         };
         progress(Progress::Phase("changing layouts"));
@@ -1254,6 +1266,7 @@ mod tests {
             description: String::new(),
             key_type: KeyType::U64,
             open: &open,
+            watch: None,
         };
         let w = workload_figures(&input, 0, measured.events, measured.scans, &measured.keys);
         let specs: Vec<&SchemeSpec> = specs.iter().collect();

@@ -200,6 +200,7 @@ fn replay_beside_range(limit: usize) -> WorkloadResult {
         description: String::new(),
         key_type: KeyType::U64,
         open: &open,
+        watch: None,
     };
     let cfg = ReplayConfig {
         latency: None,

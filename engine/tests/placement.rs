@@ -53,6 +53,7 @@ fn a_hashed_schemes_usable_capacity_interval_covers_where_another_placement_fall
         description: String::new(),
         key_type: KeyType::U64,
         open: &open,
+        watch: None,
     };
     let cfg = ReplayConfig {
         shards: SHARDS as u32,

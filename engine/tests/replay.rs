@@ -18,6 +18,7 @@ fn run(
         description: String::new(),
         key_type: KeyType::U64,
         open: &open,
+        watch: None,
     };
     replay(
         &input,
@@ -214,6 +215,7 @@ fn one_replay_measures_remap_for_every_target() {
         description: String::new(),
         key_type: KeyType::U64,
         open: &open,
+        watch: None,
     };
     let schemes = SchemeSpec::parse_list("hash").unwrap();
     let rs =

@@ -87,6 +87,7 @@ fn through(schemes: &str, threads: usize, open: &Open<'_>) -> String {
         description: String::new(),
         key_type: KeyType::U64,
         open,
+        watch: None,
     };
     let schemes = SchemeSpec::parse_list(schemes).unwrap();
     match pool.install(|| replay(&input, &schemes, &cfg(), &|_| {})) {
@@ -174,6 +175,7 @@ fn one_thread_reads_and_replays_the_trace_on_that_thread_alone() {
             description: String::new(),
             key_type: KeyType::U64,
             open: &open,
+            watch: None,
         };
         let schemes = SchemeSpec::parse_list("range,hash").unwrap();
         let pool = rayon::ThreadPoolBuilder::new()

@@ -406,6 +406,7 @@ fn a_burst_in_one_second_shows_as_the_peak_rate_not_the_mean() {
         description: "a burst".into(),
         key_type: KeyType::Bytes,
         open: &open,
+        watch: None,
     };
     let windows = Windows::new(
         Clock::Timestamps {

@@ -120,6 +120,7 @@ fn plan_any(
         description: "fuzz".into(),
         key_type: KeyType::U64,
         open: &open,
+        watch: None,
     };
     let schemes = SchemeSpec::parse_list("range,hash").unwrap();
     let cfg = PlanConfig {
@@ -192,6 +193,7 @@ fn timestamps_zero_and_max_are_an_error_and_a_span_of_four_billion_seconds_is_pl
             description: "t".into(),
             key_type: KeyType::U64,
             open: &open,
+            watch: None,
         };
         let schemes = SchemeSpec::parse_list("hash").unwrap();
         plan_workload(&input, &seconds, &schemes, &PlanConfig::default(), &|_| {})

@@ -152,6 +152,7 @@ fn a_toy_changing_layout_gets_its_timeline_metrics_chart_and_report() {
         description: String::new(),
         key_type: KeyType::Bytes,
         open: &open,
+        watch: None,
     };
     let mut schemes = SchemeSpec::parse_list("hash").unwrap();
     schemes.push(SchemeSpec::of_kind(&TOY, Spec::parse("toy").unwrap()).unwrap());
@@ -258,6 +259,7 @@ fn a_toy_changing_layout_cut_into_three_parts_merges_into_the_single_run() {
         description: String::new(),
         key_type: KeyType::Bytes,
         open: &open,
+        watch: None,
     };
     let mut schemes = SchemeSpec::parse_list("range,hash").unwrap();
     schemes.insert(

@@ -64,6 +64,7 @@ mod tests {
             description: String::new(),
             key_type: KeyType::U64,
             open: &open,
+            watch: None,
         };
         let cfg = ReplayConfig {
             latency: None,

@@ -2,7 +2,8 @@
 //! ([`schemes::changing`]):
 //! each such layout runs on a thread of its own, fed every event of the stream in order from
 //! the replay that routes the fixed schemes, so every input (standard input and FIFOs
-//! included) is read once for all schemes.
+//! included) is read once for all schemes. A [`StreamWatch`] is fed the same way, until it
+//! wants no more.
 //!
 //! The warm-up is handed over as it is read ([`Feed::send`]); the measured pieces, decoded by
 //! the replay's workers in parallel and out of order, are put back in stream order
@@ -18,6 +19,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use workloads::{EventChunk, EventSource, WorkloadError};
 
+use super::StreamWatch;
 use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
 use schemes::changing::{ChangingLayout, LayoutEnd};
 use schemes::{AnalysisError, SchemeSpec};
@@ -42,16 +44,19 @@ struct FeedState {
 /// The threads of the changing layouts, started on a feed.
 pub(crate) struct Simulations<'scope> {
     handles: Vec<ScopedJoinHandle<'scope, Result<LayoutRun, AnalysisError>>>,
+    /// The watch's thread, when there is one.
+    watching: Option<ScopedJoinHandle<'scope, ()>>,
 }
 
 impl Feed {
     /// Starts every changing layout of `schemes` (errors in their parameters come first), each
-    /// on a thread of its own replaying what the feed hands it through `opts`; `None` when
-    /// there is none.
-    pub(crate) fn start<'scope>(
-        scope: &'scope Scope<'scope, '_>,
+    /// on a thread of its own replaying what the feed hands it through `opts`, and `watch` on
+    /// a thread of its own; `None` when there is neither.
+    pub(crate) fn start<'scope, 'env>(
+        scope: &'scope Scope<'scope, 'env>,
         schemes: &[SchemeSpec],
         opts: LayoutOptions,
+        watch: Option<&'env dyn StreamWatch>,
     ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
         let setup = opts.setup();
         let layouts: Vec<(String, &'static LayoutEnd, Box<dyn ChangingLayout>)> = schemes
@@ -62,10 +67,10 @@ impl Feed {
                     .map(|(layout, end)| (spec.label(), end, layout))
             })
             .collect::<Result<_, _>>()?;
-        if layouts.is_empty() {
+        if layouts.is_empty() && watch.is_none() {
             return Ok(None);
         }
-        let mut queues = Vec::with_capacity(layouts.len());
+        let mut queues = Vec::with_capacity(layouts.len() + 1);
         let mut handles = Vec::with_capacity(layouts.len());
         for (label, end, mut layout) in layouts {
             let (queue, chunks) = sync_channel(QUEUE_CHUNKS);
@@ -74,6 +79,12 @@ impl Feed {
                 drive_layout(layout.as_mut(), (label, end), &opts, &mut Fed::new(chunks))
             }));
         }
+        let watching = watch.map(|watch| {
+            let (queue, chunks) = sync_channel::<Arc<EventChunk>>(QUEUE_CHUNKS);
+            queues.push(queue);
+            // Once it wants no more, its queue is dropped and the feed stops handing it chunks.
+            scope.spawn(move || while chunks.recv().is_ok_and(|chunk| watch.watch(&chunk)) {})
+        });
         let feed = Feed {
             state: Mutex::new(FeedState {
                 queues,
@@ -81,13 +92,16 @@ impl Feed {
                 waiting: BTreeMap::new(),
             }),
         };
-        Ok(Some((feed, Simulations { handles })))
+        Ok(Some((feed, Simulations { handles, watching })))
     }
 
     /// Hands `chunk`, the next events of the stream, to every layout (the warm-up, read in
     /// order by one thread).
     pub(crate) fn send(&self, chunk: &EventChunk) {
-        self.lock().hand_over(Arc::new(chunk.clone()));
+        let mut state = self.lock();
+        if !state.queues.is_empty() {
+            state.hand_over(Arc::new(chunk.clone()));
+        }
     }
 
     /// Numbers the measured pieces from `first_seq` on (the number of the replay's first
@@ -100,6 +114,10 @@ impl Feed {
     /// layouts once the pieces before it are handed over.
     pub(crate) fn push(&self, seq: usize, chunk: &EventChunk) {
         let mut state = self.lock();
+        if state.queues.is_empty() {
+            // No one reads any more (a watch that has seen enough): nothing to copy.
+            return;
+        }
         state.waiting.insert(seq, Arc::new(chunk.clone()));
         loop {
             let next = state.next;
@@ -129,6 +147,11 @@ impl Simulations<'_> {
     /// the schemes.
     pub(crate) fn finish(self, feed: Feed) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
         drop(feed);
+        if let Some(watching) = self.watching {
+            watching
+                .join()
+                .map_err(|_| AnalysisError::Config("a stream watch's thread panicked".into()))?;
+        }
         self.handles
             .into_iter()
             .map(|h| {
