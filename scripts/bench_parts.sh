@@ -21,11 +21,14 @@ python=${PYTHON:-$repo/target/dask-venv/bin/python}
 mkdir -p "$dir"
 cd "$dir"
 per_file=$((events / 8))
-if [ ! -f day.7.oracleGeneral.bin ]; then
+# The files are reused when they hold EVENTS events (the count is kept beside them).
+if [ ! -f day.7.oracleGeneral.bin ] || [ "$(cat events 2> /dev/null)" != "$events" ]; then
+    rm -f day.*.oracleGeneral.bin events
     "$shardlab" gen "zipf:s=1.0,keys=1000000" --events "$events" --format oracle-general -q -o all.oracleGeneral.bin
     split -b $((per_file * 24)) -d -a 1 all.oracleGeneral.bin day.
     for i in 0 1 2 3 4 5 6 7; do mv "day.$i" "day.$i.oracleGeneral.bin"; done
     rm all.oracleGeneral.bin
+    echo "$events" > events
 fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # The single run's end phases (remap, latency, report: everything after its replay) from its
