@@ -4,8 +4,9 @@
 # oracle-general files, replayed whole (`shardlab run`) and by scripts/shardlab_dask.py on a
 # LocalCluster of 2 workers (1 thread each), ROUNDS times interleaved. Prints, per run, the
 # wall time, the peak memory, and for Dask the driver's step timings (count, replay, merge and
-# the merge's share of the total) and each step's peak memory per command, and the merge step
-# against the single run's end phases (remap, latency, report); then checks that
+# the merge's share of the total) and each step's peak memory per command, and the merge (the
+# Dask step, and the command alone) against the single run's end phases (remap, latency,
+# report); then checks that
 # the two runs' summary.csv, shards.csv and windows.csv agree (timing rows aside).
 #
 #   scripts/bench_parts.sh [DIR] [ROUNDS]      (needs target/release/shardlab and a Python
@@ -31,8 +32,18 @@ if [ ! -f day.7.oracleGeneral.bin ] || [ "$(cat events 2> /dev/null)" != "$event
     echo "$events" > events
 fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# The same two parts made once by the commands the Dask tasks run, for the merge command
+# to be timed alone (outside Dask, whose step adds the spawn of the command by a worker).
+rm -rf alone.parts
+for i in 0 1; do
+    "$shardlab" run --trace 'day.*.oracleGeneral.bin' -q --threads 1 --part "$i/2" --out "alone.parts/count-$i"
+done
+for i in 0 1; do
+    "$shardlab" run --trace 'day.*.oracleGeneral.bin' -q --threads 1 --part "$i/2" \
+        --counts 'alone.parts/count-*' --out "alone.parts/part-$i"
+done
 # The single run's end phases (remap, latency, report: everything after its replay) from its
-# `time:` line, against the Dask run's merge step, which does the same work after merging.
+# `time:` line, against the merge, which does the same work after merging the parts.
 printed=$(mktemp)
 trap 'rm -f "$printed"' EXIT
 for r in $(seq "$rounds"); do
@@ -48,7 +59,11 @@ for r in $(seq "$rounds"); do
         tee "$printed"
     merge=$(sed -n 's/.*merge \([0-9.]*\) s.*/\1/p' "$printed")
     echo "round $r merge step against the single run's end phases: $merge / $end = $(awk -v m="$merge" -v e="$end" 'BEGIN { printf "%.2f", m / e }')x"
+    /usr/bin/time -f "%e" -o "$printed" "$shardlab" merge -q alone.parts/part-* --out merged --force
+    alone=$(cat "$printed")
+    echo "round $r merge command alone against the single run's end phases: $alone / $end = $(awk -v m="$alone" -v e="$end" 'BEGIN { printf "%.2f", m / e }')x"
 done
+rm -rf alone.parts merged
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in summary shards windows; do
     if cmp -s <(grep -v -E 'lookup|build_ns' "single/$f.csv") <(grep -v -E 'lookup|build_ns' "dask/$f.csv"); then
