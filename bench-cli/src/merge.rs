@@ -65,22 +65,23 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         let spinner = progress.phase("merge");
         let built = build_fixed(&setup.schemes, &cfg, &warmup, key_type)?;
         // The states are read a few at a time in parallel (memory holds one per thread beside
-        // the sum) and added up in part order (the same sum on any thread count).
+        // the sum) and added up in part order (the same sum on any thread count), each one's
+        // key tables added into the sum's, part by part in parallel, without being rebuilt.
         let mut merged: Option<Partial> = None;
+        let window = cfg.window.max(1);
         for batch in parts.chunks(rayon::current_num_threads().max(1)) {
-            let partials = batch
+            let states = batch
                 .par_iter()
-                .map(|(dir, h)| {
-                    let state: PartialState = read_binary(dir, h, &state_file(index))?;
-                    Partial::from_state(&built.parts, cfg.window.max(1), state)
-                        .with_context(|| format!("'{}' does not fit this run", dir.display()))
-                })
-                .collect::<Result<Vec<Partial>>>()?;
-            for partial in partials {
-                merged = Some(match merged {
-                    None => partial,
-                    Some(m) => m.merge(partial)?,
-                });
+                .map(|(dir, h)| Ok((dir, read_binary(dir, h, &state_file(index))?)))
+                .collect::<Result<Vec<(&PathBuf, PartialState)>>>()?;
+            for (dir, state) in states {
+                merged = Some(
+                    match merged {
+                        None => Partial::from_state(&built.parts, window, state),
+                        Some(m) => m.merge_state(&built.parts, window, state),
+                    }
+                    .with_context(|| format!("'{}' does not fit this run", dir.display()))?,
+                );
             }
         }
         let merged = merged.context("no part to merge")?;

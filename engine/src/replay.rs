@@ -833,6 +833,31 @@ impl Partial {
         Ok(self)
     }
 
+    /// [`Partial::merge`] of the partial result `state` describes ([`Partial::from_state`]),
+    /// its key tables added into these without being rebuilt first
+    /// ([`PartCounts::merge_state`]).
+    pub fn merge_state(
+        mut self,
+        parts: &[Box<dyn Partitioner>],
+        window: u64,
+        mut state: PartialState,
+    ) -> Result<Partial, AnalysisError> {
+        let keys = std::mem::take(&mut state.keys.counted);
+        let keys = PartCountsState {
+            parts: state.keys.parts,
+            counted: keys,
+        };
+        let other = Partial::from_state(parts, window, state)?;
+        for (a, b) in self.schemes.iter_mut().zip(other.schemes) {
+            a.merge(b)?;
+        }
+        self.keys.merge_state(keys)?;
+        self.sample.extend(other.sample);
+        self.events += other.events;
+        self.scans += other.scans;
+        Ok(self)
+    }
+
     /// Counts the point keys that fall in this partial's key-space parts, in order.
     pub fn count_keys<'k>(&mut self, keys: impl IntoIterator<Item = &'k [u8]>) {
         // A worker without parts (fewer parts than workers, under a small limit) hashes nothing.

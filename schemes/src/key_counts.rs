@@ -227,6 +227,59 @@ impl PartCounts {
         }
     }
 
+    /// [`PartCounts::merge`] of the counts `state` describes, without rebuilding the tables
+    /// of the parts both count ([`KeyTable::join_state`]); each part on its own, in parallel.
+    pub fn merge_state(&mut self, state: PartCountsState) -> Result<(), crate::AnalysisError> {
+        use rayon::prelude::*;
+        if state.parts != self.parts {
+            return Err(crate::AnalysisError::Config(
+                "a partial result splits the key space otherwise than the others".into(),
+            ));
+        }
+        let damaged = |part: usize| {
+            crate::AnalysisError::Config(format!(
+                "the table of key-space part {part} in a partial result is damaged \
+                 (its keys, lengths and counts do not fit together)"
+            ))
+        };
+        let limit = self.parts.part_limit;
+        let mut seen = [false; KeyParts::MAX];
+        let mut work = Vec::with_capacity(state.counted.len());
+        for (part, table) in state.counted {
+            if part >= self.parts.count || std::mem::replace(&mut seen[part], true) {
+                return Err(crate::AnalysisError::Config(format!(
+                    "key-space part {part} is out of range or given twice in a partial result"
+                )));
+            }
+            let mine = match self.slot_of[part] {
+                u8::MAX => None,
+                slot => Some(std::mem::take(&mut self.tables[slot as usize])),
+            };
+            work.push((part, mine, table));
+        }
+        let joined: Vec<(usize, KeyTable)> = work
+            .into_par_iter()
+            .map(|(part, mine, theirs)| {
+                let table = match mine {
+                    Some(mine) => mine.join_state(theirs, limit),
+                    None => KeyTable::from_state(theirs),
+                };
+                table.map(|t| (part, t)).ok_or_else(|| damaged(part))
+            })
+            .collect::<Result<_, _>>()?;
+        for (part, table) in joined {
+            match self.slot_of[part] {
+                u8::MAX => {
+                    self.slot_of[part] = self.tables.len() as u8;
+                    self.owned.push(part);
+                    self.tables.push(table);
+                }
+                slot => self.tables[slot as usize] = table,
+            }
+        }
+        Ok(())
+    }
+
     /// The counts as plain data, part by part, for a partial result written on one machine
     /// and merged on another ([`PartCounts::from_state`]).
     pub fn state(&self) -> PartCountsState {
@@ -675,6 +728,57 @@ mod tests {
                     .sum::<u64>();
             }
             assert_eq!(total, 9000);
+        }
+    }
+
+    #[test]
+    fn a_merged_state_counts_as_the_merged_counts() {
+        // Two cuts of one stream, counting overlapping sets of parts; limits that fit every
+        // key of a part or not (then rebuilt and joined).
+        let names: Vec<Vec<u8>> = (0..3000u64)
+            .map(|i| match i % 3 {
+                0 => i.to_be_bytes().to_vec(),
+                1 => i.to_string().into_bytes(),
+                _ => format!("a-longer-key-{i}").into_bytes(),
+            })
+            .collect();
+        let keys: Vec<&[u8]> = (0..9000).map(|i| &names[(i * i) % 3000][..]).collect();
+        for part_limit in [2000, 300] {
+            let parts = KeyParts {
+                count: 4,
+                part_limit,
+                limit: 4 * part_limit,
+            };
+            let mut a = PartCounts::new(parts, [0, 1, 3]);
+            let mut b = PartCounts::new(parts, [1, 2, 3]);
+            a.add_each(keys[..5000].iter().copied());
+            b.add_each(keys[5000..].iter().copied());
+            let mut want = PartCounts::from_state(a.state()).unwrap();
+            want.merge(PartCounts::from_state(b.state()).unwrap());
+            let mut got = a;
+            got.merge_state(b.state()).unwrap();
+            // Per part: its keys with counts (sorted), total and sample level.
+            type Table = (usize, Vec<(Vec<u8>, u64)>, u64, u32);
+            let tables = |c: &PartCounts| -> Vec<Table> {
+                let mut t: Vec<_> = c
+                    .owned
+                    .iter()
+                    .zip(&c.tables)
+                    .map(|(&p, t)| {
+                        let mut keys: Vec<(Vec<u8>, u64)> =
+                            t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
+                        keys.sort_unstable();
+                        (p, keys, t.total(), t.state().level)
+                    })
+                    .collect();
+                t.sort_unstable();
+                t
+            };
+            assert_eq!(tables(&got), tables(&want), "part limit {part_limit}");
+            assert_eq!(tables(&got).len(), 4);
+            // Another split of the key space is refused.
+            let other = PartCounts::new(KeyParts::for_limit(1 << 20), [0]);
+            assert!(got.merge_state(other.state()).is_err());
         }
     }
 

@@ -289,6 +289,37 @@ impl KeyTable {
         big
     }
 
+    /// [`KeyTable::join_pair`] of this table and the one `state` describes, without
+    /// building that one when both are exact and hold at most `limit` keys together: its keys
+    /// are added into this table (a merge of partial results then adds every key once,
+    /// rather than rebuilding each part's table and adding one into the other). `None` for a
+    /// damaged state, as [`KeyTable::from_state`].
+    pub fn join_state(self, state: KeyTableState, limit: usize) -> Option<KeyTable> {
+        let limit = limit.max(1);
+        let exact = state.level == 0 && self.is_exact();
+        if !exact || self.len() + state.counts.len() > limit {
+            return Some(KeyTable::join_pair(
+                self,
+                KeyTable::from_state(state)?,
+                limit,
+            ));
+        }
+        if state.key_lens.len() != state.counts.len()
+            || state.key_lens.iter().map(|&l| l as usize).sum::<usize>() != state.key_bytes.len()
+        {
+            return None;
+        }
+        let mut table = self;
+        table.limit = limit;
+        let mut rest = &state.key_bytes[..];
+        for (&len, &count) in state.key_lens.iter().zip(&state.counts) {
+            let (key, after) = rest.split_at(len as usize);
+            table.add(key, count);
+            rest = after;
+        }
+        Some(table)
+    }
+
     /// [`KeyTable::add`] with the key's sample hash already computed.
     #[inline(always)]
     fn add_hashed(&mut self, key: &[u8], sample: u64, n: u64) {
@@ -772,6 +803,48 @@ mod tests {
                 y.sort_unstable();
                 prop_assert_eq!(x, y);
                 prop_assert_eq!(a.top(5), b.top(5));
+            }
+        }
+
+        #[test]
+        fn a_state_joined_in_place_equals_the_join_of_its_table(
+            keys in proptest::collection::vec(0u64..400, 0..1500),
+            cut in 0usize..1500,
+            limit in 20usize..600,
+            long in any::<bool>(),
+        ) {
+            // As below, the second cut given as a state (exact and fitting: added in place;
+            // otherwise rebuilt and joined).
+            let name = |k: u64| -> Vec<u8> {
+                if long && k.is_multiple_of(3) { format!("a-longer-key-{k}").into_bytes() } else { key(k).to_vec() }
+            };
+            let (mut a, mut b) = (KeyTable::with_limit(limit), KeyTable::with_limit(limit));
+            for (i, &k) in keys.iter().enumerate() {
+                if i < cut { a.add(&name(k), 1) } else { b.add(&name(k), 1) }
+            }
+            let want = KeyTable::join(vec![a.clone(), b.clone()], limit);
+            let state = b.state();
+            let got = a.clone().join_state(state.clone(), limit).expect("a whole state");
+            prop_assert_eq!(
+                (got.total(), got.len(), got.level, got.limit),
+                (want.total(), want.len(), want.level, want.limit)
+            );
+            let mut x: Vec<(&[u8], u64)> = got.iter().collect();
+            let mut y: Vec<(&[u8], u64)> = want.iter().collect();
+            x.sort_unstable();
+            y.sort_unstable();
+            prop_assert_eq!(x, y);
+            prop_assert_eq!(got.top(5), want.top(5));
+            prop_assert_eq!(got.hottest(), want.hottest());
+            // A damaged state is refused whichever way it would be joined.
+            if !state.counts.is_empty() {
+                let mut short = state.clone();
+                short.key_bytes.pop();
+                let mut uncounted = state;
+                uncounted.counts.pop();
+                for damaged in [short, uncounted] {
+                    prop_assert!(a.clone().join_state(damaged, limit).is_none());
+                }
             }
         }
 
