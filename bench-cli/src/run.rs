@@ -49,7 +49,7 @@ pub fn run(
     }
     let profile = trace
         .as_ref()
-        .map(|t| PrefixProfile::new(PROFILE_EVENTS, t.key_type));
+        .map(|t| PrefixProfile::new(PROFILE_EVENTS, t.key_type, t.format().time_unit_ns()));
     let mut inputs: Vec<Input> = trace.iter().map(Input::of_trace).collect();
     // Beside each input, its spec when `--repeat` replays it with other seeds.
     let mut repeatable: Vec<Option<WorkloadSpec>> = inputs.iter().map(|_| None).collect();
@@ -125,7 +125,7 @@ pub fn run(
         .map(|i| (i.label.clone(), i.description.clone()))
         .collect();
     let mut parameters = run_parameters(&args, options_given, &workloads, &schemes, &sweep, &base);
-    parameters["trace_profile"] = serde_json::json!(trace.as_ref().zip(profile).map(profile_trace));
+    parameters["trace_profile"] = serde_json::json!(profile.map(profile_trace));
     let mut inputs = input_checksums(&schemes, trace.as_ref().zip(trace_checksum))?;
     let mut files = Vec::new();
     if let Some(config) = config {
@@ -403,11 +403,8 @@ const PROFILE_EVENTS: usize = 2_000_000;
 
 /// The `shardlab inspect` figures of the trace's first [`PROFILE_EVENTS`] events, for the
 /// report's account of what was run; `profiled_events` says how many were read.
-fn profile_trace(
-    (trace, profile): (&TraceInput, PrefixProfile),
-) -> serde_json::Map<String, serde_json::Value> {
-    let (profiler, read) = profile.into_inner();
-    let profile = profiler.finish(trace.format().time_unit_ns());
+fn profile_trace(profile: PrefixProfile) -> serde_json::Map<String, serde_json::Value> {
+    let (profile, read) = profile.into_profile();
     let mut rows: serde_json::Map<String, serde_json::Value> = profile
         .rows()
         .into_iter()

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use engine::replay::StreamWatch;
 
 use reports::manifest::InputFile;
-use workloads::inspect::{InspectConfig, Profiler};
+use workloads::inspect::{InspectConfig, Profiler, TraceProfile};
 use workloads::trace::files::FileChain;
 use workloads::trace::{ByteTally, TraceOptions};
 use workloads::{EventChunk, EventSource, KeyType, WorkloadError};
@@ -63,38 +63,61 @@ pub fn tallied(tally: &ByteTally) -> InputFile {
 
 /// The `shardlab inspect` profile of the first events of a stream, taken as the replay hands
 /// them over in order ([`StreamWatch`]: on a thread of its own, from the events the workers
-/// decoded).
+/// decoded), and finished there too, beside the rest of the run.
 pub struct PrefixProfile {
-    state: Mutex<(Profiler, usize)>,
+    state: Mutex<Profile>,
     limit: usize,
+    /// The unit of the trace's timestamps, when its format defines it.
+    time_unit_ns: Option<u64>,
+}
+
+/// A profile being taken, or finished; with the number of events it saw.
+enum Profile {
+    Taking(Box<Profiler>, usize),
+    Done(Box<TraceProfile>, usize),
 }
 
 impl PrefixProfile {
-    /// A profile of the first `limit` events of a trace with keys of `key_type`.
-    pub fn new(limit: usize, key_type: KeyType) -> Self {
+    /// A profile of the first `limit` events of a trace with keys of `key_type` and
+    /// timestamps in units of `time_unit_ns`.
+    pub fn new(limit: usize, key_type: KeyType, time_unit_ns: Option<u64>) -> Self {
         let cfg = InspectConfig {
             key_type,
             ..InspectConfig::default()
         };
         PrefixProfile {
-            state: Mutex::new((Profiler::new(&cfg), 0)),
+            state: Mutex::new(Profile::Taking(Box::new(Profiler::new(&cfg)), 0)),
             limit,
+            time_unit_ns,
         }
     }
 
-    /// The profiler and the number of events it saw.
-    pub fn into_inner(self) -> (Profiler, usize) {
-        self.state.into_inner().unwrap_or_else(|e| e.into_inner())
+    /// The profile and the number of events it saw.
+    pub fn into_profile(self) -> (TraceProfile, usize) {
+        match self.state.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Profile::Taking(profiler, seen) => (profiler.finish(self.time_unit_ns), seen),
+            Profile::Done(profile, seen) => (*profile, seen),
+        }
     }
 }
 
 impl StreamWatch for PrefixProfile {
     fn watch(&self, chunk: &EventChunk) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let (profiler, seen) = &mut *state;
+        let Profile::Taking(profiler, seen) = &mut *state else {
+            return false;
+        };
         let take = chunk.len().min(self.limit - *seen);
         profiler.add_events(chunk, 0..take);
         *seen += take;
         *seen < self.limit
+    }
+
+    fn finish(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Profile::Taking(profiler, seen) = &mut *state {
+            let taken = std::mem::replace(profiler, Box::new(Profiler::new(&Default::default())));
+            *state = Profile::Done(Box::new(taken.finish(self.time_unit_ns)), *seen);
+        }
     }
 }

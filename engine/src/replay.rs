@@ -20,11 +20,13 @@ mod feed;
 mod key_post;
 mod pieces;
 mod positions;
+mod watch;
 
 use feed::Feed;
 use key_post::Post;
 use pieces::{PieceCutter, PieceError, Turns};
 use positions::Positions;
+pub use watch::StreamWatch;
 
 use crate::metrics::failure::FailTarget;
 use crate::metrics::metric::{Accumulator, Finish, Routed, Start};
@@ -101,15 +103,6 @@ pub struct WorkloadInput<'a> {
     /// Sees the events of the replay's pass in stream order, on a thread of its own beside
     /// the workers (see [`StreamWatch`]); `None` for none.
     pub watch: Option<&'a dyn StreamWatch>,
-}
-
-/// Something that sees a replayed stream's events in order, such as a profile of its first
-/// events: it runs on a thread of its own, fed the chunks the workers decoded (put back in
-/// stream order), so that it neither decodes again nor holds the workers back while they
-/// cut the input.
-pub trait StreamWatch: Sync {
-    /// Sees the next events of the stream; false once it wants no more.
-    fn watch(&self, chunk: &EventChunk) -> bool;
 }
 
 /// Progress reported during a replay.

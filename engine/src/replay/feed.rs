@@ -19,7 +19,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use workloads::{EventChunk, EventSource, WorkloadError};
 
-use super::StreamWatch;
+use super::watch::StreamWatch;
 use crate::changing::{drive_layout, LayoutOptions, LayoutRun};
 use schemes::changing::{ChangingLayout, LayoutEnd};
 use schemes::{AnalysisError, SchemeSpec};
@@ -83,7 +83,10 @@ impl Feed {
             let (queue, chunks) = sync_channel::<Arc<EventChunk>>(QUEUE_CHUNKS);
             queues.push(queue);
             // Once it wants no more, its queue is dropped and the feed stops handing it chunks.
-            scope.spawn(move || while chunks.recv().is_ok_and(|chunk| watch.watch(&chunk)) {})
+            scope.spawn(move || {
+                while chunks.recv().is_ok_and(|chunk| watch.watch(&chunk)) {}
+                watch.finish();
+            })
         });
         let feed = Feed {
             state: Mutex::new(FeedState {

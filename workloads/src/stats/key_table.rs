@@ -304,8 +304,12 @@ impl KeyTable {
                 limit,
             ));
         }
+        // As `from_state` checks: lengths, bytes and counts fit together, and an exact table
+        // holds every count it was given.
+        let counted = state.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c));
         if state.key_lens.len() != state.counts.len()
             || state.key_lens.iter().map(|&l| l as usize).sum::<usize>() != state.key_bytes.len()
+            || counted != Some(state.total)
         {
             return None;
         }
@@ -428,7 +432,8 @@ impl KeyTable {
             table.add(key, count);
             rest = after;
         }
-        if !rest.is_empty() {
+        // An exact table holds every count it was given.
+        if !rest.is_empty() || (table.level == 0 && table.total != state.total) {
             return None;
         }
         table.total = state.total;
@@ -451,8 +456,12 @@ impl KeyTable {
         self.total
     }
 
-    /// The sum of the counts of the keys held.
+    /// The sum of the counts of the keys held: the total while exact (every key is held),
+    /// without a pass over the table.
     pub fn held_total(&self) -> u64 {
+        if self.is_exact() {
+            return self.total;
+        }
         self.index.iter().map(|e| e.count()).sum()
     }
 
@@ -747,9 +756,22 @@ mod tests {
             long.key_bytes.push(0);
             let mut uncounted = state.clone();
             uncounted.counts.pop();
+            let mut miscounted = state.clone();
+            miscounted.total += 1;
             for damaged in [short, long, uncounted] {
                 assert!(KeyTable::from_state(damaged).is_none(), "limit {limit}");
             }
+            // An exact table's total is the sum of its counts.
+            assert_eq!(
+                KeyTable::from_state(miscounted.clone()).is_none(),
+                t.is_exact()
+            );
+            let empty = KeyTable::with_limit(1 << 20);
+            assert_eq!(
+                empty.join_state(miscounted, 1 << 20).is_none(),
+                t.is_exact()
+            );
+            assert_eq!(back.held_total(), t.iter().map(|(_, n)| n).sum::<u64>());
         }
     }
 
