@@ -784,30 +784,33 @@ fn the_trace_profile_of_a_run_is_inspects_whatever_else_reads_the_stream() {
         .assert()
         .success();
     let rows = std::fs::read_to_string(inspected.join("inspect.csv")).unwrap();
-    let out = dir.path().join("run");
-    shardlab()
-        .args(["run", "--key-type", "u64", "--no-latency", "--quiet"])
-        .args([
-            "--shards",
-            "4,8",
-            "--schemes",
-            "range-dynamic:max_load=300,hash",
-        ])
-        .arg("--trace")
-        .arg(&trace)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let profile = &manifest(&out)["parameters"]["trace_profile"];
-    let mut compared = 0;
-    for line in rows.lines().skip(1) {
-        let (metric, value) = line.split_once(',').unwrap();
-        if let Some(ours) = profile[metric].as_str() {
-            assert_eq!(ours, value, "{metric}");
-            compared += 1;
+    // On one worker the profile runs on it; on two, on a thread of its own.
+    for threads in ["1", "2"] {
+        let out = dir.path().join(format!("run{threads}"));
+        shardlab()
+            .args(["run", "--key-type", "u64", "--no-latency", "--quiet"])
+            .args([
+                "--shards",
+                "4,8",
+                "--schemes",
+                "range-dynamic:max_load=300,hash",
+            ])
+            .args(["--threads", threads, "--trace"])
+            .arg(&trace)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let profile = &manifest(&out)["parameters"]["trace_profile"];
+        let mut compared = 0;
+        for line in rows.lines().skip(1) {
+            let (metric, value) = line.split_once(',').unwrap();
+            if let Some(ours) = profile[metric].as_str() {
+                assert_eq!(ours, value, "{metric} on {threads} thread(s)");
+                compared += 1;
+            }
         }
+        assert_eq!(profile["events"], "30000");
+        assert!(compared >= 20, "{compared} figures compared: {profile}");
     }
-    assert_eq!(profile["events"], "30000");
-    assert!(compared >= 20, "{compared} figures compared: {profile}");
 }

@@ -638,7 +638,7 @@ fn empty_row(scheme: String, shards: u32, target_shards: u32) -> SchemeResult {
 fn read_warmup(
     source: &mut dyn EventSource,
     events: u64,
-    feed: Option<&Feed>,
+    feed: Option<&Feed<'_>>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Vec<u8>>, AnalysisError> {
     let mut keys = WarmupKeys::new();
@@ -1025,7 +1025,7 @@ struct Measured {
 }
 
 /// One worker's side: decodes pieces and routes their events into its accumulators.
-struct PieceRouter<'a> {
+struct PieceRouter<'a, 'w> {
     acc: Partial,
     parts: &'a [Box<dyn Partitioner>],
     routes: Routes,
@@ -1037,17 +1037,17 @@ struct PieceRouter<'a> {
     post: Option<(KeyParts, Post)>,
     positions: &'a Positions,
     /// The changing layouts' feed, handed every decoded piece.
-    feed: Option<&'a Feed>,
+    feed: Option<&'a Feed<'w>>,
     progress: &'a (dyn Fn(Progress<'_>) + Sync),
 }
 
-impl<'a> PieceRouter<'a> {
+impl<'a, 'w> PieceRouter<'a, 'w> {
     /// A worker adding to `acc` (of the schemes `parts`), handing keys off through `post`.
     fn new(
         (acc, parts): (Partial, &'a [Box<dyn Partitioner>]),
         sample_limit: u64,
         post: Option<(KeyParts, Post)>,
-        (positions, feed): (&'a Positions, Option<&'a Feed>),
+        (positions, feed): (&'a Positions, Option<&'a Feed<'w>>),
         progress: &'a (dyn Fn(Progress<'_>) + Sync),
     ) -> Self {
         let max_shards = parts.iter().map(|p| p.shard_count()).max().unwrap_or(1);
@@ -1119,7 +1119,7 @@ fn replay_measured(
     parts: &[Box<dyn Partitioner>],
     cfg: &ReplayConfig,
     first: u64,
-    feed: Option<&Feed>,
+    feed: Option<&Feed<'_>>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Partial, AnalysisError> {
     let window = cfg.window.max(1);

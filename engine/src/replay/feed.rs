@@ -28,13 +28,16 @@ use schemes::{AnalysisError, SchemeSpec};
 const QUEUE_CHUNKS: usize = 2;
 
 /// Hands the stream's chunks, in order, to every changing layout's thread.
-pub(crate) struct Feed {
-    state: Mutex<FeedState>,
+pub(crate) struct Feed<'w> {
+    state: Mutex<FeedState<'w>>,
 }
 
-struct FeedState {
+struct FeedState<'w> {
     /// One queue per layout still reading (a layout that stopped early drops its queue).
     queues: Vec<SyncSender<Arc<EventChunk>>>,
+    /// The watch, while it reads, when it runs on the replay's one worker rather than on a
+    /// thread of its own (`--threads 1` replays on one core).
+    inline: Option<&'w dyn StreamWatch>,
     /// The number of the next measured piece to hand over.
     next: usize,
     /// Measured pieces decoded before the ones ahead of them.
@@ -48,16 +51,17 @@ pub(crate) struct Simulations<'scope> {
     watching: Option<ScopedJoinHandle<'scope, ()>>,
 }
 
-impl Feed {
+impl<'env> Feed<'env> {
     /// Starts every changing layout of `schemes` (errors in their parameters come first), each
     /// on a thread of its own replaying what the feed hands it through `opts`, and `watch` on
-    /// a thread of its own; `None` when there is neither.
-    pub(crate) fn start<'scope, 'env>(
+    /// a thread of its own (on the worker itself when the replay has one); `None` when there
+    /// is neither.
+    pub(crate) fn start<'scope>(
         scope: &'scope Scope<'scope, 'env>,
         schemes: &[SchemeSpec],
         opts: LayoutOptions,
         watch: Option<&'env dyn StreamWatch>,
-    ) -> Result<Option<(Feed, Simulations<'scope>)>, AnalysisError> {
+    ) -> Result<Option<(Feed<'env>, Simulations<'scope>)>, AnalysisError> {
         let setup = opts.setup();
         let layouts: Vec<(String, &'static LayoutEnd, Box<dyn ChangingLayout>)> = schemes
             .iter()
@@ -79,7 +83,9 @@ impl Feed {
                 drive_layout(layout.as_mut(), (label, end), &opts, &mut Fed::new(chunks))
             }));
         }
-        let watching = watch.map(|watch| {
+        let one_worker = rayon::current_num_threads() == 1;
+        let inline = watch.filter(|_| one_worker);
+        let watching = watch.filter(|_| !one_worker).map(|watch| {
             let (queue, chunks) = sync_channel::<Arc<EventChunk>>(QUEUE_CHUNKS);
             queues.push(queue);
             // Once it wants no more, its queue is dropped and the feed stops handing it chunks.
@@ -91,6 +97,7 @@ impl Feed {
         let feed = Feed {
             state: Mutex::new(FeedState {
                 queues,
+                inline,
                 next: 0,
                 waiting: BTreeMap::new(),
             }),
@@ -102,7 +109,7 @@ impl Feed {
     /// order by one thread).
     pub(crate) fn send(&self, chunk: &EventChunk) {
         let mut state = self.lock();
-        if !state.queues.is_empty() {
+        if state.reading() {
             state.hand_over(Arc::new(chunk.clone()));
         }
     }
@@ -117,7 +124,7 @@ impl Feed {
     /// layouts once the pieces before it are handed over.
     pub(crate) fn push(&self, seq: usize, chunk: &EventChunk) {
         let mut state = self.lock();
-        if state.queues.is_empty() {
+        if !state.reading() {
             // No one reads any more (a watch that has seen enough): nothing to copy.
             return;
         }
@@ -132,14 +139,26 @@ impl Feed {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, FeedState> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FeedState<'env>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-impl FeedState {
-    /// Queues `chunk` for every layout still reading, waiting while a queue is full.
+impl FeedState<'_> {
+    /// Whether anyone still reads.
+    fn reading(&self) -> bool {
+        !self.queues.is_empty() || self.inline.is_some()
+    }
+
+    /// Queues `chunk` for every layout still reading, waiting while a queue is full (and
+    /// hands it to the watch on this worker, when it runs here).
     fn hand_over(&mut self, chunk: Arc<EventChunk>) {
+        if let Some(watch) = self.inline {
+            if !watch.watch(&chunk) {
+                watch.finish();
+                self.inline = None;
+            }
+        }
         // A layout whose thread stopped (an error it reports when joined) reads no more.
         self.queues.retain(|q| q.send(Arc::clone(&chunk)).is_ok());
     }
@@ -148,7 +167,10 @@ impl FeedState {
 impl Simulations<'_> {
     /// Ends the stream (dropping `feed`) and waits for every layout's run, in the order of
     /// the schemes.
-    pub(crate) fn finish(self, feed: Feed) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
+    pub(crate) fn finish(self, feed: Feed<'_>) -> Result<Vec<Arc<LayoutRun>>, AnalysisError> {
+        if let Some(watch) = feed.lock().inline.take() {
+            watch.finish();
+        }
         drop(feed);
         if let Some(watching) = self.watching {
             watching
