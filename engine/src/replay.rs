@@ -830,25 +830,19 @@ impl Partial {
     /// its key tables added into these without being rebuilt first
     /// ([`PartCounts::merge_state`]).
     pub fn merge_state(
-        mut self,
+        self,
         parts: &[Box<dyn Partitioner>],
         window: u64,
         mut state: PartialState,
     ) -> Result<Partial, AnalysisError> {
-        let keys = std::mem::take(&mut state.keys.counted);
         let keys = PartCountsState {
             parts: state.keys.parts,
-            counted: keys,
+            counted: std::mem::take(&mut state.keys.counted),
         };
-        let other = Partial::from_state(parts, window, state)?;
-        for (a, b) in self.schemes.iter_mut().zip(other.schemes) {
-            a.merge(b)?;
-        }
-        self.keys.merge_state(keys)?;
-        self.sample.extend(other.sample);
-        self.events += other.events;
-        self.scans += other.scans;
-        Ok(self)
+        // The rest merges as `merge` does; its key tables are added in place after.
+        let mut merged = self.merge(Partial::from_state(parts, window, state)?)?;
+        merged.keys.merge_state(keys)?;
+        Ok(merged)
     }
 
     /// Counts the point keys that fall in this partial's key-space parts, in order.

@@ -487,17 +487,21 @@ impl KeyCounts {
     /// parallel work). The keys are sorted on the first call only, into a copy that later
     /// calls (the other schemes and targets of a replay) read in order.
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
+        self.sorted_copy().pairs()
+    }
+
+    /// The sorted copy, made on the first call.
+    fn sorted_copy(&self) -> &SortedKeys {
         // Sorted outside the cell: a parallel sort inside its initialiser could, while
         // waiting, run a rayon task that asks for the same cell (a deadlock). Two callers at
         // once may both sort; the first copy is kept.
-        let sorted = match self.sorted.get() {
+        match self.sorted.get() {
             Some(sorted) => sorted,
             None => {
                 let sorted = SortedKeys::of(self);
                 self.sorted.get_or_init(|| sorted)
             }
-        };
-        sorted.pairs()
+        }
     }
 
     /// The keys held that are not [`held_out`], with their counts, exactly (the half of a
@@ -525,10 +529,9 @@ impl KeyCounts {
         let half = KeyCounts::join(tables, self.len().max(1));
         // In key order as a filter of the whole's sorted copy, which the split metrics and
         // other schemes read too: one sort instead of two.
-        self.sorted();
-        if let Some(sorted) = self.sorted.get() {
-            let _ = half.sorted.set(sorted.filtered(|key| !held_out(key)));
-        }
+        let _ = half
+            .sorted
+            .set(self.sorted_copy().filtered(|key| !held_out(key)));
         self.half.get_or_init(|| Box::new(half))
     }
 

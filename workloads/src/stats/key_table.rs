@@ -139,6 +139,28 @@ pub struct KeyTableState {
     pub outside: Option<SpaceSavingState>,
 }
 
+impl KeyTableState {
+    /// Its keys with their counts, in order; `None` when the keys, lengths and counts do not
+    /// fit together (a damaged state).
+    fn entries(&self) -> Option<impl Iterator<Item = (&[u8], u64)>> {
+        let bytes: usize = self.key_lens.iter().map(|&l| l as usize).sum();
+        if self.key_lens.len() != self.counts.len() || bytes != self.key_bytes.len() {
+            return None;
+        }
+        let mut rest = &self.key_bytes[..];
+        Some(
+            self.key_lens
+                .iter()
+                .zip(&self.counts)
+                .map(move |(&len, &count)| {
+                    let (key, after) = rest.split_at(len as usize);
+                    rest = after;
+                    (key, count)
+                }),
+        )
+    }
+}
+
 /// Distinct keys with counts, exact up to a limit and a consistent hash sample beyond it.
 #[derive(Clone, Debug)]
 pub struct KeyTable {
@@ -304,22 +326,15 @@ impl KeyTable {
                 limit,
             ));
         }
-        // As `from_state` checks: lengths, bytes and counts fit together, and an exact table
-        // holds every count it was given.
+        // As `from_state` checks: an exact table holds every count it was given.
         let counted = state.counts.iter().try_fold(0u64, |a, &c| a.checked_add(c));
-        if state.key_lens.len() != state.counts.len()
-            || state.key_lens.iter().map(|&l| l as usize).sum::<usize>() != state.key_bytes.len()
-            || counted != Some(state.total)
-        {
+        if counted != Some(state.total) {
             return None;
         }
         let mut table = self;
         table.limit = limit;
-        let mut rest = &state.key_bytes[..];
-        for (&len, &count) in state.key_lens.iter().zip(&state.counts) {
-            let (key, after) = rest.split_at(len as usize);
+        for (key, count) in state.entries()? {
             table.add(key, count);
-            rest = after;
         }
         Some(table)
     }
@@ -420,20 +435,14 @@ impl KeyTable {
     /// The table [`KeyTable::state`] described; `None` when its keys, lengths and counts do
     /// not fit together (a damaged state).
     pub fn from_state(state: KeyTableState) -> Option<KeyTable> {
-        if state.key_lens.len() != state.counts.len() {
-            return None;
-        }
         let mut table = KeyTable::with_limit(state.limit);
         table.level = state.level.min(64);
         table.index = EntryTable::with_capacity(state.counts.len().min(table.limit + 1));
-        let mut rest = &state.key_bytes[..];
-        for (&len, &count) in state.key_lens.iter().zip(&state.counts) {
-            let (key, after) = rest.split_at_checked(len as usize)?;
+        for (key, count) in state.entries()? {
             table.add(key, count);
-            rest = after;
         }
         // An exact table holds every count it was given.
-        if !rest.is_empty() || (table.level == 0 && table.total != state.total) {
+        if table.level == 0 && table.total != state.total {
             return None;
         }
         table.total = state.total;
